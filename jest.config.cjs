@@ -1,0 +1,20 @@
+// Three projects: pure unit tests, integration tests that boot TiddlyWiki in Node, and
+// browser end-to-end tests (Chromium via playwright-core). The global setup builds the
+// plugins once, so every test exercises the shipped artifacts.
+const transform = {
+  '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  testEnvironment: 'node',
+  transform,
+  moduleNameMapper: { '^\\$:/plugins/tiddlyagent/agent/lib\\.js$': '<rootDir>/src/agent/lib.ts' },
+};
+module.exports = {
+  globalSetup: '<rootDir>/test/helpers/global-setup.cjs',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.cjs',
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], testTimeout: 60000 },
+  ],
+};

@@ -1,0 +1,109 @@
+// Build every plugin under src/<plugin>/ (Modern.TiddlyDev conventions) into
+//   plugins/<plugin>/   a TiddlyWiki plugin folder, loaded because the repo root is a wiki folder
+//   dist/<plugin>.json  the same plugin as one JSON tiddler, to drag into any wiki
+// A `.ts` file with a sibling `.ts.meta` is an entry point: esbuild bundles it into a CommonJS
+// module whose title ends in `.js`. Every other file except TypeScript sources is copied.
+// Flags: --dev (inline source maps, no minification), --quiet.
+import esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = path.join(ROOT, 'src');
+const OUT = path.join(ROOT, 'plugins');
+const DIST = path.join(ROOT, 'dist');
+const dev = process.argv.includes('--dev');
+const quiet = process.argv.includes('--quiet');
+
+// zod assigns two globals on load; TiddlyWiki's module sandbox warns about every global
+// assignment, so declare them up front as non-enumerable.
+const ZOD_GLOBALS_BANNER =
+  '(function(g){["__zod_globalConfig","__zod_globalRegistry"].forEach(function(k){' +
+  'if(!Object.prototype.hasOwnProperty.call(g,k))Object.defineProperty(g,k,{value:undefined,writable:true,configurable:true,enumerable:false});' +
+  '});})(globalThis);';
+
+function walk(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? walk(full) : [full];
+  });
+}
+
+function readMeta(file) {
+  const fields = {};
+  for (const line of fs.readFileSync(file, 'utf8').split(/\r?\n/)) {
+    const m = /^([^:\s]+):\s?(.*)$/.exec(line);
+    if (m) fields[m[1]] = m[2];
+  }
+  return fields;
+}
+
+function writeMeta(file, fields) {
+  fs.writeFileSync(file, Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n');
+}
+
+async function buildPlugin(name) {
+  const srcDir = path.join(SRC, name);
+  const outDir = path.join(OUT, name);
+  const info = JSON.parse(fs.readFileSync(path.join(srcDir, 'plugin.info'), 'utf8'));
+  const server = info.platform === 'server';
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+
+  const files = walk(srcDir);
+  const entries = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && fs.existsSync(f + '.meta'));
+  for (const file of files) {
+    const rel = path.relative(srcDir, file);
+    if (file.endsWith('.ts') || file.endsWith('.ts.meta')) continue;
+    fs.mkdirSync(path.dirname(path.join(outDir, rel)), { recursive: true });
+    fs.copyFileSync(file, path.join(outDir, rel));
+  }
+  for (const entry of entries) {
+    const rel = path.relative(srcDir, entry).replace(/\.ts$/, '.js');
+    const meta = readMeta(entry + '.meta');
+    meta.title = meta.title.replace(/\.ts$/, '.js');
+    fs.mkdirSync(path.dirname(path.join(outDir, rel)), { recursive: true });
+    writeMeta(path.join(outDir, rel + '.meta'), meta);
+  }
+  const result = await esbuild.build({
+    entryPoints: entries,
+    outdir: outDir,
+    outbase: srcDir,
+    bundle: true,
+    format: 'cjs',
+    platform: server ? 'node' : 'browser',
+    target: server ? 'node20' : 'es2020',
+    // `$:/…` are other TiddlyWiki modules; `vm` is only reached under Node (see runner/host.ts)
+    external: ['$:/*', 'vm'],
+    minify: !dev,
+    sourcemap: dev ? 'inline' : false,
+    legalComments: 'none',
+    banner: { js: ZOD_GLOBALS_BANNER },
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const jsBytes = Object.entries(result.metafile.outputs).reduce((n, [, o]) => n + o.bytes, 0);
+
+  // The JSON plugin tiddler, made by TiddlyWiki itself from the folder.
+  const $tw = require('tiddlywiki').TiddlyWiki();
+  $tw.boot.argv = ['--version'];
+  $tw.boot.initStartup({});
+  const plugin = $tw.loadPluginFolder(outDir);
+  fs.mkdirSync(DIST, { recursive: true });
+  fs.writeFileSync(path.join(DIST, `${name}.json`), JSON.stringify(plugin));
+  return { name, title: info.title, jsBytes, modules: entries.length };
+}
+
+const started = Date.now();
+const plugins = fs.readdirSync(SRC).filter((d) => fs.existsSync(path.join(SRC, d, 'plugin.info')));
+const results = [];
+for (const name of plugins) results.push(await buildPlugin(name));
+if (!quiet) {
+  for (const r of results) {
+    console.log(`built ${r.title}: ${r.modules} module(s), ${(r.jsBytes / 1024).toFixed(1)} KiB of ${dev ? '' : 'minified '}JS`);
+  }
+  console.log(`build took ${Date.now() - started} ms`);
+}

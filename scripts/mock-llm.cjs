@@ -1,0 +1,432 @@
+#!/usr/bin/env node
+/*
+TiddlyAgent mock LLM: a SCRIPTED TEST DOUBLE that speaks the OpenAI chat-completions protocol.
+It is not a real model and never the product default; it exists so the tests (and an offline
+demo) can exercise streaming, tool calls, errors, cut-offs and Stop over real HTTP.
+
+  const { startMockLlm, defaultReply } = require('./scripts/mock-llm.cjs');
+  const mock = await startMockLlm({ port: 0 });   // mock.url === 'http://127.0.0.1:PORT/v1'
+  mock.queue({ text: 'hello' });                  // next chat request streams "hello"
+  await mock.close();
+
+CLI: node scripts/mock-llm.cjs [--port 8765] [--host 127.0.0.1]   (env MOCK_LLM_PORT, MOCK_LLM_DELAY_MS)
+
+How a chat request is answered, first match wins:
+  1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
+  2. a `mock:...` directive in the last user message (see DIRECTIVES below), unless the
+     conversation ends with a tool result (else `mock:tool=` would call the tool forever);
+  3. an unknown `model` -> 404 model_not_found, exactly like OpenAI;
+  4. the default reply, defaultReply(userText), or toolResultReply(result) after a tool result.
+Only node:http / fs / path are used so this file runs anywhere Node 20 runs, without installing.
+*/
+'use strict';
+const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const MOCK_NOTICE = 'scripted test double, not a real model';
+const DEFAULT_FIXTURES = path.resolve(__dirname, '..', 'test', 'fixtures', 'llm');
+const QUOTE_LIMIT = 200;
+
+// Collapse whitespace so a multi-line message cannot break the //italic// wikitext run.
+function quote(text) {
+  const flat = String(text ?? '').replace(/\s+/g, ' ').trim().slice(0, QUOTE_LIMIT);
+  return flat ? `//${flat}//` : '//(empty message)//';
+}
+const FOOTER = '\n\nSee [[Welcome to TiddlyAgent]] to connect a real provider.';
+
+/** The exact default reply (wikitext), exported so tests can compute the expected text. */
+function defaultReply(userText) {
+  return `''Mock reply'' from the offline test model (not a real AI). You wrote: ${quote(userText)}${FOOTER}`;
+}
+/** The reply to a request whose last message is a tool result. */
+function toolResultReply(resultText) {
+  return `''Mock reply'' from the offline test model (not a real AI). The tool returned: ${quote(resultText)}${FOOTER}`;
+}
+
+// ---- OpenAI-shaped error bodies (the product's error classifier is tested against these) ----
+const errorBody = (message, type, code, param = null) => ({ error: { message, type, param, code } });
+const modelNotFound = (model) =>
+  errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+
+function genericErrorBody(status) {
+  if (status === 401) return errorBody('Incorrect API key provided (mock). You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', 'invalid_api_key');
+  if (status === 429) return errorBody('Rate limit reached (mock). Please try again in 1s.', 'requests', 'rate_limit_exceeded');
+  if (status === 529) return { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+  if (status >= 500) return errorBody('The server had an error while processing your request. Sorry about that! (mock)', 'server_error', null);
+  return errorBody(`Mock error with status ${status}.`, 'invalid_request_error', null);
+}
+
+// ---- Directives: `mock:<name>[=<value>]` anywhere in the last user message's text ----
+const SLOW_TEXT = "''Mock slow reply'' from the offline test model (not a real AI), one word every 50 ms so Stop can be tested:" +
+  Array.from({ length: 200 }, (_, i) => ` word${i + 1}`).join('');
+
+function directiveScript(name, value, restOfLine, model) {
+  switch (name) {
+    case '401': return { status: 401, body: genericErrorBody(401) };
+    case '404': return { status: 404, body: modelNotFound(model) };
+    case '429': return { status: 429, headers: { 'retry-after': '1' }, body: genericErrorBody(429) };
+    case 'quota': return { status: 429, body: errorBody('You exceeded your current quota, please check your plan and billing details. (mock)', 'insufficient_quota', 'insufficient_quota') };
+    case '500': return { status: 500, body: genericErrorBody(500) };
+    case '529': return { status: 529, body: genericErrorBody(529) };
+    case 'cut': return { text: "''Mock reply'' that the mock server cuts off mid-stream on purpose, without the final marker.", cutAfter: 4 };
+    case 'stall': return { text: "''Mock reply'' that stalls after a few words until you press Stop.", stallAfter: 3 };
+    case 'json': return { json: 'completion', text: "''Mock reply'' sent as one JSON object although a stream was requested (not a real AI)." };
+    case 'json-error': return { json: errorBody('This endpoint returns JSON, not a stream', 'invalid_request_error', null) };
+    case 'error-in-stream': return { text: "''Mock reply'' that fails part-way:", errorInStream: 'Mock in-stream error (scripted test double).' };
+    case 'slow': return { text: SLOW_TEXT, delayMs: 50 };
+    case 'fixture': return value ? { fixture: value } : null;
+    case 'tool': {
+      if (!value) return null;
+      const brace = value.indexOf('{'); // `mock:tool=name{"a":1}` written without a space
+      if (brace > 0) { restOfLine = value.slice(brace) + restOfLine; value = value.slice(0, brace); }
+      // Arguments: the JSON object on the rest of the line; invalid JSON is passed through as a
+      // raw string so the client's own argument validation can be exercised too.
+      const raw = restOfLine.trim();
+      let args = {};
+      if (raw) { try { args = JSON.parse(raw); } catch { args = raw; } }
+      return { toolCalls: [{ name: value, arguments: args }] };
+    }
+    default: return null; // unknown `mock:` tokens are ordinary text
+  }
+}
+
+function findDirective(text, model) {
+  for (const m of text.matchAll(/(?:^|[^\w])mock:([a-z0-9][\w-]*)(?:=(\S+))?(?=([^\n]*))/gi)) {
+    const script = directiveScript(m[1].toLowerCase(), m[2], m[3] ?? '', model);
+    if (script) return { name: m[1].toLowerCase(), script };
+  }
+  return null;
+}
+
+// ---- Helpers ----
+function contentText(content) {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.filter((p) => p && p.type === 'text').map((p) => String(p.text ?? '')).join('\n');
+  return '';
+}
+// Word-sized deltas whose concatenation is exactly the text.
+const words = (text) => (text ? text.match(/\s*\S+\s*/g) || [text] : []);
+const estimateTokens = (s) => Math.max(1, Math.ceil(String(s).length / 4));
+
+function splitInto(str, n) {
+  const parts = [];
+  const size = Math.ceil(str.length / n);
+  for (let i = 0; i < str.length; i += size) parts.push(str.slice(i, i + size));
+  return parts;
+}
+
+async function startMockLlm(options = {}) {
+  const {
+    port = 0, host = '127.0.0.1', delayMs = 15, fixturesDir = DEFAULT_FIXTURES,
+    models = ['mock-model', 'mock-model-large'], log = false,
+  } = options;
+  const say = typeof log === 'function' ? log : log ? (line) => console.log(`[mock-llm] ${line}`) : () => {};
+  const requests = []; // live: reset() empties it in place so callers' references stay valid
+  const scripts = [];
+  const sleepers = new Set();
+  let counter = 0; // request ids
+  let callCounter = 0; // tool-call ids
+  let closing = false;
+
+  // Timers resolve early on close() so no handle keeps jest (or the CLI) alive.
+  function sleep(ms) {
+    if (!ms || closing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const entry = { resolve, timer: setTimeout(() => { sleepers.delete(entry); resolve(); }, ms) };
+      sleepers.add(entry);
+    });
+  }
+
+  function baseHeaders(extra) {
+    return {
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'retry-after, retry-after-ms',
+      'x-mock-llm': MOCK_NOTICE,
+      ...extra,
+    };
+  }
+  function sendJson(res, status, obj, extra) {
+    const body = JSON.stringify(obj);
+    res.writeHead(status, baseHeaders({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...extra }));
+    res.end(body);
+  }
+
+  function completionObject(id, model, script, text, usage) {
+    const message = { role: 'assistant', content: text || null, refusal: null };
+    if (script.reasoning) message.reasoning_content = script.reasoning;
+    if (script.toolCalls?.length) message.tool_calls = normaliseToolCalls(script.toolCalls);
+    return {
+      id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: script.finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
+      usage,
+    };
+  }
+  function normaliseToolCalls(calls) {
+    return calls.map((c) => ({
+      id: c.id ?? `call_mock_${++callCounter}`, type: 'function',
+      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+    }));
+  }
+
+  // Plays one script onto the response. `conn` tracks the client connection.
+  async function play(req, res, conn, record, script) {
+    const body = record.body || {};
+    const model = typeof body.model === 'string' ? body.model : models[0];
+    const stream = body.stream === true;
+    const delay = script.delayMs ?? delayMs;
+    const id = `chatcmpl-mock-${record.id}`;
+    const textChunks = script.chunks ? script.chunks.map(String) : words(script.text ?? '');
+    const fullText = textChunks.join('');
+    const toolCalls = script.toolCalls?.length ? normaliseToolCalls(script.toolCalls) : [];
+    const usage = (() => {
+      const prompt = script.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? ''));
+      const completion = script.usage?.completion_tokens ??
+        estimateTokens(fullText + (script.reasoning ?? '') + toolCalls.map((t) => t.function.name + t.function.arguments).join(''));
+      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    })();
+    const cut = () => { conn.cut = true; record.cut = true; req.socket.destroy(); };
+    const stall = () => conn.closed; // resolves only when the client goes away
+
+    if (script.status && script.status >= 400) {
+      return sendJson(res, script.status, script.body ?? genericErrorBody(script.status), script.headers);
+    }
+    if (script.json !== undefined) {
+      const obj = script.json === 'completion' ? completionObject(id, model, script, fullText, usage) : script.json;
+      return sendJson(res, 200, obj, script.headers);
+    }
+    if (script.fixture) return playFixture(res, conn, script, delay);
+    if (!stream) {
+      // Non-streaming: interruptions still apply, otherwise one chat.completion object.
+      await sleep(delay);
+      if (conn.done) return;
+      if (script.cutAfter != null) return cut();
+      if (script.stallAfter != null) return stall();
+      return sendJson(res, script.status ?? 200, completionObject(id, model, script, fullText, usage), script.headers);
+    }
+
+    const includeUsage = body.stream_options?.include_usage === true;
+    const created = Math.floor(Date.now() / 1000);
+    // Real OpenAI sends `usage: null` on every chunk once include_usage is on; mirror it.
+    const chunk = (delta, finish = null) => ({
+      id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(includeUsage ? { usage: null } : {}),
+    });
+    res.writeHead(script.status ?? 200, baseHeaders({
+      'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...script.headers,
+    }));
+    res.flushHeaders();
+    // Returns false once the client is gone, so every loop below stops writing at once.
+    const send = async (obj, wait = true) => {
+      if (conn.done || res.destroyed) return false;
+      res.write(`data: ${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n\n`);
+      if (wait) await sleep(delay);
+      return !conn.done;
+    };
+
+    if (!(await send(chunk({ role: 'assistant', content: fullText || !toolCalls.length ? '' : null, refusal: null })))) return;
+    for (const r of words(script.reasoning ?? '')) if (!(await send(chunk({ reasoning_content: r })))) return;
+    for (let i = 0; i <= textChunks.length; i++) {
+      if (script.cutAfter === i) return cut();
+      if (script.stallAfter === i) return stall();
+      if (i < textChunks.length && !(await send(chunk({ content: textChunks[i] })))) return;
+    }
+    if (script.cutAfter != null) return cut(); // N larger than the text: cut before the finish
+    if (script.stallAfter != null) return stall();
+    if (script.errorInStream) {
+      const message = typeof script.errorInStream === 'string' ? script.errorInStream : 'Mock in-stream error (scripted test double).';
+      await send({ error: { message, type: 'server_error', param: null, code: null } }, false);
+      conn.ended = true;
+      return res.end(); // no [DONE]: the client must treat this as a failed stream
+    }
+    for (const [index, call] of toolCalls.entries()) {
+      const first = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] };
+      if (!(await send(chunk(first)))) return;
+      const args = call.function.arguments;
+      for (const part of args ? splitInto(args, Math.min(3, args.length)) : []) {
+        if (!(await send(chunk({ tool_calls: [{ index, function: { arguments: part } }] })))) return;
+      }
+    }
+    const finish = script.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop');
+    if (!(await send(chunk({}, finish)))) return;
+    if (includeUsage && !(await send({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock', choices: [], usage }))) return;
+    await send('[DONE]', false);
+    conn.ended = true;
+    res.end();
+  }
+
+  async function playFixture(res, conn, script, delay) {
+    const root = path.resolve(fixturesDir);
+    const file = path.resolve(root, script.fixture);
+    if (!file.startsWith(root + path.sep) || !fs.existsSync(file)) {
+      return sendJson(res, 500, errorBody(`Mock fixture not found: ${script.fixture}`, 'server_error', 'mock_fixture_missing'));
+    }
+    const raw = fs.readFileSync(file, 'utf8');
+    let pieces;
+    if (file.endsWith('.chunks.jsonl')) {
+      pieces = raw.split(/\r?\n/).filter((l) => l.trim()).map((l) => `data: ${l.trim()}\n\n`).concat('data: [DONE]\n\n');
+    } else if (file.endsWith('.sse')) {
+      pieces = raw.split(/(?<=\n\n)/); // verbatim: the pieces concatenate back to the file
+    } else {
+      return sendJson(res, script.status ?? 200, JSON.parse(raw), script.headers);
+    }
+    res.writeHead(script.status ?? 200, baseHeaders({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...script.headers }));
+    res.flushHeaders();
+    for (const piece of pieces) {
+      if (conn.done) return;
+      res.write(piece);
+      await sleep(delay);
+    }
+    if (conn.done) return;
+    conn.ended = true;
+    res.end();
+  }
+
+  function chooseScript(body) {
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    const last = messages[messages.length - 1];
+    const lastUser = [...messages].reverse().find((m) => m && m.role === 'user');
+    const userText = lastUser ? contentText(lastUser.content) : '';
+    if (scripts.length) return { source: 'queue', script: scripts.shift() };
+    const endsWithTool = last && last.role === 'tool';
+    if (!endsWithTool) {
+      const d = findDirective(userText, body.model);
+      if (d) return { source: `mock:${d.name}`, script: d.script };
+    }
+    if (typeof body.model !== 'string' || !body.model) {
+      return { source: 'no-model', script: { status: 400, body: errorBody('you must provide a model parameter', 'invalid_request_error', null) } };
+    }
+    if (!models.includes(body.model)) return { source: 'unknown-model', script: { status: 404, body: modelNotFound(body.model) } };
+    if (endsWithTool) return { source: 'tool-result', script: { text: toolResultReply(contentText(last.content)) } };
+    return { source: 'default', script: { text: defaultReply(userText) } };
+  }
+
+  function readBody(req) {
+    return new Promise((resolve) => {
+      const parts = [];
+      req.on('data', (c) => parts.push(c));
+      req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+      req.on('error', () => resolve(''));
+    });
+  }
+
+  async function handle(req, res) {
+    const url = new URL(req.url || '/', 'http://mock');
+    const route = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method === 'OPTIONS') {
+      // `*` does not cover Authorization in the Fetch spec, hence the explicit names.
+      const headers = baseHeaders({
+        'access-control-allow-methods': 'GET, POST, OPTIONS',
+        'access-control-allow-headers': '*, authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
+        'access-control-max-age': '600',
+      });
+      // Chrome's Private Network Access preflight (a public page calling localhost).
+      if (req.headers['access-control-request-private-network']) headers['access-control-allow-private-network'] = 'true';
+      res.writeHead(204, headers);
+      return res.end();
+    }
+    if (req.method === 'GET' && (route === '/v1/models' || route === '/models')) {
+      return sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: `tiddlyagent-mock (${MOCK_NOTICE})` })),
+      });
+    }
+    if (req.method === 'GET' && route === '/__mock/requests') return sendJson(res, 200, requests);
+    if (req.method === 'POST' && route === '/__mock/reset') { reset(); return sendJson(res, 200, { ok: true }); }
+    if (req.method === 'POST' && route === '/__mock/queue') {
+      try {
+        const n = queue(JSON.parse(await readBody(req)));
+        return sendJson(res, 200, { ok: true, queued: n });
+      } catch (e) {
+        return sendJson(res, 400, errorBody(`Mock queue body must be a JSON script or array: ${e.message}`, 'invalid_request_error', null));
+      }
+    }
+    if (req.method === 'POST' && (route === '/v1/chat/completions' || route === '/chat/completions')) {
+      const record = { id: ++counter, receivedAt: Date.now(), method: req.method, path: url.pathname, body: null, headers: { ...req.headers }, completed: false, aborted: false };
+      // `aborted` = the client left before we ended the response; a deliberate cut is not an abort.
+      let markClosed;
+      const conn = { done: false, ended: false, cut: false, closed: new Promise((r) => { markClosed = r; }) };
+      res.on('finish', () => { record.completed = true; });
+      res.on('close', () => {
+        conn.done = true;
+        if (!conn.ended && !res.writableFinished && !conn.cut) record.aborted = true;
+        markClosed();
+      });
+      requests.push(record);
+      const raw = await readBody(req);
+      try { record.body = JSON.parse(raw); } catch {
+        record.rawBody = raw;
+        return sendJson(res, 400, errorBody('We could not parse the JSON body of your request. (mock)', 'invalid_request_error', null));
+      }
+      const { source, script } = chooseScript(record.body || {});
+      record.reply = source;
+      say(`POST ${url.pathname} model=${record.body?.model} stream=${record.body?.stream === true} -> ${source}`);
+      return play(req, res, conn, record, script || {});
+    }
+    if (req.method === 'GET' && (route === '/' || route === '/v1')) {
+      return sendJson(res, 200, { name: 'TiddlyAgent mock LLM', notice: MOCK_NOTICE, baseUrl: '/v1' });
+    }
+    return sendJson(res, 404, errorBody(`Mock LLM: no route ${req.method} ${url.pathname}`, 'invalid_request_error', 'not_found'));
+  }
+
+  function queue(s) {
+    const list = Array.isArray(s) ? s : [s];
+    for (const item of list) {
+      if (!item || typeof item !== 'object') throw new TypeError('a script must be an object');
+    }
+    scripts.push(...list);
+    return list.length;
+  }
+  function reset() {
+    scripts.length = 0;
+    requests.length = 0;
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      say(`handler error: ${e && e.stack}`);
+      if (!res.headersSent) sendJson(res, 500, errorBody(`Mock LLM internal error: ${e && e.message}`, 'server_error', null));
+      else res.destroy();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+  });
+  const actualPort = server.address().port;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${hostInUrl}:${actualPort}/v1`,
+    port: actualPort,
+    requests,
+    queue,
+    reset,
+    close() {
+      closing = true;
+      for (const s of sleepers) { clearTimeout(s.timer); s.resolve(); }
+      sleepers.clear();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // stalled streams would otherwise keep close() waiting
+      });
+    },
+  };
+}
+
+module.exports = { startMockLlm, defaultReply, toolResultReply };
+
+if (require.main === module) {
+  const argv = process.argv.slice(2);
+  const flag = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const port = Number(flag('--port') ?? process.env.MOCK_LLM_PORT ?? 8765);
+  const host = flag('--host') ?? '127.0.0.1';
+  const delayMs = process.env.MOCK_LLM_DELAY_MS != null ? Number(process.env.MOCK_LLM_DELAY_MS) : 15;
+  startMockLlm({ port, host, delayMs, log: true }).then((mock) => {
+    console.log(`TiddlyAgent mock LLM (${MOCK_NOTICE}) listening on ${mock.url}`);
+    const stop = () => mock.close().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  }, (e) => { console.error(`mock LLM failed to start: ${e.message}`); process.exit(1); });
+}

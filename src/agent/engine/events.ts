@@ -1,0 +1,46 @@
+/*\
+The typed events a turn emits, wherever it runs. The chat UI applies them through one
+reducer (ui/live-state.ts); a future server runner carries exactly these over its push channel.
+\*/
+import type { ChatStatus } from '../store/schemas';
+
+export type AgentEvent =
+  | { type: 'status'; chat: string; status: ChatStatus }
+  /** An assistant reply started streaming (it is not a tiddler until it completes). */
+  | { type: 'reply-started'; chat: string; model: string }
+  | { type: 'text-delta'; chat: string; text: string }
+  | { type: 'reasoning-delta'; chat: string; text: string }
+  /** The reply was written as a message tiddler (or dropped when `title` is undefined). */
+  | { type: 'reply-finished'; chat: string; title?: string }
+  | { type: 'usage'; chat: string; inputTokens?: number; outputTokens?: number }
+  | { type: 'error'; chat: string; message: string };
+
+export type AgentEventListener = (event: AgentEvent) => void;
+
+/** A small synchronous pub/sub keyed by chat title. */
+export class EventBus {
+  private listeners = new Map<string, Set<AgentEventListener>>();
+
+  subscribe(chat: string, listener: AgentEventListener): () => void {
+    let set = this.listeners.get(chat);
+    if (!set) this.listeners.set(chat, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0) this.listeners.delete(chat);
+    };
+  }
+
+  emit(event: AgentEvent): void {
+    const set = this.listeners.get(event.chat);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(event);
+      } catch (e) {
+        // a broken listener (e.g. a widget torn down mid-render) must not break the turn
+        console.error('TiddlyAgent: event listener failed', e);
+      }
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/*\
+The chat status machine: which status may follow which. The engine checks every change
+against this table, so no code path can leave a chat in an impossible state.
+\*/
+import type { ChatStatus } from '../store/schemas';
+
+const ENDED: ChatStatus[] = ['idle', 'completed', 'canceled', 'failed', 'interrupted'];
+
+export const STATUS_TRANSITIONS: Record<ChatStatus, readonly ChatStatus[]> = {
+  idle: ['working'],
+  completed: ['working'],
+  canceled: ['working'],
+  failed: ['working'],
+  interrupted: ['working'],
+  working: ['input-required', 'completed', 'canceled', 'failed', 'interrupted'],
+  'input-required': ['working', 'canceled', 'failed', 'interrupted'],
+};
+
+export function canTransition(from: ChatStatus, to: ChatStatus): boolean {
+  return from === to || STATUS_TRANSITIONS[from].includes(to);
+}
+
+/** True when no turn is running or waiting in this status. */
+export function isEnded(status: ChatStatus): boolean {
+  return ENDED.includes(status);
+}

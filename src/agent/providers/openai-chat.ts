@@ -1,0 +1,325 @@
+/*\
+OpenAI Chat Completions (`POST {baseUrl}/chat/completions`, stream: true), which is also what
+most OpenAI-compatible servers speak (DeepSeek, OpenRouter, Groq, vLLM, llama.cpp, Ollama /v1).
+The decoder is lenient where real servers differ (reasoning keys, where usage rides, how tool
+calls are split, `[DONE]` or not) and strict about completion: a stream that stops without a
+finish reason or `[DONE]` is reported as truncated, never as a normal reply.
+\*/
+import { ProviderError, isProviderError } from './errors';
+import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
+  return {
+    api: 'openai-chat',
+    stream: (request, signal) => streamChat(settings, request, signal),
+  };
+}
+
+async function* streamChat(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const ctx: ErrorContext = { baseUrl, model: request.model };
+  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const body = await openEventStream({
+    fetch: settings.fetch,
+    url: `${baseUrl}/chat/completions`,
+    init: { method: 'POST', headers: buildHeaders(settings), body: JSON.stringify(buildRequestBody(request)) },
+    signal,
+    idleTimeoutMs,
+    ctx,
+  });
+  const decoder = new ChatStreamDecoder(ctx);
+  try {
+    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      const parts = item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
+      yield* parts;
+      if (decoder.ended) return;
+    }
+    yield* decoder.eof();
+  } catch (e) {
+    yield* decoder.fail(e);
+  }
+}
+
+export function buildHeaders(settings: ProviderSettings): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const key = settings.apiKey?.trim();
+  // Local servers (Ollama, llama.cpp) need no key, and some reject an empty Bearer.
+  if (key) headers.authorization = `Bearer ${key}`;
+  return { ...headers, ...settings.headers };
+}
+
+export function buildRequestBody(request: ModelRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: request.messages.map(toWireMessage),
+    stream: true,
+    // Without this OpenAI sends no usage at all in streaming mode.
+    stream_options: { include_usage: true },
+  };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+  return body;
+}
+
+function toWireMessage(m: ModelMessage): Record<string, unknown> {
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return { role: m.role, content: m.content };
+    case 'assistant': {
+      if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
+      return {
+        role: 'assistant',
+        // Some compatible servers reject an empty string next to tool_calls; null is the documented form.
+        content: m.content === '' ? null : m.content,
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) },
+        })),
+      };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  }
+}
+
+function toWireTool(t: ToolSpec): Record<string, unknown> {
+  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
+}
+
+const FINISH_REASONS: Record<string, FinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool-calls',
+  function_call: 'tool-calls',
+  content_filter: 'content-filter',
+};
+
+type Usage = Extract<StreamPart, { type: 'usage' }>;
+
+/** Chunk-by-chunk state of one reply; every method returns the parts to emit next. */
+class ChatStreamDecoder {
+  /** Set once a terminal part (finish or error) was produced. */
+  ended = false;
+  private finishRaw?: string;
+  private usage?: Usage;
+  private events = 0;
+  private readonly tools = new ToolCallAccumulator();
+
+  constructor(private readonly ctx: ErrorContext) {}
+
+  event(name: string | undefined, data: string): StreamPart[] {
+    this.events++;
+    // Groq: `event: error` with a JSON error body, and no [DONE] after it.
+    if (name === 'error') return this.error(errorFromStreamPayload(tryParse(data) ?? data, this.ctx));
+    if (data.trim() === '[DONE]') return this.finish();
+    const chunk = tryParse(data);
+    // Not JSON: gateways re-wrapping keep-alives (`data: : OPENROUTER…`); ignore.
+    if (!isObject(chunk)) return [];
+    const usage = readUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? readUsage(chunk.x_groq.usage) : undefined);
+    if (usage) this.usage = usage;
+    // OpenAI `data: {"error":…}`, and OpenRouter's error next to choices (cc04).
+    if (chunk.error !== undefined && chunk.error !== null) return this.error(errorFromStreamPayload(chunk, this.ctx));
+    const out: StreamPart[] = [];
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    // We never ask for n > 1; only the first choice is ours.
+    const choice = choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0));
+    if (!isObject(choice)) return out;
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    // DeepSeek/vLLM/Qwen say reasoning_content, OpenRouter/Groq/Ollama say reasoning; never both counted.
+    const reasoning = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning);
+    if (reasoning) out.push({ type: 'reasoning-delta', text: reasoning });
+    const text = nonEmpty(delta.content);
+    if (text) out.push({ type: 'text-delta', text });
+    // A refusal is the model's answer to the user, so it is shown like text.
+    const refusal = nonEmpty(delta.refusal);
+    if (refusal) out.push({ type: 'text-delta', text: refusal });
+    if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) this.tools.add(fragment, out);
+    // Calls are completed only at the terminal point, so an error that follows a finish_reason
+    // (cc04) never leaves complete-looking tool calls behind it.
+    const finish = nonEmpty(choice.finish_reason);
+    if (finish) this.finishRaw = finish;
+    return out;
+  }
+
+  /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
+  residue(text: string): StreamPart[] {
+    const info = parseErrorBody(text);
+    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
+    if (this.events > 0) return [];
+    return this.error(
+      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
+    );
+  }
+
+  /** End of body: complete if a finish reason was seen (some servers omit [DONE]), else truncated. */
+  eof(): StreamPart[] {
+    if (this.ended) return [];
+    if (this.finishRaw) return this.finish();
+    return this.error(
+      new ProviderError({
+        kind: 'truncated',
+        message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`,
+        retryable: true,
+      }),
+    );
+  }
+
+  /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
+  fail(e: unknown): StreamPart[] {
+    if (this.ended) return [];
+    if (isProviderError(e)) return this.error(e);
+    const reason = e instanceof Error ? e.message : String(e);
+    return this.error(
+      new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }),
+    );
+  }
+
+  private finish(): StreamPart[] {
+    const out: StreamPart[] = [];
+    this.tools.finalize(out, this.finishRaw);
+    if (this.usage) out.push(this.usage);
+    let reason: FinishReason = this.finishRaw ? (FINISH_REASONS[this.finishRaw] ?? 'other') : 'stop';
+    // Gemini's compat layer and others say `stop` even when they called tools.
+    if (reason === 'stop' && this.tools.count > 0) reason = 'tool-calls';
+    out.push(this.finishRaw ? { type: 'finish', reason, raw: this.finishRaw } : { type: 'finish', reason });
+    this.ended = true;
+    return out;
+  }
+
+  private error(error: ProviderError): StreamPart[] {
+    const out: StreamPart[] = [];
+    // Tokens were spent even if the reply failed; budgets still want them.
+    if (this.usage) out.push(this.usage);
+    out.push({ type: 'error', error });
+    this.ended = true;
+    return out;
+  }
+}
+
+interface PendingCall {
+  slot: number;
+  id: string;
+  name: string;
+  argsText: string;
+  argsObject?: unknown;
+  started: boolean;
+  done: boolean;
+}
+
+/**
+ * Tool calls arrive in fragments. Fragments are matched by `index`, else by `id`, else to the
+ * only open call; `id` and `name` are taken from the first non-empty value and never
+ * concatenated (servers repeat them or send ""), `arguments` pieces are appended.
+ */
+class ToolCallAccumulator {
+  private readonly calls: PendingCall[] = [];
+  private readonly byIndex = new Map<number, PendingCall>();
+
+  get count(): number {
+    return this.calls.length;
+  }
+
+  add(fragment: unknown, out: StreamPart[]): void {
+    if (!isObject(fragment)) return;
+    const fn = isObject(fragment.function) ? fragment.function : {};
+    const id = nonEmpty(fragment.id);
+    const call = this.match(fragment.index, id);
+    if (call.done) return;
+    if (id && !call.id && !call.started) call.id = id;
+    const name = nonEmpty(fn.name);
+    if (name && !call.name) call.name = name;
+    const args = fn.arguments;
+    if (typeof args === 'string') call.argsText += args;
+    else if (isObject(args) || Array.isArray(args)) call.argsObject = args;
+    if (!call.started && call.name) {
+      call.started = true;
+      if (!call.id) call.id = `call_${call.slot}`;
+      out.push({ type: 'tool-call-start', index: call.slot, id: call.id, name: call.name });
+      if (call.argsText !== '') out.push({ type: 'tool-call-delta', index: call.slot, argsText: call.argsText });
+    } else if (call.started && typeof args === 'string' && args !== '') {
+      out.push({ type: 'tool-call-delta', index: call.slot, argsText: args });
+    }
+  }
+
+  /** Emits every open call as complete (or invalid), in the order they started. */
+  finalize(out: StreamPart[], finishRaw?: string): void {
+    for (const call of this.calls) {
+      if (call.done) continue;
+      call.done = true;
+      const id = call.id || `call_${call.slot}`;
+      if (!call.name) {
+        out.push({ type: 'tool-call-invalid', index: call.slot, id, name: '', argsText: call.argsText, reason: 'the model sent a tool call without a name' });
+        continue;
+      }
+      const parsed = parseArgs(call);
+      if (parsed.ok) out.push({ type: 'tool-call', index: call.slot, id, name: call.name, args: parsed.args });
+      else {
+        const cut = finishRaw === 'length' ? ' (the reply was cut off by the token limit)' : '';
+        out.push({ type: 'tool-call-invalid', index: call.slot, id, name: call.name, argsText: call.argsText, reason: `the arguments are not valid JSON${cut}: ${parsed.reason}` });
+      }
+    }
+  }
+
+  private match(index: unknown, id: string | undefined): PendingCall {
+    if (typeof index === 'number') {
+      const known = this.byIndex.get(index);
+      // Some servers put every parallel call at index 0; a new id means a new call.
+      if (known && !(id && known.id && id !== known.id)) return known;
+      const call = this.create();
+      this.byIndex.set(index, call);
+      return call;
+    }
+    if (id) return this.calls.find((c) => c.id === id) ?? this.create();
+    const open = this.calls.filter((c) => !c.done);
+    return open[open.length - 1] ?? this.create();
+  }
+
+  private create(): PendingCall {
+    const call: PendingCall = { slot: this.calls.length, id: '', name: '', argsText: '', started: false, done: false };
+    this.calls.push(call);
+    return call;
+  }
+}
+
+function parseArgs(call: PendingCall): { ok: true; args: unknown } | { ok: false; reason: string } {
+  const text = call.argsText.trim();
+  // No-argument tools arrive as "", null or nothing at all.
+  if (text === '') return { ok: true, args: call.argsObject ?? {} };
+  try {
+    const args: unknown = JSON.parse(text);
+    return { ok: true, args: args ?? {} };
+  } catch (e) {
+    return { ok: false, reason: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function readUsage(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
+  const usage: Usage = { type: 'usage' };
+  if (typeof u.prompt_tokens === 'number') usage.inputTokens = u.prompt_tokens;
+  if (typeof u.completion_tokens === 'number') usage.outputTokens = u.completion_tokens;
+  const details = u.completion_tokens_details;
+  if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
+  return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,14 @@
+/*\
+The web APIs a turn needs (fetch, AbortController, TextDecoder, streams). Browsers have
+them; under Node, TiddlyWiki runs plugin modules in a vm context without them, so they are
+borrowed, non-enumerably, from Node's main context.
+\*/
+const WEB_GLOBALS = ['fetch', 'Response', 'Request', 'Headers', 'TextDecoder', 'TextEncoder', 'AbortController', 'AbortSignal', 'ReadableStream', 'URL'];
+
+export function ensureWebGlobals(): void {
+  if (typeof fetch === 'function' && typeof AbortController === 'function' && typeof TextDecoder === 'function') return;
+  const main = require('vm').runInThisContext('globalThis') as Record<string, unknown>;
+  for (const name of WEB_GLOBALS) {
+    if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value: main[name], writable: true, configurable: true, enumerable: false });
+  }
+}

@@ -1,0 +1,37 @@
+/*\
+WikiPort over a real TiddlyWiki wiki object.
+\*/
+import type { Wiki } from 'tiddlywiki';
+import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+import { plainTextOf } from './plain-text';
+
+export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
+  return {
+    getFields(title) {
+      const tiddler = wiki.getTiddler(title);
+      return tiddler ? (tiddler.getFieldStrings() as TiddlerFields) : undefined;
+    },
+    putTiddler(fields) {
+      wiki.addTiddler(new $tw.Tiddler(fields));
+    },
+    deleteTiddler(title) {
+      wiki.deleteTiddler(title);
+    },
+    filter(expression, variables) {
+      const widget = variables ? $tw.rootWidget.makeFakeWidgetWithVariables(variables) : undefined;
+      return wiki.filterTiddlers(expression, widget);
+    },
+    renderPlainText(title, variables = {}) {
+      // Global procedures are only visible through an explicit import (as in the page template).
+      const text = '\\import [subfilter{$:/core/config/GlobalImportFilter}]\n<$transclude $tiddler=<<tiddlyagent-source>> $mode=block/>';
+      const parser = wiki.parseText('text/vnd.tiddlywiki', text, {});
+      const widget = wiki.makeWidget(parser, { document: $tw.fakeDocument, variables: { ...variables, 'tiddlyagent-source': title } });
+      const container = $tw.fakeDocument.createElement('div');
+      widget.render(container as unknown as Element, null);
+      return plainTextOf(container as unknown as Parameters<typeof plainTextOf>[0]);
+    },
+    now() {
+      return $tw.utils.stringifyDate(new Date());
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/*\
+ChatStore: the only code that reads or writes agent definitions, provider profiles, chats
+and messages. Message tiddlers are system tiddlers ($:/ai/messages/<chat>/<seq>) so a chat
+never floods Recent or search; the chat itself is the user's own tiddler.
+\*/
+import {
+  AgentDefinitionSchema,
+  ChatSchema,
+  ConfigError,
+  MessageSchema,
+  ProviderProfileSchema,
+  parseTiddler,
+  type AgentDefinition,
+  type Chat,
+  type ChatStatus,
+  type Message,
+  type MessageRole,
+  type ProviderProfile,
+} from './schemas';
+import { stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
+
+export const MESSAGE_PREFIX = '$:/ai/messages/';
+export const WIKITEXT = 'text/vnd.tiddlywiki';
+
+/** The fields a caller supplies for a new message; the store assigns title, seq and time. */
+export interface NewMessage {
+  role: MessageRole;
+  text: string;
+  type?: string;
+  round?: number;
+  finish?: Message['agent-finish'];
+  model?: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  reasoning?: string;
+  attachments?: string[];
+}
+
+export function messagePrefix(chat: string): string {
+  return `${MESSAGE_PREFIX}${chat}/`;
+}
+
+export class ChatStore {
+  constructor(readonly wiki: WikiPort) {}
+
+  readAgent(title: string): AgentDefinition {
+    const fields = this.wiki.getFields(title);
+    if (!fields) throw new ConfigError(title, undefined, `The agent definition "${title}" does not exist.`);
+    return parseTiddler(AgentDefinitionSchema, 'Agent definition', fields);
+  }
+
+  readProvider(title: string): ProviderProfile {
+    const fields = this.wiki.getFields(title);
+    if (!fields) throw new ConfigError(title, undefined, `The provider profile "${title}" does not exist.`);
+    return parseTiddler(ProviderProfileSchema, 'Provider profile', fields);
+  }
+
+  readChat(title: string): Chat {
+    const fields = this.wiki.getFields(title);
+    if (!fields) throw new ConfigError(title, undefined, `The chat "${title}" does not exist.`);
+    return parseTiddler(ChatSchema, 'Chat', fields);
+  }
+
+  /** The agent's system prompt, rendered from wikitext to plain text. */
+  renderSystemPrompt(agent: string, chat: string): string {
+    return this.wiki.renderPlainText(agent, { chat });
+  }
+
+  /** Titles of every chat (any tiddler with an `agent` field). */
+  listChats(): string[] {
+    return this.wiki.filter('[has[agent]!has[draft.of]]');
+  }
+
+  /** Messages of a chat in order; tiddlers that do not parse as messages are skipped. */
+  listMessages(chat: string): Message[] {
+    const out: Message[] = [];
+    for (const title of this.messageTitles(chat)) {
+      const fields = this.wiki.getFields(title);
+      if (!fields) continue;
+      try {
+        out.push(parseTiddler(MessageSchema, 'Message', fields));
+      } catch {
+        // a hand-edited message with a bad field is left out rather than breaking the chat
+      }
+    }
+    return out.sort((a, b) => a['agent-seq'] - b['agent-seq']);
+  }
+
+  /** Titles of a chat's messages, unordered (the field index makes this cheap). */
+  messageTitles(chat: string): string[] {
+    return this.wiki.filter('[field:agent-chat<chat>]', { chat });
+  }
+
+  /** Write a new message tiddler (one write) and return its title. */
+  appendMessage(chat: string, message: NewMessage): string {
+    let seq = 0;
+    for (const title of this.messageTitles(chat)) {
+      const n = Number(this.wiki.getFields(title)?.['agent-seq']);
+      if (Number.isInteger(n) && n >= seq) seq = n + 1;
+    }
+    const title = `${messagePrefix(chat)}${String(seq).padStart(6, '0')}`;
+    const fields: TiddlerFields = {
+      title,
+      text: message.text,
+      type: message.type ?? (message.role === 'assistant' ? WIKITEXT : 'text/plain'),
+      created: this.wiki.now(),
+      'agent-chat': chat,
+      'agent-seq': String(seq),
+      role: message.role,
+    };
+    const optional: Record<string, string | number | undefined> = {
+      'agent-round': message.round,
+      'agent-finish': message.finish,
+      model: message.model,
+      'tokens-in': message.tokensIn,
+      'tokens-out': message.tokensOut,
+      reasoning: message.reasoning || undefined,
+      attachments: message.attachments?.length ? stringifyTitleList(message.attachments) : undefined,
+    };
+    for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
+    this.wiki.putTiddler(fields);
+    return title;
+  }
+
+  /** Set a chat's status; other fields (and `modified`) are kept, so Recent is not bumped. */
+  setStatus(chat: string, status: ChatStatus): void {
+    const fields = this.wiki.getFields(chat);
+    if (!fields || fields['agent-status'] === status) return;
+    this.wiki.putTiddler({ ...fields, 'agent-status': status });
+  }
+
+  /** Create a chat tiddler for an agent and return its (unique) title. */
+  createChat(agent: string, baseTitle = 'Chat'): string {
+    let title = baseTitle;
+    for (let n = 1; this.wiki.getFields(title); n++) title = `${baseTitle} ${n}`;
+    const now = this.wiki.now();
+    this.wiki.putTiddler({ title, agent, 'agent-status': 'idle', created: now, modified: now, text: '' });
+    return title;
+  }
+}

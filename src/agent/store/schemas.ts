@@ -1,0 +1,146 @@
+/*\
+zod schemas for the tiddlers of DESIGN 4: agent definitions, provider profiles, chats and
+messages. Tiddler fields are strings, so each schema parses strings into typed values and
+reports a bad field by name.
+\*/
+import * as z from 'zod/mini';
+import { parseTitleList } from './wiki-port';
+
+export const AGENT_TAG = '$:/tags/AI/Agent';
+export const PROVIDER_TAG = '$:/tags/AI/Provider';
+
+export const CHAT_STATUSES = ['idle', 'working', 'input-required', 'completed', 'canceled', 'failed', 'interrupted'] as const;
+export type ChatStatus = (typeof CHAT_STATUSES)[number];
+
+export const PROVIDER_APIS = ['openai-chat', 'openai-responses', 'anthropic', 'ollama', 'gemini'] as const;
+export type ProviderApi = (typeof PROVIDER_APIS)[number];
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'error'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+/** How an assistant message ended, when not normally. */
+export const MESSAGE_FINISHES = ['stop', 'length', 'canceled', 'error', 'interrupted'] as const;
+
+const text = z.string();
+const optionalText = z.optional(z.string());
+const titleList = z.pipe(z.optional(z.string()), z.transform((s) => parseTitleList(s)));
+
+function wholeNumber(min: number, max: number) {
+  return z.pipe(
+    z.string().check(z.trim(), z.regex(/^-?\d+$/, { error: 'must be a whole number' })),
+    z.pipe(
+      z.transform((s: string) => Number(s)),
+      z.number().check(z.gte(min, { error: `must be at least ${min}` }), z.lte(max, { error: `must be at most ${max}` })),
+    ),
+  );
+}
+
+function decimal(min: number, max: number) {
+  return z.pipe(
+    z.string().check(z.trim(), z.regex(/^-?\d+(\.\d+)?$/, { error: 'must be a number' })),
+    z.pipe(
+      z.transform((s: string) => Number(s)),
+      z.number().check(z.gte(min, { error: `must be at least ${min}` }), z.lte(max, { error: `must be at most ${max}` })),
+    ),
+  );
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `must be one of: ${values.join(', ')}` });
+}
+
+/** An empty field counts as absent, as TiddlyWiki users expect. */
+function blankable<T extends z.core.$ZodType>(schema: T) {
+  return z.pipe(
+    z.transform((v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)),
+    z.optional(schema),
+  );
+}
+
+const httpUrl = z.string().check(z.trim(), z.regex(/^https?:\/\/[^\s/]+/i, { error: 'must be an http(s) URL such as https://api.openai.com/v1' }));
+
+export const AgentDefinitionSchema = z.object({
+  title: text,
+  text: z._default(z.string(), ''),
+  caption: optionalText,
+  description: optionalText,
+  'agent-provider': z.string().check(z.trim(), z.minLength(1, { error: 'must name a provider profile tiddler' })),
+  'agent-model': optionalText,
+  'agent-tools': titleList,
+  'agent-max-rounds': blankable(wholeNumber(1, 1000)),
+  'agent-write-filter': optionalText,
+  'agent-approval': optionalText,
+  'agent-context-window': blankable(wholeNumber(256, 10_000_000)),
+  'agent-temperature': blankable(decimal(0, 2)),
+});
+export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
+
+export const ProviderProfileSchema = z.object({
+  title: text,
+  caption: optionalText,
+  api: oneOf(PROVIDER_APIS),
+  'base-url': httpUrl,
+  models: titleList,
+  'default-model': optionalText,
+  'context-window': blankable(wholeNumber(256, 10_000_000)),
+  'max-output': blankable(wholeNumber(1, 1_000_000)),
+  'api-key-name': optionalText,
+  /** Seconds without any data from the server before a request is given up. */
+  timeout: blankable(wholeNumber(1, 3600)),
+});
+export type ProviderProfile = z.output<typeof ProviderProfileSchema>;
+
+export const ChatSchema = z.object({
+  title: text,
+  agent: z.string().check(z.trim(), z.minLength(1, { error: 'must name an agent definition tiddler' })),
+  'agent-status': z._default(blankable(oneOf(CHAT_STATUSES)), 'idle'),
+  'agent-parent': optionalText,
+  'agent-hidden': optionalText,
+});
+export type Chat = z.output<typeof ChatSchema>;
+
+export const MessageSchema = z.object({
+  title: text,
+  text: z._default(z.string(), ''),
+  'agent-chat': text,
+  'agent-seq': wholeNumber(0, Number.MAX_SAFE_INTEGER),
+  role: oneOf(MESSAGE_ROLES),
+  type: optionalText,
+  created: optionalText,
+  'agent-round': blankable(wholeNumber(0, 1_000_000)),
+  'agent-duration': blankable(wholeNumber(0, 1_000_000)),
+  'agent-finish': blankable(oneOf(MESSAGE_FINISHES)),
+  'tool-name': optionalText,
+  'tool-call-id': optionalText,
+  'tool-args': optionalText,
+  'tool-status': blankable(oneOf(['ok', 'error', 'denied', 'timeout'] as const)),
+  attachments: titleList,
+  model: optionalText,
+  'tokens-in': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
+  'tokens-out': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
+  reasoning: optionalText,
+});
+export type Message = z.output<typeof MessageSchema>;
+
+/** A definition or profile that cannot be used, with the tiddler and field to fix. */
+export class ConfigError extends Error {
+  constructor(
+    readonly tiddler: string,
+    readonly field: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse tiddler fields, or throw a ConfigError naming the tiddler and the first bad field. */
+export function parseTiddler<S extends z.core.$ZodType>(schema: S, kind: string, fields: Record<string, string>): z.output<S> {
+  const result = z.safeParse(schema, fields);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length ? String(issue.path[0]) : undefined;
+  const got = field !== undefined ? fields[field] : undefined;
+  const what = field === undefined ? issue.message : got === undefined ? `the field "${field}" is missing` : `the field "${field}" ${issue.message} (it is "${got}")`;
+  throw new ConfigError(fields.title ?? '', field, `${kind} "${fields.title}": ${what}.`);
+}

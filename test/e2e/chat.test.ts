@@ -1,0 +1,152 @@
+// The chat slice in a real browser against the served demo wiki: create a chat, send, see the
+// reply stream and render as wikitext, follow a link, Stop, reload, and the API key never
+// leaving the browser's password store.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { navigate, openWiki, serveDemoWiki, until, waitForSync, type ServedWiki } from '../helpers/e2e';
+import { ROOT } from '../helpers/tw';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultReply } = require('../../scripts/mock-llm.cjs');
+
+jest.setTimeout(60_000);
+
+const SECRET = 'sk-e2e-SECRET-do-not-leak-0123456789';
+const SCREENSHOT = path.join(ROOT, 'output', 'e2e', 'chat.png');
+
+let wiki: ServedWiki;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  // The demo's mock provider asks for a key, so the test can follow a real key end to end.
+  wiki = await serveDemoWiki({ mockDelayMs: 25, providerFields: { 'api-key-name': 'mock-api-key' } });
+  ({ context, page, errors } = await openWiki(wiki));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await wiki?.stop();
+});
+
+const chatSelector = (title: string) => `.tc-ai-chat[data-chat="${title}"]`;
+
+async function sendInChat(title: string, text: string) {
+  const chat = page.locator(chatSelector(title));
+  await chat.locator('textarea.tc-ai-chat-input').fill(text);
+  await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
+}
+
+test('the API key is entered in the settings and kept in the password store only', async () => {
+  // The settings tab of the control panel, opened as a tiddler of its own.
+  await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  const provider = page.locator('.tc-ai-settings-provider[data-provider="$:/demo/providers/mock-llm"]');
+  await provider.locator('input[type="password"]').fill(SECRET);
+  await provider.locator('input[type="password"]').press('Tab');
+  expect(await page.evaluate(() => (window as any).$tw.utils.getPassword('mock-api-key'))).toBe(SECRET);
+});
+
+test('New chat creates a chat; the reply streams, renders as wikitext and is written once', async () => {
+  await page.locator('button[data-ai-action="new-chat"]').first().click();
+  const chat = page.locator(chatSelector('Chat'));
+  await chat.waitFor();
+  const messagePuts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'PUT' && request.url().includes(encodeURIComponent('$:/ai/messages/Chat/'))) messagePuts.push(decodeURIComponent(request.url()));
+  });
+
+  await sendInChat('Chat', 'Hello agent, what can you do?');
+  // The user's message is a tiddler at once; the reply streams into its own bubble first.
+  await chat.locator('.tc-ai-message-user').filter({ hasText: 'Hello agent' }).waitFor();
+  const streaming = chat.locator('.tc-ai-message-streaming .tc-ai-message-body');
+  await streaming.filter({ hasText: 'Mock reply' }).waitFor();
+  expect(await chat.getAttribute('data-status')).toBe('working');
+  expect(await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Chat]role[assistant]]').length)).toBe(0);
+
+  const reply = chat.locator('.tc-ai-message-assistant[data-message]');
+  await reply.waitFor();
+  await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached' });
+  expect(await chat.getAttribute('data-status')).toBe('completed');
+  // Rendered as wikitext: ''bold'' becomes <strong>, [[link]] a working tiddler link.
+  expect(await reply.locator('strong').first().textContent()).toBe('Mock reply');
+  const link = reply.locator('a.tc-tiddlylink', { hasText: 'Welcome to TiddlyAgent' });
+  expect(await link.count()).toBe(1);
+
+  const stored = await page.evaluate(() => {
+    const tw = (window as any).$tw;
+    const title = tw.wiki.filterTiddlers('[field:agent-chat[Chat]role[assistant]]')[0];
+    return tw.wiki.getTiddler(title).getFieldStrings();
+  });
+  expect(stored.text).toBe(defaultReply('Hello agent, what can you do?'));
+  expect(stored.type).toBe('text/vnd.tiddlywiki');
+  expect(wiki.mock.requests.at(-1).headers.authorization).toBe(`Bearer ${SECRET}`);
+
+  await waitForSync(page);
+  const replyPuts = messagePuts.filter((url) => url.endsWith(stored.title));
+  expect(replyPuts).toHaveLength(1);
+
+  fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: false });
+
+  await link.click();
+  await page.locator('[data-tiddler-title="Welcome to TiddlyAgent"]').first().waitFor();
+});
+
+test('Stop aborts the HTTP request and keeps the partial reply, marked incomplete', async () => {
+  const chat = page.locator(chatSelector('Chat'));
+  await chat.scrollIntoViewIfNeeded();
+  const before = wiki.mock.requests.length;
+  await sendInChat('Chat', 'mock:slow please write a lot');
+  await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+ \w+ \w+/ }).waitFor();
+  await chat.locator('button.tc-ai-chat-stop').click();
+  await until(() => wiki.mock.requests.length > before && wiki.mock.requests.at(-1).aborted === true, 'the mock to see the request aborted');
+  await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached' });
+  expect(await chat.getAttribute('data-status')).toBe('canceled');
+  const partial = chat.locator('.tc-ai-message-assistant[data-message]').last();
+  expect(await partial.locator('.tc-ai-message-incomplete').count()).toBe(1);
+  expect(await page.evaluate(() => (window as any).$tw.wiki.getTiddler('Chat').fields['agent-status'])).toBe('canceled');
+});
+
+test('an HTTP error ends the turn with a clear error in the chat', async () => {
+  const chat = page.locator(chatSelector('Chat'));
+  await sendInChat('Chat', 'mock:401');
+  const error = chat.locator('.tc-ai-message-error').last();
+  await error.filter({ hasText: '401' }).waitFor();
+  expect(await chat.getAttribute('data-status')).toBe('failed');
+});
+
+test('a reload shows the history; a reload during a turn leaves the chat interrupted', async () => {
+  await sendInChat('Chat', 'mock:slow and then reload');
+  const chat = page.locator(chatSelector('Chat'));
+  await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+/ }).waitFor();
+  await waitForSync(page); // the user's message and the `working` status reached the server
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  await navigate(page, 'Chat');
+  const reloaded = page.locator(chatSelector('Chat'));
+  await reloaded.waitFor();
+  expect(await reloaded.getAttribute('data-status')).toBe('interrupted');
+  const texts = await reloaded.locator('.tc-ai-message[data-message] .tc-ai-message-body').allTextContents();
+  expect(texts.some((t) => t.includes('Hello agent'))).toBe(true);
+  expect(texts.some((t) => t.includes('Mock reply'))).toBe(true);
+  expect(texts.some((t) => t.includes('mock:slow and then reload'))).toBe(true);
+  expect(texts.at(-1)).toMatch(/interrupted/);
+});
+
+test('the key is absent from the served HTML, tiddlers.json, the saved HTML and the wiki folder', async () => {
+  const served = await (await fetch(wiki.url + '/')).text();
+  const json = await (await fetch(wiki.url + '/recipes/default/tiddlers.json')).text();
+  expect(served).toContain('$:/plugins/tiddlyagent/agent');
+  expect(json).toContain('Chat');
+  expect(served).not.toContain(SECRET);
+  expect(json).not.toContain(SECRET);
+  const saved = await page.evaluate(() => (window as any).$tw.wiki.renderTiddler('text/plain', '$:/core/save/all'));
+  expect(saved.length).toBeGreaterThan(100000);
+  expect(saved).not.toContain(SECRET);
+  for (const file of fs.readdirSync(path.join(wiki.dir, 'tiddlers'))) {
+    expect(fs.readFileSync(path.join(wiki.dir, 'tiddlers', file), 'utf8')).not.toContain(SECRET);
+  }
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,110 @@
+// Browser end-to-end harness: a real TiddlyWiki server (Node.js server edition with the
+// filesystem and tiddlyweb plugins) on a copy of the demo wiki in a temp folder, the mock
+// LLM on loopback, and a page in the Chromium that the jest global setup started.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from './tw';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startMockLlm } = require('../../scripts/mock-llm.cjs');
+
+export type MockLlm = Awaited<ReturnType<typeof startMockLlm>>;
+
+export interface ServedWiki {
+  url: string;
+  dir: string;
+  mock: MockLlm;
+  stop(): Promise<void>;
+}
+
+/** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
+export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
+  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-e2e-'));
+  fs.writeFileSync(
+    path.join(dir, 'tiddlywiki.info'),
+    JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }),
+  );
+  fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
+  const provider: Record<string, string> = {
+    title: '$:/demo/providers/mock-llm',
+    tags: '$:/tags/AI/Provider',
+    caption: 'Mock LLM (offline demo, not a real model)',
+    api: 'openai-chat',
+    'base-url': mock.url,
+    'default-model': 'mock-model',
+    ...options.providerFields,
+  };
+  fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
+  const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
+  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /Serving on (http:\/\/[^\s]+)/.exec(output);
+      if (m) resolve(m[1]!.replace(/\/$/, ''));
+    };
+    server.stdout!.on('data', onData);
+    server.stderr!.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`TiddlyWiki server exited with ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    dir,
+    mock,
+    async stop() {
+      server.kill('SIGTERM');
+      await mock.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let browser: Browser | undefined;
+
+export async function connectBrowser(): Promise<Browser> {
+  const ws = process.env.TIDDLYAGENT_BROWSER_WS;
+  if (!ws) throw new Error('No shared browser: run the e2e tests through jest (the global setup starts Chromium)');
+  browser ??= await chromium.connect(ws);
+  return browser;
+}
+
+export async function openWiki(wiki: ServedWiki): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await (await connectBrowser()).newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!(window as unknown as { $tw?: { wiki?: unknown; rootWidget?: unknown } }).$tw?.rootWidget);
+  return { context, page, errors };
+}
+
+/** Wait until the browser's syncer has saved everything to the server. */
+export async function waitForSync(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const tw = (window as unknown as { $tw: { syncer?: { isDirty(): boolean } } }).$tw;
+    return !!tw.syncer && !tw.syncer.isDirty();
+  });
+}
+
+/** Poll a condition in this process (e.g. the mock's request log) without fixed sleeps. */
+export async function until(condition: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Open a tiddler in the story river, as clicking a link to it would. */
+export async function navigate(page: Page, title: string): Promise<void> {
+  await page.evaluate((t) => {
+    const tw = (window as unknown as { $tw: { Story: new (o: object) => { navigateTiddler(t: string): void }; wiki: unknown } }).$tw;
+    new tw.Story({ wiki: tw.wiki }).navigateTiddler(t);
+  }, title);
+}
