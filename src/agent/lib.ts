@@ -3,11 +3,14 @@ The TiddlyAgent library module: everything the widgets, startup modules and othe
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
 export { getRunner } from './runner/default-runner';
-export { LocalRunner, type RunnerHost } from './runner/local-runner';
+export { LocalRunner, type ApprovalChoice, type RunnerHost } from './runner/local-runner';
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';
 export { ChatStore, messagePrefix, MESSAGE_PREFIX } from './store/chat-store';
 export * from './store/schemas';
 export { EventBus, type AgentEvent } from './engine/events';
+export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
+export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
+export { defineTool, type ToolDefinition, type ToolOutput } from './tools/tool';
 export { initialLiveState, reduceLiveState, type LiveChatState } from './ui/live-state';
 export { parseSafeWikitext, SAFE_RULES } from './ui/safe-render';

@@ -3,6 +3,7 @@ The typed events a turn emits, wherever it runs. The chat UI applies them throug
 reducer (ui/live-state.ts); a future server runner carries exactly these over its push channel.
 \*/
 import type { ChatStatus } from '../store/schemas';
+import type { ContextUsage } from './context';
 
 export type AgentEvent =
   | { type: 'status'; chat: string; status: ChatStatus }
@@ -13,6 +14,13 @@ export type AgentEvent =
   /** The reply was written as a message tiddler (or dropped when `title` is undefined). */
   | { type: 'reply-finished'; chat: string; title?: string }
   | { type: 'usage'; chat: string; inputTokens?: number; outputTokens?: number }
+  /** How the prompt of this round fills the context window, in estimated tokens. */
+  | { type: 'context'; chat: string; usage: ContextUsage }
+  | { type: 'retrying'; chat: string; attempt: number; maxAttempts: number; delayMs: number; reason: string }
+  | { type: 'tool-started'; chat: string; callId: string; name: string }
+  | { type: 'tool-finished'; chat: string; callId: string; name: string; status: string }
+  /** A tool call waits for the user's approval, or a question for an answer. */
+  | { type: 'waiting'; chat: string; message: string; reason: 'approval' | 'question' }
   | { type: 'error'; chat: string; message: string };
 
 export type AgentEventListener = (event: AgentEvent) => void;

@@ -1,15 +1,19 @@
 /*\
-LocalRunner: runs turns in this process (the browser tab, or Node when embedded). One
-active turn per chat; a send during a turn waits in a queue and runs after it. Stop aborts
-the HTTP request at once.
+LocalRunner: runs turns in this process (the browser tab, or Node when embedded). One active
+turn per chat; a send during a turn waits in a queue and runs after it. Stop aborts the HTTP
+request at once. The user's decisions (approvals, answers) are written into the waiting
+messages and the turn resumes from them, so a reload in between loses nothing.
 \*/
 import { EventBus } from '../engine/events';
-import { runTurn, type TurnResult } from '../engine/turn';
+import type { EnginePlugin } from '../engine/hooks';
+import { CHAT_ALLOWED_TOOLS, runTurn, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
-import type { ProviderProfile } from '../store/schemas';
-import type { WikiPort } from '../store/wiki-port';
+import type { Message, ProviderProfile } from '../store/schemas';
+import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
+import { formatClarifications } from '../tools/control-tools';
+import type { ToolDefinition } from '../tools/tool';
 
 export interface RunnerHost {
   wiki: WikiPort;
@@ -18,10 +22,15 @@ export interface RunnerHost {
   getApiKey(name: string): string | undefined;
   /** Where the user sets a missing key, for the error message. */
   keyHint: string;
+  tools: ReadonlyMap<string, ToolDefinition>;
+  plugins?: ReadonlyMap<string, EnginePlugin>;
 }
+
+export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
 
 interface QueuedSend {
   text: string;
+  attachments: string[];
   resolve(result: TurnResult): void;
 }
 
@@ -37,6 +46,7 @@ export class LocalRunner {
   readonly store: ChatStore;
   private active = new Map<string, ActiveTurn>();
   private queues = new Map<string, QueuedSend[]>();
+  private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly host: RunnerHost) {
     this.store = new ChatStore(host.wiki);
@@ -51,32 +61,82 @@ export class LocalRunner {
     return (this.queues.get(chat) ?? []).map((q) => q.text);
   }
 
-  /** Send a user message; resolves when its turn has ended. */
-  send(chat: string, text: string): Promise<TurnResult> {
-    const running = this.active.get(chat);
-    if (running) {
+  /** Send a user message; resolves when its turn has ended (or waits for the user). */
+  send(chat: string, text: string, attachments: string[] = []): Promise<TurnResult> {
+    if (this.active.has(chat)) {
       return new Promise((resolve) => {
         const queue = this.queues.get(chat) ?? [];
-        queue.push({ text, resolve });
+        queue.push({ text, attachments, resolve });
         this.queues.set(chat, queue);
         this.bus.emit({ type: 'status', chat, status: 'working' });
       });
     }
-    return this.start(chat, text);
+    // A new message supersedes whatever the last turn was waiting for.
+    this.closePending(chat, 'The user sent a new message instead.');
+    return this.start(chat, { userText: text, attachments });
   }
 
-  /** Abort the active turn (and drop anything queued behind it). */
+  /** Abort the active turn (or end a waiting one) and drop anything queued behind it. */
   stop(chat: string): void {
     for (const q of this.queues.get(chat) ?? []) q.resolve({ status: 'canceled' });
     this.queues.delete(chat);
-    this.active.get(chat)?.controller.abort();
+    const turn = this.active.get(chat);
+    if (turn) turn.controller.abort();
+    else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
+      this.closePending(chat, 'The user stopped the turn.');
+      this.store.setStatus(chat, 'canceled');
+      this.bus.emit({ type: 'status', chat, status: 'canceled' });
+    }
   }
 
-  /** After a reload or restart, no turn can still be running here: mark such chats. */
-  markInterrupted(): string[] {
+  /** The user's answer to a confirmation card. */
+  decide(chat: string, message: string, choice: ApprovalChoice): Promise<TurnResult> | undefined {
+    const fields = this.host.wiki.getFields(message);
+    if (!fields || fields['tool-status'] !== 'pending' || fields['agent-chat'] !== chat) return undefined;
+    const tool = fields['tool-name'] ?? '';
+    if (choice === 'chat') {
+      const allowed = parseTitleList(this.host.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
+      if (!allowed.includes(tool)) this.store.setStatus(chat, 'input-required', { [CHAT_ALLOWED_TOOLS]: stringifyTitleList([...allowed, tool]) });
+    } else if (choice === 'always') {
+      this.allowAlways(chat, tool);
+    }
+    this.store.updateMessage(message, { approval: choice });
+    return this.resumeWhenReady(chat);
+  }
+
+  /** The user's answers to an ask-question card; `null` cancels the turn without a reply. */
+  answer(chat: string, message: string, answers: string[] | null): Promise<TurnResult> | undefined {
+    const fields = this.host.wiki.getFields(message);
+    if (!fields || fields['tool-status'] !== 'pending' || fields['agent-chat'] !== chat) return undefined;
+    if (answers === null) {
+      this.store.updateMessage(message, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
+      this.closePending(chat, 'The user dismissed the question.');
+      this.store.setStatus(chat, 'canceled');
+      this.bus.emit({ type: 'status', chat, status: 'canceled' });
+      return Promise.resolve({ status: 'canceled' });
+    }
+    let question = '';
+    try {
+      question = (JSON.parse(fields['tool-args'] ?? '{}') as { question?: string }).question ?? '';
+    } catch {
+      // the question text is only used to label the answer
+    }
+    const text = formatClarifications([{ question, answer: answers.join(', ') }]);
+    this.store.updateMessage(message, { 'tool-status': 'ok', text });
+    return this.resumeWhenReady(chat);
+  }
+
+  /**
+   * After a reload or restart no turn can still be running here: a chat left `working` is
+   * marked `interrupted`; waiting chats keep waiting, with their confirmation timers restored.
+   */
+  restore(): string[] {
     const marked: string[] = [];
     for (const chat of this.store.listChats()) {
-      if (this.active.has(chat) || this.host.wiki.getFields(chat)?.['agent-status'] !== 'working') continue;
+      const status = this.host.wiki.getFields(chat)?.['agent-status'];
+      if (this.active.has(chat)) continue;
+      if (status === 'input-required') this.scheduleExpiry(chat);
+      if (status !== 'working') continue;
       this.store.appendMessage(chat, { role: 'error', text: 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.' });
       this.store.setStatus(chat, 'interrupted');
       marked.push(chat);
@@ -84,11 +144,66 @@ export class LocalRunner {
     return marked;
   }
 
-  private start(chat: string, text: string): Promise<TurnResult> {
+  private pendingMessages(chat: string): Message[] {
+    return this.store.listMessages(chat).filter((m) => m.role === 'tool' && m['tool-status'] === 'pending');
+  }
+
+  private closePending(chat: string, reason: string): void {
+    for (const m of this.pendingMessages(chat)) this.store.updateMessage(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
+  }
+
+  /** Resume once every waiting call of the chat has a decision or an answer. */
+  private resumeWhenReady(chat: string): Promise<TurnResult> | undefined {
+    if (this.active.has(chat)) return undefined;
+    const undecided = this.pendingMessages(chat).some((m) => (m['tool-name'] === 'ask-question' ? true : !m.approval));
+    if (undecided) return undefined;
+    return this.start(chat, {});
+  }
+
+  private allowAlways(chat: string, tool: string): void {
+    const agentTitle = this.host.wiki.getFields(chat)?.agent;
+    const agent = agentTitle ? this.host.wiki.getFields(agentTitle) : undefined;
+    if (!agent) return;
+    let config: Record<string, { mode?: string }> = {};
+    try {
+      config = agent['agent-approval'] ? JSON.parse(agent['agent-approval']) : {};
+    } catch {
+      return; // a broken config is reported by the turn itself
+    }
+    config[tool] = { ...config[tool], mode: 'auto' };
+    this.host.wiki.putTiddler({ ...agent, 'agent-approval': JSON.stringify(config) });
+  }
+
+  /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
+  private scheduleExpiry(chat: string): void {
+    clearTimeout(this.expiryTimers.get(chat));
+    this.expiryTimers.delete(chat);
+    const expiries = this.pendingMessages(chat)
+      .filter((m) => !m.approval && m['approval-expires'])
+      .map((m) => Number(m['approval-expires']));
+    if (!expiries.length) return;
+    const wait = Math.max(0, Math.min(...expiries) - Date.now());
+    this.expiryTimers.set(
+      chat,
+      setTimeout(() => {
+        this.expiryTimers.delete(chat);
+        if (!this.active.has(chat) && this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') void this.start(chat, {});
+      }, wait),
+    );
+  }
+
+  private start(chat: string, input: { userText?: string; attachments?: string[] }): Promise<TurnResult> {
     const controller = new AbortController();
+    clearTimeout(this.expiryTimers.get(chat));
     const done = runTurn(
-      { store: this.store, createModel: (profile) => this.createModel(profile), emit: (e) => this.bus.emit(e) },
-      { chat, userText: text, signal: controller.signal },
+      {
+        store: this.store,
+        createModel: (profile) => this.createModel(profile),
+        emit: (e) => this.bus.emit(e),
+        tools: this.host.tools,
+        plugins: this.host.plugins,
+      },
+      { chat, signal: controller.signal, ...input },
     )
       .catch((e: unknown): TurnResult => {
         // Last line of defence: the engine handles every expected failure itself.
@@ -102,9 +217,11 @@ export class LocalRunner {
         this.bus.emit({ type: 'status', chat, status: 'failed' });
         return { status: 'failed', error: message };
       })
-      .finally(() => {
+      .then((result) => {
         this.active.delete(chat);
+        if (result.status === 'input-required') this.scheduleExpiry(chat);
         this.runNextQueued(chat);
+        return result;
       });
     this.active.set(chat, { controller, done });
     return done;
@@ -114,7 +231,10 @@ export class LocalRunner {
     const queue = this.queues.get(chat);
     const next = queue?.shift();
     if (!queue?.length) this.queues.delete(chat);
-    if (next) void this.start(chat, next.text).then(next.resolve);
+    if (next) {
+      this.closePending(chat, 'The user sent a new message instead.');
+      void this.start(chat, { userText: next.text, attachments: next.attachments }).then(next.resolve);
+    }
   }
 
   private createModel(profile: ProviderProfile): LanguageModel {

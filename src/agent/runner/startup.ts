@@ -1,6 +1,7 @@
 /*\
 Browser start-up: a turn cannot survive a page load, so a chat still marked `working` was
-cut off by a reload or a closed tab; mark it `interrupted` with a message saying so.
+cut off by a reload or a closed tab and is marked `interrupted`; chats waiting for the user
+keep waiting (their cards are tiddlers) and their confirmation timeouts are restored.
 \*/
 import { getRunner } from '$:/plugins/tiddlyagent/agent/lib.js';
 
@@ -10,5 +11,5 @@ export const after = ['startup'];
 export const synchronous = true;
 
 export function startup(): void {
-  getRunner().markInterrupted();
+  getRunner().restore();
 }

@@ -34,6 +34,13 @@ export interface NewMessage {
   tokensOut?: number;
   reasoning?: string;
   attachments?: string[];
+  toolCalls?: { id: string; name: string; args: unknown }[];
+  toolName?: string;
+  toolCallId?: string;
+  toolArgs?: unknown;
+  toolStatus?: Message['tool-status'];
+  duration?: number;
+  approvalExpires?: string;
 }
 
 export function messagePrefix(chat: string): string {
@@ -116,17 +123,40 @@ export class ChatStore {
       'tokens-out': message.tokensOut,
       reasoning: message.reasoning || undefined,
       attachments: message.attachments?.length ? stringifyTitleList(message.attachments) : undefined,
+      'tool-calls': message.toolCalls?.length ? JSON.stringify(message.toolCalls) : undefined,
+      'tool-name': message.toolName,
+      'tool-call-id': message.toolCallId,
+      'tool-args': message.toolArgs === undefined ? undefined : JSON.stringify(message.toolArgs),
+      'tool-status': message.toolStatus,
+      'agent-duration': message.duration,
+      'approval-expires': message.approvalExpires,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);
     return title;
   }
 
-  /** Set a chat's status; other fields (and `modified`) are kept, so Recent is not bumped. */
-  setStatus(chat: string, status: ChatStatus): void {
+  /** Change fields of an existing message (a decision, a tool result); one write. */
+  updateMessage(title: string, changes: Record<string, string | undefined>): void {
+    const fields = this.wiki.getFields(title);
+    if (!fields) return;
+    const next = { ...fields };
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) delete next[k];
+      else next[k] = v;
+    }
+    this.wiki.putTiddler(next);
+  }
+
+  /**
+   * Set a chat's status (and optionally other chat fields) in one write; `modified` is
+   * kept, so a running chat does not jump to the top of Recent.
+   */
+  setStatus(chat: string, status: ChatStatus, extra: Record<string, string> = {}): void {
     const fields = this.wiki.getFields(chat);
-    if (!fields || fields['agent-status'] === status) return;
-    this.wiki.putTiddler({ ...fields, 'agent-status': status });
+    if (!fields) return;
+    if (fields['agent-status'] === status && Object.entries(extra).every(([k, v]) => fields[k] === v)) return;
+    this.wiki.putTiddler({ ...fields, ...extra, 'agent-status': status });
   }
 
   /** Create a chat tiddler for an agent and return its (unique) title. */

@@ -18,6 +18,10 @@ export type ProviderApi = (typeof PROVIDER_APIS)[number];
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'error'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
+/** `pending`: waiting for the user (a confirmation or an answer to a question). */
+export const TOOL_STATUSES = ['ok', 'error', 'denied', 'timeout', 'pending'] as const;
+export type ToolStatus = (typeof TOOL_STATUSES)[number];
+
 /** How an assistant message ended, when not normally. */
 export const MESSAGE_FINISHES = ['stop', 'length', 'canceled', 'error', 'interrupted'] as const;
 
@@ -72,6 +76,17 @@ export const AgentDefinitionSchema = z.object({
   'agent-approval': optionalText,
   'agent-context-window': blankable(wholeNumber(256, 10_000_000)),
   'agent-temperature': blankable(decimal(0, 2)),
+  /** `native` function calling (default) or the `text` protocol for models without it. */
+  'agent-tool-protocol': z._default(blankable(oneOf(['native', 'text'] as const)), 'native'),
+  /** Seconds a tool call may run before it is given up. */
+  'agent-tool-timeout': blankable(wholeNumber(1, 3600)),
+  /** Seconds a confirmation may wait before the call is denied. */
+  'agent-approval-timeout': blankable(wholeNumber(1, 30 * 24 * 3600)),
+  /** Token budgets (input + output, summed over model calls) per turn and per chat. */
+  'agent-turn-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+  'agent-chat-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+  /** Extra engine plugins (module-type tiddlyagent-engine-plugin) by name. */
+  'agent-plugins': titleList,
 });
 export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
 
@@ -113,7 +128,13 @@ export const MessageSchema = z.object({
   'tool-name': optionalText,
   'tool-call-id': optionalText,
   'tool-args': optionalText,
-  'tool-status': blankable(oneOf(['ok', 'error', 'denied', 'timeout'] as const)),
+  'tool-status': blankable(oneOf(TOOL_STATUSES)),
+  /** Assistant messages: the tool calls of the reply, JSON [{id, name, args}]. */
+  'tool-calls': optionalText,
+  /** Pending tool messages: when an unanswered confirmation is denied (TiddlyWiki date). */
+  'approval-expires': optionalText,
+  /** The user's decision on a pending call: once | chat | always | deny. */
+  approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
   attachments: titleList,
   model: optionalText,
   'tokens-in': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),

@@ -42,6 +42,7 @@ class AiChatWidget extends Widget {
   private list!: HTMLElement;
   private olderButton!: HTMLButtonElement;
   private statusLine!: HTMLElement;
+  private meter!: HTMLElement;
   private textarea?: HTMLTextAreaElement;
   private sendButton?: HTMLButtonElement;
   private stopButton?: HTMLButtonElement;
@@ -64,13 +65,17 @@ class AiChatWidget extends Widget {
     this.olderButton.addEventListener?.('click', () => this.showOlder());
     this.list.appendChild(this.olderButton);
     this.statusLine = el(doc, 'div', 'tc-ai-chat-status');
+    this.meter = el(doc, 'div', 'tc-ai-chat-meter');
     this.root.appendChild(this.list);
-    this.root.appendChild(this.statusLine);
+    const footer = el(doc, 'div', 'tc-ai-chat-footer');
+    footer.appendChild(this.statusLine);
+    footer.appendChild(this.meter);
+    this.root.appendChild(footer);
     if ($tw.browser) {
       this.root.appendChild(this.renderComposer(doc));
       this.unsubscribe = getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
       const runner = getRunner();
-      if (runner.isActive(this.chat)) this.live = { status: 'working' };
+      if (runner.isActive(this.chat)) this.live = { ...initialLiveState(), status: 'working' };
     }
     this.syncMessages();
     this.updateStatus();
@@ -191,8 +196,93 @@ class AiChatWidget extends Widget {
     const view: MessageView = { element, seq };
     const body = String(fields.text ?? '');
     if (role === 'assistant') view.body = this.renderWikitext(body, bodyElement);
+    else if (role === 'tool') this.renderToolMessage(doc, title, fields, element, meta, bodyElement);
     else bodyElement.textContent = body;
     return view;
+  }
+
+  /** A tool call: a compact card, or, while it waits for the user, a confirmation or question card. */
+  private renderToolMessage(doc: Doc, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): void {
+    const name = String(fields['tool-name'] ?? '');
+    const status = String(fields['tool-status'] ?? '');
+    const args = String(fields['tool-args'] ?? '{}');
+    element.setAttribute('data-tool', name);
+    element.setAttribute('data-tool-status', status);
+    meta.appendChild(el(doc, 'span', 'tc-ai-tool-name', name));
+    meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, this.lingo(`ToolStatus/${status}`) || status));
+    if (status === 'pending' && name === 'ask-question') return this.renderQuestion(doc, title, args, body);
+    if (status === 'pending') return this.renderApproval(doc, title, name, args, String(fields.text ?? ''), body);
+    const details = el(doc, 'details', 'tc-ai-tool-details');
+    details.appendChild(el(doc, 'summary', '', this.lingo('ToolDetails')));
+    details.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
+    details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', String(fields.text ?? '')));
+    body.appendChild(details);
+  }
+
+  private renderApproval(doc: Doc, title: string, name: string, args: string, preview: string, body: HTMLElement): void {
+    const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
+    card.appendChild(el(doc, 'div', 'tc-ai-card-title', this.lingo('Approval/Title').replace('$tool$', name)));
+    card.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
+    if (preview) card.appendChild(el(doc, 'pre', 'tc-ai-approval-preview', preview));
+    const buttons = el(doc, 'div', 'tc-ai-card-buttons');
+    for (const choice of ['once', 'chat', 'always', 'deny'] as const) {
+      const button = el(doc, 'button', `tc-ai-approve-${choice}`, this.lingo(`Approval/${choice}`)) as HTMLButtonElement;
+      button.setAttribute('data-ai-action', `approve-${choice}`);
+      button.addEventListener?.('click', () => void getRunner().decide(this.chat, title, choice));
+      buttons.appendChild(button);
+    }
+    card.appendChild(buttons);
+    body.appendChild(card);
+  }
+
+  private renderQuestion(doc: Doc, title: string, args: string, body: HTMLElement): void {
+    let q: { question?: string; inputType?: string; options?: string[]; allowFreeform?: boolean } = {};
+    try {
+      q = JSON.parse(args);
+    } catch {
+      // shown with an empty question; the user can still dismiss it
+    }
+    const card = el(doc, 'div', 'tc-ai-card tc-ai-question');
+    card.appendChild(el(doc, 'div', 'tc-ai-card-title', q.question ?? ''));
+    const inputs: HTMLInputElement[] = [];
+    const multi = q.inputType === 'multi-select';
+    for (const option of q.inputType === 'text' ? [] : (q.options ?? [])) {
+      const label = el(doc, 'label', 'tc-ai-question-option');
+      const input = doc.createElement('input');
+      input.type = multi ? 'checkbox' : 'radio';
+      input.name = `ai-question-${title}`;
+      input.value = option;
+      inputs.push(input);
+      label.appendChild(input);
+      label.appendChild(text(doc, ' ' + option));
+      card.appendChild(label);
+    }
+    let free: HTMLInputElement | undefined;
+    if (q.inputType === 'text' || q.allowFreeform !== false) {
+      free = doc.createElement('input');
+      free.type = 'text';
+      free.className = 'tc-ai-question-free';
+      free.placeholder = this.lingo('Question/Free');
+      card.appendChild(free);
+    }
+    const buttons = el(doc, 'div', 'tc-ai-card-buttons');
+    const submit = el(doc, 'button', 'tc-ai-question-submit', this.lingo('Question/Submit'));
+    submit.setAttribute('data-ai-action', 'answer');
+    submit.addEventListener?.('click', () => {
+      const answers = inputs.filter((i) => i.checked).map((i) => i.value);
+      if (free?.value.trim()) answers.push(free.value.trim());
+      void getRunner().answer(this.chat, title, answers);
+    });
+    const cancel = el(doc, 'button', 'tc-ai-question-cancel', this.lingo('Question/Cancel'));
+    cancel.setAttribute('data-ai-action', 'dismiss');
+    cancel.addEventListener?.('click', () => void getRunner().answer(this.chat, title, null));
+    buttons.appendChild(submit);
+    buttons.appendChild(cancel);
+    card.appendChild(buttons);
+    card.addEventListener?.('keydown', (event: Event) => {
+      if ((event as KeyboardEvent).key === 'Escape') void getRunner().answer(this.chat, title, null);
+    });
+    body.appendChild(card);
   }
 
   private renderReasoning(doc: Doc, reasoning: string): HTMLElement {
@@ -224,7 +314,7 @@ class AiChatWidget extends Widget {
       this.endStreamView();
       this.syncMessages();
     }
-    if (event.type === 'status' || event.type === 'reply-finished' || event.type === 'error') this.updateStatus();
+    if (event.type !== 'text-delta' && event.type !== 'reasoning-delta') this.updateStatus();
   }
 
   private startStreamView(): void {
@@ -287,10 +377,46 @@ class AiChatWidget extends Widget {
     const status = active ? 'working' : stored;
     this.root.setAttribute('data-status', status);
     let line = this.lingo(`Status/${status}`);
+    const retrying = active ? this.live.retrying : undefined;
+    if (retrying) {
+      line = this.lingo('Retrying')
+        .replace('$attempt$', String(retrying.attempt))
+        .replace('$max$', String(retrying.maxAttempts))
+        .replace('$seconds$', String(Math.round(retrying.delayMs / 1000)));
+    } else if (active && this.live.runningTools.length) {
+      line = this.lingo('RunningTools').replace('$tools$', this.live.runningTools.join(', '));
+    }
     const queued = active ? getRunner().queued(this.chat).length : 0;
     if (queued) line += ' ' + this.lingo('Queued').replace('$count$', String(queued));
     this.statusLine.textContent = line;
+    this.updateMeter();
     if (this.stopButton) this.stopButton.disabled = !active;
+  }
+
+  /** Tokens of the last prompt against the context window, by part. */
+  private updateMeter(): void {
+    let usage = this.live.context;
+    if (!usage) {
+      try {
+        usage = JSON.parse(String(this.wiki.getTiddler(this.chat)?.fields['agent-context-usage'] ?? ''));
+      } catch {
+        usage = undefined;
+      }
+    }
+    if (!usage) {
+      this.meter.setAttribute('hidden', '');
+      return;
+    }
+    this.meter.removeAttribute('hidden');
+    this.meter.textContent = this.lingo('Meter')
+      .replace('$total$', usage.total.toLocaleString('en'))
+      .replace('$window$', usage.window.toLocaleString('en'))
+      .replace('$system$', String(usage.system + usage.transient))
+      .replace('$tools$', String(usage.tools))
+      .replace('$history$', String(usage.history));
+    const share = usage.window ? Math.min(100, Math.round((usage.total / usage.window) * 100)) : 0;
+    this.meter.setAttribute('data-share', String(share));
+    this.meter.setAttribute('title', `${share}%`);
   }
 
   private renderComposer(doc: Doc): HTMLElement {
@@ -358,6 +484,14 @@ function el(doc: Doc, tag: string, className: string, content?: string): HTMLEle
   if (className) element.className = className;
   if (content !== undefined) element.textContent = content;
   return element;
+}
+
+function prettyJson(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
 }
 
 function text(doc: Doc, content: string): Text {

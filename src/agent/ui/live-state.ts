@@ -1,7 +1,9 @@
 /*\
 The live (not yet persisted) state of a chat, folded from engine events by one reducer:
-the streaming reply, the status as the runner sees it, and the last usage figures.
+the streaming reply, the status as the runner sees it, a retry in progress, running tools
+and the context usage of the last prompt.
 \*/
+import type { ContextUsage } from '../engine/context';
 import type { AgentEvent } from '../engine/events';
 import type { ChatStatus } from '../store/schemas';
 
@@ -9,27 +11,42 @@ export interface LiveChatState {
   status?: ChatStatus;
   streaming?: { text: string; reasoning: string; model: string };
   usage?: { inputTokens?: number; outputTokens?: number };
+  context?: ContextUsage;
+  retrying?: { attempt: number; maxAttempts: number; delayMs: number; reason: string };
+  runningTools: string[];
   lastError?: string;
 }
 
 export function initialLiveState(): LiveChatState {
-  return {};
+  return { runningTools: [] };
 }
 
 export function reduceLiveState(state: LiveChatState, event: AgentEvent): LiveChatState {
   switch (event.type) {
     case 'status':
-      return { ...state, status: event.status, lastError: event.status === 'working' ? undefined : state.lastError };
+      return { ...state, status: event.status, retrying: undefined, runningTools: event.status === 'working' ? state.runningTools : [] };
     case 'reply-started':
       return { ...state, streaming: { text: '', reasoning: '', model: event.model } };
     case 'text-delta':
-      return state.streaming ? { ...state, streaming: { ...state.streaming, text: state.streaming.text + event.text } } : state;
+      return state.streaming ? { ...state, retrying: undefined, streaming: { ...state.streaming, text: state.streaming.text + event.text } } : state;
     case 'reasoning-delta':
-      return state.streaming ? { ...state, streaming: { ...state.streaming, reasoning: state.streaming.reasoning + event.text } } : state;
+      return state.streaming ? { ...state, retrying: undefined, streaming: { ...state.streaming, reasoning: state.streaming.reasoning + event.text } } : state;
     case 'reply-finished':
-      return { ...state, streaming: undefined };
+      return { ...state, streaming: undefined, retrying: undefined };
     case 'usage':
       return { ...state, usage: { inputTokens: event.inputTokens, outputTokens: event.outputTokens } };
+    case 'context':
+      return { ...state, context: event.usage };
+    case 'retrying':
+      return { ...state, retrying: { attempt: event.attempt, maxAttempts: event.maxAttempts, delayMs: event.delayMs, reason: event.reason } };
+    case 'tool-started':
+      return { ...state, runningTools: [...state.runningTools, event.name] };
+    case 'tool-finished': {
+      const i = state.runningTools.indexOf(event.name);
+      return i < 0 ? state : { ...state, runningTools: [...state.runningTools.slice(0, i), ...state.runningTools.slice(i + 1)] };
+    }
+    case 'waiting':
+      return state;
     case 'error':
       return { ...state, lastError: event.message };
   }

@@ -1,0 +1,77 @@
+/*\
+From message tiddlers to provider-neutral history. Messages are the source of truth: the
+prompt of every round, and the resumption of a turn after a reload, are derived from them.
+Error bubbles are for the user and never reach the model; pending tool calls never do either
+(the model is not called while one waits).
+\*/
+import type { ModelMessage, ToolCall } from '../providers/types';
+import type { Message } from '../store/schemas';
+import type { HistoryEntry } from './context';
+import { renderToolResults } from './text-tool-protocol';
+
+export function parseToolCalls(message: Message): ToolCall[] {
+  if (!message['tool-calls']) return [];
+  try {
+    const calls = JSON.parse(message['tool-calls']) as ToolCall[];
+    return Array.isArray(calls) ? calls : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseArgs(message: Message): unknown {
+  try {
+    return message['tool-args'] ? JSON.parse(message['tool-args']) : {};
+  } catch {
+    return message['tool-args'];
+  }
+}
+
+/** The text the model gets for a tool result, status included. */
+export function toolResultText(message: Message): string {
+  const status = message['tool-status'];
+  if (status === 'denied') return `The user did not allow this call. ${message.text}`.trim();
+  if (status === 'error' || status === 'timeout') return `Error: ${message.text}`;
+  return message.text;
+}
+
+/** Rebuild the tool_use blocks of a text-protocol reply, so the model sees its own calls. */
+function withTextToolUses(text: string, calls: ToolCall[]): string {
+  const uses = calls.map((c) => `<tool_use name="${c.name}">${JSON.stringify(c.args ?? {})}</tool_use>`);
+  return [text, ...uses].filter(Boolean).join('\n');
+}
+
+export function buildHistory(messages: Message[], protocol: 'native' | 'text'): HistoryEntry[] {
+  const entries: HistoryEntry[] = [];
+  let assistantsAfter = messages.filter((m) => m.role === 'assistant').length;
+  let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0] } | undefined;
+  const flushTextResults = () => {
+    if (pendingTextResults) entries.push({ ...pendingTextResults.entry, message: { role: 'user', content: renderToolResults(pendingTextResults.results) } });
+    pendingTextResults = undefined;
+  };
+  for (const m of messages) {
+    if (m.role === 'assistant') assistantsAfter--;
+    const meta = { duration: m['agent-duration'], age: m.role === 'assistant' ? assistantsAfter : Math.max(0, assistantsAfter) };
+    if (m.role === 'tool') {
+      if (m['tool-status'] === 'pending') continue;
+      if (protocol === 'text') {
+        pendingTextResults ??= { entry: meta, results: [] };
+        pendingTextResults.results.push({ name: m['tool-name'] ?? '', args: parseArgs(m), ok: m['tool-status'] === 'ok', content: toolResultText(m) });
+      } else {
+        entries.push({ ...meta, message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content: toolResultText(m) } });
+      }
+      continue;
+    }
+    flushTextResults();
+    if (m.role === 'user') entries.push({ ...meta, message: { role: 'user', content: m.text } });
+    else if (m.role === 'assistant') {
+      const calls = parseToolCalls(m);
+      if (!m.text.trim() && !calls.length) continue;
+      const message: ModelMessage =
+        protocol === 'text' ? { role: 'assistant', content: withTextToolUses(m.text, calls) } : { role: 'assistant', content: m.text, ...(calls.length ? { toolCalls: calls } : {}) };
+      entries.push({ ...meta, message });
+    }
+  }
+  flushTextResults();
+  return entries;
+}

@@ -1,0 +1,379 @@
+/*\
+The agent loop (seed 001/004, with TidGi's gaps fixed). One turn: the user's message, then
+rounds of [run the pending tool calls of the last reply] -> [call the model], until a reply
+calls no tools, `summary` ends it, a call or a question waits for the user, Stop, an error,
+a budget or `agent-max-rounds`. Iterative, never recursive.
+
+Messages are the source of truth: each round re-reads them, so a turn that waits for an
+approval or an answer is fully described by its tiddlers and `runTurn` without `userText`
+resumes it, after a reload as well. Every way out ends in a defined status with a clear
+message in the chat; nothing is left `working`.
+\*/
+import * as z from 'zod/mini';
+import { isProviderError } from '../providers/errors';
+import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
+import type { ChatStore } from '../store/chat-store';
+import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
+import { parseTitleList } from '../store/wiki-port';
+import type { ToolDefinition } from '../tools/tool';
+import { evaluateApproval, parseApprovalConfig } from './approval';
+import { estimateTokens, fitToWindow } from './context';
+import type { AgentEvent } from './events';
+import { parseToolCalls } from './history';
+import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type TurnContext } from './hooks';
+import { BUILTIN_PLUGINS } from './plugins';
+import { retryStream, type RetryOptions } from './retry';
+import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from './tool-executor';
+
+export const DEFAULT_MAX_ROUNDS = 20;
+export const DEFAULT_CONTEXT_WINDOW = 32_000;
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+/** Chat field: tools the user allowed "in this chat". */
+export const CHAT_ALLOWED_TOOLS = 'agent-allowed-tools';
+/** Chat field: the last prompt's context usage (JSON), for the usage meter. */
+export const CHAT_CONTEXT_USAGE = 'agent-context-usage';
+
+export interface EngineDeps {
+  store: ChatStore;
+  /** Build the model for a provider profile (the runner injects fetch and the API key). */
+  createModel(profile: ProviderProfile): LanguageModel;
+  emit(event: AgentEvent): void;
+  /** Every tool this wiki has, by name; an agent uses those named in `agent-tools`. */
+  tools: ReadonlyMap<string, ToolDefinition>;
+  /** Extra engine plugins an agent may enable by name in `agent-plugins`. */
+  plugins?: ReadonlyMap<string, EnginePlugin>;
+  now?(): number;
+  retry?: Pick<RetryOptions, 'sleep' | 'random' | 'maxRetries' | 'baseDelayMs'>;
+}
+
+export interface TurnInput {
+  chat: string;
+  signal: AbortSignal;
+  /** A new user message; without it, the turn resumes from the chat's messages. */
+  userText?: string;
+  attachments?: string[];
+}
+
+export interface TurnResult {
+  status: ChatStatus;
+  error?: string;
+}
+
+type ToolPhase = { kind: 'none' | 'continue' | 'wait' } | { kind: 'end'; text: string };
+
+export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnResult> {
+  const { store } = deps;
+  const now = deps.now ?? Date.now;
+  const ctx: TurnContext = {
+    chat: input.chat,
+    store,
+    signal: input.signal,
+    emit: deps.emit,
+    tools: new Map(),
+    round: 0,
+    actions: {},
+    metadata: {},
+    // filled in below, once the definition has been read
+    agent: undefined as unknown as TurnContext['agent'],
+    profile: undefined as unknown as TurnContext['profile'],
+    model: '',
+  };
+  let hooks = createHooks([...BUILTIN_PLUGINS]);
+  const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
+  const fail = async (message: string): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message });
+    deps.emit({ type: 'error', chat: ctx.chat, message });
+    await setStatus('failed');
+    return { status: 'failed', error: message };
+  };
+  const cancel = async (): Promise<TurnResult> => {
+    await setStatus('canceled');
+    return { status: 'canceled' };
+  };
+
+  // The user's words are saved before anything can go wrong.
+  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [] }, ctx);
+  await setStatus('working');
+
+  let model: LanguageModel;
+  try {
+    ctx.agent = store.readAgent(store.readChat(ctx.chat).agent);
+    ctx.profile = store.readProvider(ctx.agent['agent-provider']);
+    ctx.model = ctx.agent['agent-model'] || ctx.profile['default-model'] || '';
+    if (!ctx.model) throw new Error(`No model is set: fill "agent-model" in "${ctx.agent.title}" or "default-model" in "${ctx.profile.title}".`);
+    ctx.tools = agentTools(ctx.agent['agent-tools'], deps.tools, ctx.agent.title);
+    const extra = ctx.agent['agent-plugins'].map((name) => {
+      const plugin = deps.plugins?.get(name);
+      if (!plugin) throw new ConfigError(ctx.agent.title, 'agent-plugins', `Agent definition "${ctx.agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
+      return plugin;
+    });
+    if (extra.length) hooks = createHooks([...BUILTIN_PLUGINS, ...extra]);
+    model = deps.createModel(ctx.profile);
+  } catch (e) {
+    return fail(e instanceof Error ? e.message : String(e));
+  }
+  const approvals = (() => {
+    try {
+      return parseApprovalConfig(ctx.agent['agent-approval'], ctx.agent.title);
+    } catch (e) {
+      return e as Error;
+    }
+  })();
+  if (approvals instanceof Error) return fail(approvals.message);
+  const maxRounds = ctx.agent['agent-max-rounds'] ?? DEFAULT_MAX_ROUNDS;
+
+  for (;;) {
+    if (ctx.signal.aborted) return cancel();
+    const messages = store.listMessages(ctx.chat);
+    const turn = currentTurn(messages);
+    ctx.round = turn.filter((m) => m.role === 'assistant').length;
+
+    const phase = await runToolPhase(ctx, hooks, turn, approvals, deps, now);
+    if (ctx.signal.aborted) return cancel();
+    if (phase.kind === 'wait') {
+      await setStatus('input-required');
+      return { status: 'input-required' };
+    }
+    if (phase.kind === 'end') {
+      store.appendMessage(ctx.chat, { role: 'assistant', text: phase.text, model: ctx.model, round: ctx.round, finish: 'stop' });
+      await setStatus('completed');
+      return { status: 'completed' };
+    }
+    if (phase.kind === 'none' && turn.at(-1)?.role === 'assistant') {
+      await setStatus('completed');
+      return { status: 'completed' };
+    }
+
+    if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`);
+    const budget = budgetExceeded(ctx, messages, turn);
+    if (budget) return fail(budget);
+
+    ctx.round += 1;
+    ctx.actions = {};
+    const response = await modelRound(ctx, hooks, model, store.listMessages(ctx.chat), deps);
+    if (typeof response === 'string') return fail(response);
+    await hooks.responseComplete.call(response, ctx);
+    deps.emit({ type: 'reply-finished', chat: ctx.chat, title: response.title });
+    for (const call of response.toolCalls.filter((c) => c.invalid)) {
+      await hooks.toolExecuted.call({ result: (await executeToolCalls([call], ctx.tools, toolContext(ctx)))[0]! }, ctx);
+    }
+    if (response.canceled) return cancel();
+    if (response.error) return fail(response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error);
+    if (ctx.actions.yieldNextRoundTo === 'self') continue;
+    if (ctx.actions.yieldNextRoundTo === 'human') {
+      await setStatus('input-required');
+      return { status: 'input-required' };
+    }
+    if (response.finish === 'length') store.appendMessage(ctx.chat, { role: 'error', text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).' });
+    await setStatus('completed');
+    return { status: 'completed' };
+  }
+}
+
+/** The messages since the last user message (the current turn). */
+function currentTurn(messages: Message[]): Message[] {
+  let start = messages.length;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === 'user') {
+      start = i + 1;
+      break;
+    }
+  }
+  return messages.slice(start);
+}
+
+function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, agent: string): Map<string, ToolDefinition> {
+  const tools = new Map<string, ToolDefinition>();
+  for (const name of names) {
+    const tool = all.get(name);
+    if (!tool) throw new ConfigError(agent, 'agent-tools', `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`);
+    tools.set(name, tool);
+  }
+  return tools;
+}
+
+function toolContext(ctx: TurnContext) {
+  return { wiki: ctx.store.wiki, chat: ctx.chat, agent: ctx.agent, signal: ctx.signal };
+}
+
+function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
+  const used = (list: Message[]) => list.reduce((n, m) => n + (m['tokens-in'] ?? 0) + (m['tokens-out'] ?? 0), 0);
+  const turnBudget = ctx.agent['agent-turn-budget'];
+  const chatBudget = ctx.agent['agent-chat-budget'];
+  if (turnBudget !== undefined && used(turn) >= turnBudget) return `Token budget reached: this turn used ${used(turn)} of its ${turnBudget} tokens ("agent-turn-budget"). Send a message to continue.`;
+  if (chatBudget !== undefined && used(messages) >= chatBudget) return `Token budget reached: this chat used ${used(messages)} of its ${chatBudget} tokens ("agent-chat-budget"). Start a new chat or raise the budget.`;
+  return undefined;
+}
+
+/**
+ * Run what the last reply asked for: every tool call without a result. Calls are checked
+ * against the approval rules; confirmations and questions become pending tool messages and
+ * the turn waits. Returns what the loop does next.
+ */
+async function runToolPhase(
+  ctx: TurnContext,
+  hooks: EngineHooks,
+  turn: Message[],
+  approvals: ReturnType<typeof parseApprovalConfig>,
+  deps: EngineDeps,
+  now: () => number,
+): Promise<ToolPhase> {
+  const reply = [...turn].reverse().find((m) => m.role === 'assistant');
+  const calls = reply ? parseToolCalls(reply) : [];
+  if (!reply || !calls.length) return { kind: 'none' };
+  const results = new Map(turn.filter((m) => m.role === 'tool' && m['agent-seq'] > reply['agent-seq']).map((m) => [m['tool-call-id'], m]));
+  const chatAllowed = new Set(parseTitleList(ctx.store.wiki.getFields(ctx.chat)?.[CHAT_ALLOWED_TOOLS]));
+  const toRun: { call: ToolCallRequest; pendingTitle?: string }[] = [];
+  let waiting = false;
+  const finish = (result: ToolCallResult, pendingTitle?: string) => hooks.toolExecuted.call({ result, pendingTitle }, ctx);
+  const denied = (call: ToolCallRequest, content: string): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0 });
+
+  for (const call of calls) {
+    const existing = results.get(call.id);
+    if (existing && existing['tool-status'] !== 'pending') continue;
+    if (existing) {
+      if (existing['tool-name'] === 'ask-question') waiting = true;
+      else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.'), existing.title);
+      else if (existing.approval) toRun.push({ call, pendingTitle: existing.title });
+      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.'), existing.title);
+      else waiting = true;
+      continue;
+    }
+    const tool = ctx.tools.get(call.name);
+    if (!tool || !tool.parameters.safeParse(call.args ?? {}).success) {
+      toRun.push({ call }); // the executor reports the unknown tool or the bad arguments
+      continue;
+    }
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name));
+    if (verdict.decision === 'allow') toRun.push({ call });
+    else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
+    else {
+      const timeout = (ctx.agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
+      const title = ctx.store.appendMessage(ctx.chat, {
+        role: 'tool',
+        text: tool.preview ? safePreview(tool, call.args, ctx) : '',
+        toolName: call.name,
+        toolCallId: call.id,
+        toolArgs: call.args,
+        toolStatus: 'pending',
+        round: ctx.round,
+        approvalExpires: String(now() + timeout),
+      });
+      ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
+      waiting = true;
+    }
+  }
+
+  let summary: string | undefined;
+  if (toRun.length) {
+    const byId = new Map(toRun.map((r) => [r.call.id, r.pendingTitle]));
+    const executed = await executeToolCalls(
+      toRun.map((r) => r.call),
+      ctx.tools,
+      toolContext(ctx),
+      {
+        timeoutMs: (ctx.agent['agent-tool-timeout'] ?? 30) * 1000,
+        now,
+        onStart: (call) => ctx.emit({ type: 'tool-started', chat: ctx.chat, callId: call.id, name: call.name }),
+      },
+    );
+    for (const result of executed) {
+      const control = result.output?.control;
+      if (result.status === 'ok' && control?.type === 'ask-user') {
+        const pendingTitle = byId.get(result.call.id);
+        const fields = { toolName: result.call.name, toolCallId: result.call.id, toolArgs: control.question, toolStatus: 'pending' as const, round: ctx.round };
+        const title = pendingTitle ?? ctx.store.appendMessage(ctx.chat, { role: 'tool', text: '', ...fields });
+        ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'question' });
+        waiting = true;
+        continue;
+      }
+      await finish(result, byId.get(result.call.id));
+      ctx.emit({ type: 'tool-finished', chat: ctx.chat, callId: result.call.id, name: result.call.name, status: result.status });
+      if (result.status === 'ok' && control?.type === 'end-turn') summary = result.content;
+    }
+  }
+  if (ctx.signal.aborted) return { kind: 'none' };
+  if (summary !== undefined && !waiting) return { kind: 'end', text: summary };
+  return { kind: waiting ? 'wait' : 'continue' };
+}
+
+function safePreview(tool: ToolDefinition, args: unknown, ctx: TurnContext): string {
+  try {
+    const parsed = tool.parameters.safeParse(args);
+    return parsed.success && tool.preview ? tool.preview(parsed.data, toolContext(ctx)) : '';
+  } catch (e) {
+    return `(no preview: ${e instanceof Error ? e.message : String(e)})`;
+  }
+}
+
+/** One model call: build the prompt, stream the reply (with retries before the first token). */
+async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageModel, history: Message[], deps: EngineDeps): Promise<ModelResponse | string> {
+  const toolSpecs: ToolSpec[] = [...ctx.tools.values()].map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: z.toJSONSchema(t.parameters, { io: 'input' }) as Record<string, unknown>,
+  }));
+  const build = { sections: [], toolSpecs, history };
+  await hooks.processPrompts.call(build, ctx);
+  const contextWindow = ctx.agent['agent-context-window'] ?? ctx.profile['context-window'] ?? DEFAULT_CONTEXT_WINDOW;
+  const toolSpecTokens = build.toolSpecs.length ? estimateTokens(JSON.stringify(build.toolSpecs)) : 0;
+  const fit = fitToWindow(build.sections, { contextWindow, reserveOutput: (ctx.profile['max-output'] ?? 0) + toolSpecTokens });
+  const usage = { ...fit.usage, tools: fit.usage.tools + toolSpecTokens, total: fit.usage.total + toolSpecTokens, window: contextWindow };
+  ctx.emit({ type: 'context', chat: ctx.chat, usage });
+  ctx.store.setStatus(ctx.chat, 'working', { [CHAT_CONTEXT_USAGE]: JSON.stringify(usage) });
+  if (fit.overflow) {
+    return `The prompt does not fit the context window: it needs about ${usage.total} tokens of ${contextWindow}. Shorten the system prompt or the message, or raise "agent-context-window".`;
+  }
+  const request: ModelRequest = {
+    model: ctx.model,
+    messages: fit.messages,
+    tools: build.toolSpecs.length ? build.toolSpecs : undefined,
+    temperature: ctx.agent['agent-temperature'],
+    maxOutputTokens: ctx.profile['max-output'],
+  };
+
+  const response: ModelResponse = { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: false };
+  ctx.emit({ type: 'reply-started', chat: ctx.chat, model: ctx.model });
+  try {
+    const stream = retryStream(() => model.stream(request, ctx.signal), {
+      signal: ctx.signal,
+      ...deps.retry,
+      onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
+        ctx.emit({ type: 'retrying', chat: ctx.chat, attempt: attempt + 1, maxAttempts, delayMs, reason: error.message }),
+    });
+    for await (const part of stream) {
+      hooks.responseUpdate.call(part, ctx);
+      switch (part.type) {
+        case 'text-delta':
+          response.text += part.text;
+          break;
+        case 'reasoning-delta':
+          response.reasoning += part.text;
+          break;
+        case 'tool-call':
+          response.toolCalls.push({ id: part.id, name: part.name, args: part.args });
+          break;
+        case 'tool-call-invalid':
+          response.toolCalls.push({ id: part.id, name: part.name, args: {}, invalid: part.reason });
+          break;
+        case 'usage':
+          response.usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens };
+          ctx.emit({ type: 'usage', chat: ctx.chat, ...response.usage });
+          break;
+        case 'finish':
+          response.finish = part.reason;
+          break;
+        case 'error':
+          response.error = part.error.message;
+          break;
+      }
+      if (response.error) break;
+    }
+  } catch (e) {
+    response.error = isProviderError(e) || e instanceof Error ? e.message : String(e);
+  }
+  response.canceled = ctx.signal.aborted;
+  if (response.canceled) response.error = undefined;
+  else if (!response.error && !response.finish) response.error = 'The reply ended before it was complete.';
+  return response;
+}

@@ -1,0 +1,64 @@
+/*\
+Runs the tool calls of one reply: all concurrently, each with its own timeout, every result
+kept (allSettled). Bad arguments, an unknown tool, a thrown error and a timeout each become
+an error result for the model, never a crash of the turn.
+\*/
+import * as z from 'zod/mini';
+import type { ToolContext, ToolDefinition, ToolOutput } from '../tools/tool';
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  args: unknown;
+  /** Set when the arguments could not be parsed (e.g. cut off by the token limit). */
+  invalid?: string;
+}
+
+export interface ToolCallResult {
+  call: ToolCallRequest;
+  status: 'ok' | 'error' | 'timeout' | 'denied';
+  content: string;
+  output?: ToolOutput;
+  durationMs: number;
+}
+
+export async function executeToolCalls(
+  calls: ToolCallRequest[],
+  tools: ReadonlyMap<string, ToolDefinition>,
+  context: ToolContext,
+  options: { timeoutMs?: number; now?: () => number; onStart?(call: ToolCallRequest): void } = {},
+): Promise<ToolCallResult[]> {
+  const now = options.now ?? Date.now;
+  return Promise.all(
+    calls.map(async (call): Promise<ToolCallResult> => {
+      const started = now();
+      const done = (status: ToolCallResult['status'], content: string, output?: ToolOutput): ToolCallResult => ({
+        call,
+        status,
+        content,
+        output,
+        durationMs: now() - started,
+      });
+      if (call.invalid) return done('error', `The arguments of this call are not valid JSON (${call.invalid}), so it was not run. Send the call again with complete JSON arguments.`);
+      const tool = tools.get(call.name);
+      if (!tool) return done('error', `Unknown tool "${call.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+      const parsed = tool.parameters.safeParse(call.args ?? {});
+      if (!parsed.success) return done('error', `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
+      options.onStart?.(call);
+      const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+      try {
+        const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout]);
+        if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${Math.round(timeoutMs / 1000)} s and was given up.`);
+        return done(outcome.ok === false ? 'error' : 'ok', outcome.content, outcome);
+      } catch (e) {
+        return done('error', `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+}

@@ -1,0 +1,8 @@
+/*\
+The tools this plugin ships, by name. Other plugins add tools with modules of type
+`tiddlyagent-tool` that export `tool` (a ToolDefinition).
+\*/
+import { askQuestionTool, summaryTool } from './control-tools';
+import type { ToolDefinition } from './tool';
+
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [summaryTool, askQuestionTool];
