@@ -30,6 +30,28 @@ export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
       widget.render(container as unknown as Element, null);
       return plainTextOf(container as unknown as Parameters<typeof plainTextOf>[0]);
     },
+    renderHtml(title) {
+      return wiki.renderTiddler('text/html', title, { importPageMacros: true } as object);
+    },
+    renameTiddler(from, to, relink) {
+      if (relink) (wiki as unknown as { renameTiddler(a: string, b: string): void }).renameTiddler(from, to);
+      else {
+        const tiddler = wiki.getTiddler(from);
+        if (!tiddler) return;
+        wiki.addTiddler(new $tw.Tiddler(tiddler, { title: to }));
+        wiki.deleteTiddler(from);
+      }
+    },
+    search(query, options) {
+      const found = wiki.search(query, options.titlesOnly ? { field: 'title' } : {}) as string[];
+      const out: string[] = [];
+      for (const title of found) {
+        if (options.exclude?.(title)) continue;
+        out.push(title);
+        if (options.limit !== undefined && out.length >= options.limit) break;
+      }
+      return out;
+    },
     now() {
       return $tw.utils.stringifyDate(new Date());
     },

@@ -16,6 +16,12 @@ export interface WikiPort {
   filter(expression: string, variables?: Record<string, string>): string[];
   /** Render a tiddler's wikitext to plain text (transclusions, procedures, globals work). */
   renderPlainText(title: string, variables?: Record<string, string>): string;
+  /** Render a tiddler to HTML, as it would show in the story river. */
+  renderHtml(title: string): string;
+  /** Rename a tiddler; with `relink`, links and tags pointing to it follow where TiddlyWiki can. */
+  renameTiddler(from: string, to: string, relink: boolean): void;
+  /** Full-text search as TiddlyWiki's own [search[]] does; `titlesOnly` searches titles only. */
+  search(query: string, options: { titlesOnly?: boolean; limit?: number; exclude?: (title: string) => boolean }): string[];
   /** The current time, in TiddlyWiki's date field format (YYYYMMDDHHMMSSmmm, UTC). */
   now(): string;
 }
