@@ -126,6 +126,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     if (ctx.signal.aborted) return cancel();
     const messages = store.listMessages(ctx.chat);
     const turn = currentTurn(messages);
+    ctx.metadata.turn = messages[messages.length - turn.length - 1]?.title ?? '';
     ctx.round = turn.filter((m) => m.role === 'assistant').length;
 
     const phase = await runToolPhase(ctx, hooks, turn, approvals, deps, now);
@@ -193,7 +194,7 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
 }
 
 function toolContext(ctx: TurnContext) {
-  return { wiki: ctx.store.wiki, chat: ctx.chat, agent: ctx.agent, signal: ctx.signal };
+  return { wiki: ctx.store.wiki, chat: ctx.chat, agent: ctx.agent, signal: ctx.signal, turn: String(ctx.metadata.turn ?? '') };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {

@@ -50,7 +50,8 @@ export function errorFromHttp(status: number, bodyText: string, headers: Headers
   const retryable = shouldRetryHeader(headers) ?? isRetryableStatus(status);
   const retryAfterMs = retryAfterFromHeaders(headers) ?? clampDelay(info.retryDelayMs);
   const detail = info.message ?? snippet(bodyText) ?? statusText(status);
-  const message = `HTTP ${status} from ${ctx.baseUrl}: ${sentence(detail)} ${hint(status, info, quota, ctx)}`.trim();
+  const source = status >= 400 ? `HTTP ${status} from ${ctx.baseUrl}` : `Error from ${ctx.baseUrl}`;
+  const message = `${source}: ${sentence(detail)} ${hint(status, info, quota, ctx)}`.trim();
   return new ProviderError({ kind: 'http', message, status, code: info.code, retryable, retryAfterMs, quota });
 }
 

@@ -14,6 +14,8 @@ export interface ToolContext {
   chat: string;
   agent: AgentDefinition;
   signal: AbortSignal;
+  /** The user message that started this turn: the key of its journal (rollback). */
+  turn: string;
 }
 
 /** A question for the user (ask-question); answers come back as the tool's result. */
@@ -29,6 +31,8 @@ export interface ToolOutput {
   ok?: boolean;
   /** `end-turn`: the content is the final answer (summary). `ask-user`: wait for answers. */
   control?: { type: 'end-turn' } | { type: 'ask-user'; question: ToolQuestion };
+  /** The tiddler this call worked on: its fresh text goes into the "Current tiddler" section. */
+  currentTiddler?: string;
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {

@@ -1,0 +1,66 @@
+/*\
+The turn journal: for every tiddler a turn's tools changed, its fields before the turn's
+first change (null: it did not exist) and after the turn's last change (null: deleted).
+One JSON tiddler per turn, $:/ai/journal/<chat>/<seq of the user message>, so a turn can
+be shown as a diff and rolled back, and a rollback can tell when the user edited since.
+\*/
+import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+
+export const JOURNAL_PREFIX = '$:/ai/journal/';
+
+export interface JournalEntry {
+  before: TiddlerFields | null;
+  after: TiddlerFields | null;
+}
+export type Journal = Record<string, JournalEntry>;
+
+export function journalTitle(chat: string, turn: string): string {
+  return `${JOURNAL_PREFIX}${chat}/${turn.slice(turn.lastIndexOf('/') + 1)}`;
+}
+
+export function readJournal(wiki: WikiPort, title: string): Journal {
+  try {
+    return JSON.parse(wiki.getFields(title)?.text ?? '{}') as Journal;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Make a change to the wiki and journal it: `change` runs between taking the before-images
+ * (first change in this turn only) and the after-images of `titles`.
+ */
+export function journaled(wiki: WikiPort, chat: string, turn: string, titles: string[], change: () => void): void {
+  const title = journalTitle(chat, turn);
+  const journal = readJournal(wiki, title);
+  for (const t of titles) if (!(t in journal)) journal[t] = { before: wiki.getFields(t) ?? null, after: null };
+  change();
+  for (const t of titles) journal[t]!.after = wiki.getFields(t) ?? null;
+  wiki.putTiddler({ title, type: 'application/json', 'agent-chat-journal': chat, 'agent-turn': turn, text: JSON.stringify(journal) });
+}
+
+export function sameFields(a: TiddlerFields | null | undefined, b: TiddlerFields | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+export interface RollbackPlan {
+  /** Tiddlers the user (or anything else) changed after the turn: restoring overwrites that. */
+  conflicts: string[];
+  titles: string[];
+}
+
+export function planRollback(wiki: WikiPort, journal: Journal): RollbackPlan {
+  const titles = Object.keys(journal);
+  return { titles, conflicts: titles.filter((t) => !sameFields(wiki.getFields(t), journal[t]!.after)) };
+}
+
+/** Restore every before-image exactly (a tiddler that did not exist is deleted). */
+export function rollback(wiki: WikiPort, journal: Journal): void {
+  for (const [title, entry] of Object.entries(journal)) {
+    if (entry.before) wiki.putTiddler(entry.before);
+    else wiki.deleteTiddler(title);
+  }
+}
