@@ -4,5 +4,6 @@ The tools this plugin ships, by name. Other plugins add tools with modules of ty
 \*/
 import { askQuestionTool, summaryTool } from './control-tools';
 import type { ToolDefinition } from './tool';
+import { WIKI_WRITE_TOOLS } from './wiki-write-tools';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [summaryTool, askQuestionTool];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool];

@@ -1,0 +1,54 @@
+// A turn in a real browser where the mock model calls a tool that needs confirmation: the
+// card shows the call, survives a reload, and "Allow once" runs it and brings the answer.
+import type { BrowserContext, Page } from 'playwright-core';
+import { navigate, openWiki, serveDemoWiki, waitForSync, type ServedWiki } from '../helpers/e2e';
+
+jest.setTimeout(60_000);
+
+let wiki: ServedWiki;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  wiki = await serveDemoWiki({ mockDelayMs: 5 });
+  ({ context, page, errors } = await openWiki(wiki));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await wiki?.stop();
+});
+
+const chat = () => page.locator('.tc-ai-chat[data-chat="Demo chat"]');
+
+test('a tool call that needs confirmation waits in a card, survives a reload, and runs when allowed', async () => {
+  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=wiki-create {"title":"E2E note","text":"Written by the agent after approval"}');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+
+  const card = chat().locator('.tc-ai-approval');
+  await card.waitFor();
+  expect(await card.textContent()).toContain('wiki-create');
+  expect(await card.locator('.tc-ai-tool-args').textContent()).toContain('E2E note');
+  expect(await card.locator('.tc-ai-approval-preview').textContent()).toContain('Written by the agent after approval');
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'input-required');
+  expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('E2E note'))).toBe(false);
+
+  // The pending approval is a tiddler: a reload shows the same card.
+  await waitForSync(page);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  await navigate(page, 'Demo chat');
+  await chat().locator('.tc-ai-approval').waitFor();
+  expect(await chat().getAttribute('data-status')).toBe('input-required');
+
+  await chat().locator('button[data-ai-action="approve-once"]').click();
+  const answer = chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'The tool returned' });
+  await answer.waitFor();
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  const note = await page.evaluate(() => (window as any).$tw.wiki.getTiddlerText('E2E note'));
+  expect(note).toBe('Written by the agent after approval');
+  expect(await chat().locator('.tc-ai-approval').count()).toBe(0);
+  expect(await chat().locator('.tc-ai-message-tool[data-tool-status="ok"]').count()).toBe(1);
+  expect(errors).toEqual([]);
+});
