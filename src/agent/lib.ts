@@ -7,6 +7,7 @@ export { LocalRunner, type ApprovalChoice, type RunnerHost } from './runner/loca
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';
 export { ChatStore, messagePrefix, MESSAGE_PREFIX } from './store/chat-store';
+export { createLanguageModel } from './providers';
 export * from './store/schemas';
 export { EventBus, type AgentEvent } from './engine/events';
 export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
