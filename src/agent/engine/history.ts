@@ -41,7 +41,11 @@ function withTextToolUses(text: string, calls: ToolCall[]): string {
   return [text, ...uses].filter(Boolean).join('\n');
 }
 
-export function buildHistory(messages: Message[], protocol: 'native' | 'text'): HistoryEntry[] {
+/**
+ * @param renderAttachment the current content of an attached tiddler, already labelled as
+ *   untrusted data (the prompt plugin renders it through the wiki)
+ */
+export function buildHistory(messages: Message[], protocol: 'native' | 'text', renderAttachment: (title: string) => string = () => ''): HistoryEntry[] {
   const entries: HistoryEntry[] = [];
   let assistantsAfter = messages.filter((m) => m.role === 'assistant').length;
   let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0] } | undefined;
@@ -63,7 +67,10 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text'): 
       continue;
     }
     flushTextResults();
-    if (m.role === 'user') entries.push({ ...meta, message: { role: 'user', content: m.text } });
+    if (m.role === 'user') {
+      const attached = m.attachments.map(renderAttachment).filter(Boolean);
+      entries.push({ ...meta, message: { role: 'user', content: [m.text, ...attached].filter(Boolean).join('\n\n') } });
+    }
     else if (m.role === 'assistant') {
       const calls = parseToolCalls(m);
       if (!m.text.trim() && !calls.length) continue;

@@ -91,6 +91,12 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     return { status: 'canceled' };
   };
 
+  // Extra plugins tap the hooks before the first one fires, so they see the whole turn (the
+  // user's message and the first status change). A definition that cannot be read, or an
+  // unknown plugin, is reported below, once the user's message is saved.
+  const early = extraPlugins(deps, ctx.chat);
+  if (early.length) hooks = createHooks([...BUILTIN_PLUGINS, ...early]);
+
   // The user's words are saved before anything can go wrong.
   if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [] }, ctx);
   await setStatus('working');
@@ -102,12 +108,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ctx.model = ctx.agent['agent-model'] || ctx.profile['default-model'] || '';
     if (!ctx.model) throw new Error(`No model is set: fill "agent-model" in "${ctx.agent.title}" or "default-model" in "${ctx.profile.title}".`);
     ctx.tools = agentTools(ctx.agent['agent-tools'], deps.tools, ctx.agent.title);
-    const extra = ctx.agent['agent-plugins'].map((name) => {
-      const plugin = deps.plugins?.get(name);
-      if (!plugin) throw new ConfigError(ctx.agent.title, 'agent-plugins', `Agent definition "${ctx.agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
-      return plugin;
-    });
-    if (extra.length) hooks = createHooks([...BUILTIN_PLUGINS, ...extra]);
+    for (const name of ctx.agent['agent-plugins']) {
+      if (!deps.plugins?.get(name)) throw new ConfigError(ctx.agent.title, 'agent-plugins', `Agent definition "${ctx.agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
+    }
     model = deps.createModel(ctx.profile);
   } catch (e) {
     return fail(e instanceof Error ? e.message : String(e));
@@ -168,6 +171,16 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     if (response.finish === 'length') store.appendMessage(ctx.chat, { role: 'error', text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).' });
     await setStatus('completed');
     return { status: 'completed' };
+  }
+}
+
+/** The agent's extra engine plugins, or none when the definition or a plugin is missing (reported later). */
+function extraPlugins(deps: EngineDeps, chat: string): EnginePlugin[] {
+  try {
+    const plugins = deps.store.readAgent(deps.store.readChat(chat).agent)['agent-plugins'].map((name) => deps.plugins?.get(name));
+    return plugins.every((p) => p !== undefined) ? (plugins as EnginePlugin[]) : [];
+  } catch {
+    return [];
   }
 }
 

@@ -46,19 +46,34 @@ export async function executeToolCalls(
       if (!tool) return done('error', `Unknown tool "${call.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
       const parsed = tool.parameters.safeParse(call.args ?? {});
       if (!parsed.success) return done('error', `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
+      const stopped = () => done('error', `The user stopped the turn before ${call.name} finished.`);
+      if (context.signal.aborted) return stopped();
       options.onStart?.(call);
       const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+      // Stop ends the call at once, even when the tool ignores the signal it was given.
+      let onAbort = () => {};
+      const aborted = new Promise<'aborted'>((resolve) => {
+        onAbort = () => resolve('aborted');
+        context.signal.addEventListener('abort', onAbort, { once: true });
+      });
       try {
-        const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout]);
-        if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${Math.round(timeoutMs / 1000)} s and was given up.`);
+        const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout, aborted]);
+        if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${formatSeconds(timeoutMs)} and was given up.`);
+        if (outcome === 'aborted') return stopped();
         return done(outcome.ok === false ? 'error' : 'ok', outcome.content, outcome);
       } catch (e) {
+        if (context.signal.aborted) return stopped();
         return done('error', `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
         clearTimeout(timer);
+        context.signal.removeEventListener('abort', onAbort);
       }
     }),
   );
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }

@@ -13,6 +13,7 @@ import { ChatStore } from '../store/chat-store';
 import type { Message, ProviderProfile } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
+import { journalTitle, planRollback, readJournal, rollback } from '../tools/journal';
 import type { ToolDefinition } from '../tools/tool';
 
 export interface RunnerHost {
@@ -124,6 +125,47 @@ export class LocalRunner {
     const text = formatClarifications([{ question, answer: answers.join(', ') }]);
     this.store.updateMessage(message, { 'tool-status': 'ok', text });
     return this.resumeWhenReady(chat);
+  }
+
+  /** The messages of the turn a user message started, that message included. */
+  turnMessages(chat: string, userMessage: string): Message[] {
+    const messages = this.store.listMessages(chat);
+    const start = messages.findIndex((m) => m.title === userMessage);
+    if (start < 0) return [];
+    const next = messages.findIndex((m, i) => i > start && m.role === 'user');
+    return messages.slice(start, next < 0 ? undefined : next);
+  }
+
+  /**
+   * Restore every tiddler the turn's tools changed. When any of them changed again since
+   * (the user edited it), nothing happens unless `force`, and the titles are returned.
+   */
+  rollbackTurn(chat: string, userMessage: string, force = false): { conflicts: string[]; restored: string[] } {
+    const title = journalTitle(chat, userMessage);
+    const journal = readJournal(this.host.wiki, title);
+    const plan = planRollback(this.host.wiki, journal);
+    if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };
+    rollback(this.host.wiki, journal);
+    const fields = this.host.wiki.getFields(title);
+    if (fields) this.host.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.host.wiki.now() });
+    return { conflicts: plan.conflicts, restored: plan.titles };
+  }
+
+  /** Regenerate the last turn: its replies go, the user's message stays and is answered again. */
+  retryTurn(chat: string, userMessage: string): Promise<TurnResult> | undefined {
+    if (this.active.has(chat)) return undefined;
+    const turn = this.turnMessages(chat, userMessage);
+    const last = this.store.listMessages(chat).at(-1);
+    if (!turn.length || turn.at(-1)?.title !== last?.title) return undefined;
+    for (const m of turn.slice(1)) this.host.wiki.deleteTiddler(m.title);
+    return this.start(chat, {});
+  }
+
+  /** Remove a turn's messages (not what its tools changed in the wiki; roll back first for that). */
+  deleteTurn(chat: string, userMessage: string): void {
+    if (this.active.has(chat)) return;
+    for (const m of this.turnMessages(chat, userMessage)) this.host.wiki.deleteTiddler(m.title);
+    this.host.wiki.deleteTiddler(journalTitle(chat, userMessage));
   }
 
   /**

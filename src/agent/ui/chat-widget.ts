@@ -19,17 +19,23 @@ import {
   type AgentEvent,
   type LiveChatState,
 } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { Composer } from './composer';
 
 const STREAM_RENDER_INTERVAL_MS = 100;
 const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
-
-/** Unsent composer text survives a re-render of the widget (e.g. the story refreshing). */
-const drafts = new Map<string, string>();
 
 interface MessageView {
   element: HTMLElement;
   body?: Widget;
   seq: number;
+  /** The turn action bar, on the last message of a turn: its key says what it shows. */
+  actions?: { element: HTMLElement; key: string; diff?: Widget };
+}
+
+interface ListedMessage {
+  title: string;
+  seq: number;
+  role: string;
 }
 
 type Doc = Document;
@@ -43,8 +49,6 @@ class AiChatWidget extends Widget {
   private olderButton!: HTMLButtonElement;
   private statusLine!: HTMLElement;
   private meter!: HTMLElement;
-  private textarea?: HTMLTextAreaElement;
-  private sendButton?: HTMLButtonElement;
   private stopButton?: HTMLButtonElement;
   private views = new Map<string, MessageView>();
   private live: LiveChatState = initialLiveState();
@@ -100,6 +104,7 @@ class AiChatWidget extends Widget {
     const prefix = messagePrefix(this.chat);
     const touched = Object.keys(changed).filter((title) => title.startsWith(prefix));
     if (touched.length) this.syncMessages(touched);
+    else if (Object.keys(changed).some((title) => title.startsWith(`$:/ai/journal/${this.chat}/`))) this.syncMessages();
     if (changed[this.chat]) this.updateStatus();
     // Rendered replies contain links whose look depends on other tiddlers.
     for (const view of this.views.values()) view.body?.refresh(changed);
@@ -125,13 +130,13 @@ class AiChatWidget extends Widget {
 
   // ---- messages -------------------------------------------------------------------------
 
-  private messageTitles(): { title: string; seq: number }[] {
+  private messageTitles(): ListedMessage[] {
     const titles = this.wiki.filterTiddlers('[field:agent-chat<chat>]', this.makeFakeWidgetWithVariables({ chat: this.chat }));
-    const out: { title: string; seq: number }[] = [];
+    const out: ListedMessage[] = [];
     for (const title of titles) {
       const fields = this.wiki.getTiddler(title)?.fields;
       if (!fields) continue;
-      out.push({ title, seq: Number(fields['agent-seq']) || 0 });
+      out.push({ title, seq: Number(fields['agent-seq']) || 0, role: String(fields.role ?? '') });
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
@@ -157,11 +162,145 @@ class AiChatWidget extends Widget {
       }
       next = view.element;
     }
+    this.syncTurnActions(all, window);
     const hidden = all.length - window.length;
     this.olderButton.textContent = hidden > 0 ? this.lingo('ShowOlder').replace('$count$', String(hidden)) : '';
     if (hidden > 0) this.olderButton.removeAttribute('hidden');
     else this.olderButton.setAttribute('hidden', '');
     this.scrollToEnd();
+  }
+
+  /** Put the turn action bar on the last message of every turn in the window. */
+  private syncTurnActions(all: ListedMessage[], window: ListedMessage[], force = false): void {
+    if (!$tw.browser) return;
+    const active = getRunner().isActive(this.chat);
+    let turnUser = '';
+    const first = all.length - window.length;
+    for (let i = 0; i < all.length; i++) {
+      const m = all[i]!;
+      if (m.role === 'user') turnUser = m.title;
+      if (i < first) continue;
+      const view = this.views.get(m.title);
+      if (!view) continue;
+      const end = i === all.length - 1 || all[i + 1]!.role === 'user';
+      const key = end && turnUser && m.role !== 'user' ? `${turnUser}|${i === all.length - 1 && !active}|${this.journalState(turnUser)}` : '';
+      if (!force && (view.actions?.key ?? '') === key) continue;
+      if (view.actions) {
+        view.actions.diff?.removeChildDomNodes();
+        view.actions.element.parentNode?.removeChild(view.actions.element);
+        view.actions = undefined;
+      }
+      if (key) view.actions = this.renderTurnActions(turnUser, i === all.length - 1 && !active, key, all.slice(all.findIndex((x) => x.title === turnUser), i + 1));
+      if (view.actions) view.element.appendChild(view.actions.element);
+    }
+  }
+
+  private journalTitle(userMessage: string): string {
+    return `$:/ai/journal/${this.chat}/${userMessage.slice(userMessage.lastIndexOf('/') + 1)}`;
+  }
+
+  /** A short fingerprint of a turn's journal, so the bar re-renders when it changes. */
+  private journalState(userMessage: string): string {
+    const fields = this.wiki.getTiddler(this.journalTitle(userMessage))?.fields;
+    return fields ? `${String(fields.text ?? '').length}:${fields['agent-rolled-back'] ? 'rb' : ''}` : '';
+  }
+
+  private renderTurnActions(userMessage: string, last: boolean, key: string, turn: ListedMessage[]): MessageView['actions'] {
+    const doc = this.document as unknown as Doc;
+    const runner = getRunner();
+    const element = el(doc, 'div', 'tc-ai-turn-actions');
+    element.setAttribute('data-turn', userMessage);
+    const actions: NonNullable<MessageView['actions']> = { element, key };
+    const journalTiddler = this.wiki.getTiddler(this.journalTitle(userMessage));
+    let journal: Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }> = {};
+    try {
+      journal = JSON.parse(String(journalTiddler?.fields.text ?? '{}'));
+    } catch {
+      journal = {};
+    }
+    const changed = Object.keys(journal);
+    const button = (cls: string, label: string, action: string, onClick: () => void) => {
+      const b = el(doc, 'button', `tc-btn-invisible tc-ai-turn-${cls}`, label);
+      b.setAttribute('data-ai-action', action);
+      b.addEventListener('click', onClick);
+      element.appendChild(b);
+      return b;
+    };
+    const panel = el(doc, 'div', 'tc-ai-turn-panel');
+    if (changed.length) {
+      button('changes', this.lingo('Turn/Changed').replace('$count$', String(changed.length)), 'show-changes', () => {
+        if (actions.diff) {
+          actions.diff.removeChildDomNodes();
+          actions.diff = undefined;
+          panel.textContent = '';
+        } else {
+          panel.textContent = '';
+          actions.diff = this.renderDiff(journal, panel);
+        }
+      });
+      if (journalTiddler?.fields['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', this.lingo('Turn/RolledBack')));
+      else {
+        button('rollback', this.lingo('Turn/Rollback'), 'rollback', () => {
+          const result = runner.rollbackTurn(this.chat, userMessage);
+          if (!result.conflicts.length) return;
+          panel.textContent = '';
+          actions.diff?.removeChildDomNodes();
+          actions.diff = undefined;
+          const ask = el(doc, 'div', 'tc-ai-card tc-ai-rollback-conflict');
+          ask.appendChild(el(doc, 'div', 'tc-ai-card-title', this.lingo('Turn/Conflict')));
+          ask.appendChild(el(doc, 'div', 'tc-ai-rollback-conflicts', result.conflicts.join(', ')));
+          const force = el(doc, 'button', 'tc-ai-rollback-force', this.lingo('Turn/RollbackAnyway'));
+          force.setAttribute('data-ai-action', 'rollback-force');
+          force.addEventListener('click', () => runner.rollbackTurn(this.chat, userMessage, true));
+          const cancel = el(doc, 'button', 'tc-ai-rollback-cancel', this.lingo('Question/Cancel'));
+          cancel.addEventListener('click', () => (panel.textContent = ''));
+          ask.appendChild(force);
+          ask.appendChild(cancel);
+          panel.appendChild(ask);
+        });
+      }
+    }
+    if (last) button('retry', this.lingo('Turn/Retry'), 'retry', () => void runner.retryTurn(this.chat, userMessage));
+    button('delete', this.lingo('Turn/Delete'), 'delete-turn', () => runner.deleteTurn(this.chat, userMessage));
+    const reply = [...turn].reverse().find((m) => m.role === 'assistant');
+    if (reply) {
+      button('copy', this.lingo('Turn/Copy'), 'copy-reply', () => {
+        $tw.utils.copyToClipboard(String(this.wiki.getTiddler(reply.title)?.fields.text ?? ''));
+      });
+    }
+    element.appendChild(panel);
+    return actions;
+  }
+
+  /** Field-level and word-level changes of a turn, with TiddlyWiki's <$diff-text> (diff-match-patch). */
+  private renderDiff(journal: Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }>, into: HTMLElement): Widget {
+    const str = (value: string) => ({ type: 'string', value });
+    const text = (value: string) => ({ type: 'text', text: value });
+    const element = (tag: string, className: string, children: unknown[]) => ({ type: 'element', tag, attributes: { class: str(className) }, children });
+    const nodes: unknown[] = [];
+    for (const [title, { before, after }] of Object.entries(journal)) {
+      const state = !before ? 'created' : !after ? 'deleted' : 'changed';
+      const rows: unknown[] = [];
+      const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => k !== 'text' && k !== 'modified' && k !== 'created');
+      for (const k of keys) {
+        const a = before?.[k] ?? '';
+        const b = after?.[k] ?? '';
+        if (a === b) continue;
+        rows.push(element('tr', '', [element('th', '', [text(k)]), element('td', '', [{ type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } }])]));
+      }
+      const textBefore = before?.text ?? '';
+      const textAfter = after?.text ?? '';
+      nodes.push(
+        element('div', `tc-ai-diff tc-ai-diff-${state}`, [
+          element('div', 'tc-ai-diff-title', [{ type: 'link', attributes: { to: str(title) }, children: [text(title)] }, text(` · ${this.lingo(`Turn/State/${state}`)}`)]),
+          ...(rows.length ? [element('table', 'tc-ai-diff-fields', rows)] : []),
+          ...(textBefore !== textAfter ? [element('div', 'tc-ai-diff-text', [{ type: 'diff-text', attributes: { source: str(textBefore), dest: str(textAfter), mode: str('words') } }])] : []),
+        ]),
+      );
+    }
+    const widget = this.wiki.makeWidget({ tree: nodes } as never, { parentWidget: this, document: this.document }) as unknown as Widget;
+    widget.render(into as unknown as Element, null);
+    return widget;
   }
 
   private showOlder(): void {
@@ -198,6 +337,8 @@ class AiChatWidget extends Widget {
     if (role === 'assistant') view.body = this.renderWikitext(body, bodyElement);
     else if (role === 'tool') this.renderToolMessage(doc, title, fields, element, meta, bodyElement);
     else bodyElement.textContent = body;
+    const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
+    if (attachments.length) element.appendChild(this.renderChips(doc, attachments));
     return view;
   }
 
@@ -285,6 +426,22 @@ class AiChatWidget extends Widget {
     body.appendChild(card);
   }
 
+  /** Attached tiddlers on a message: chips that open the tiddler. */
+  private renderChips(doc: Doc, titles: string[]): HTMLElement {
+    const chips = el(doc, 'div', 'tc-ai-message-chips');
+    for (const title of titles) {
+      const chip = el(doc, 'a', 'tc-ai-chip tc-tiddlylink', title);
+      chip.setAttribute('data-title', title);
+      chip.setAttribute('href', `#${encodeURIComponent(title)}`);
+      chip.addEventListener?.('click', (event: Event) => {
+        event.preventDefault();
+        this.navigate(title);
+      });
+      chips.appendChild(chip);
+    }
+    return chips;
+  }
+
   private renderReasoning(doc: Doc, reasoning: string): HTMLElement {
     const details = el(doc, 'details', 'tc-ai-message-reasoning');
     details.appendChild(el(doc, 'summary', '', this.lingo('Reasoning')));
@@ -315,6 +472,7 @@ class AiChatWidget extends Widget {
       this.syncMessages();
     }
     if (event.type !== 'text-delta' && event.type !== 'reasoning-delta') this.updateStatus();
+    if (event.type === 'status') this.syncMessages();
   }
 
   private startStreamView(): void {
@@ -420,47 +578,40 @@ class AiChatWidget extends Widget {
   }
 
   private renderComposer(doc: Doc): HTMLElement {
-    const composer = el(doc, 'div', 'tc-ai-chat-composer');
-    const textarea = el(doc, 'textarea', 'tc-ai-chat-input') as HTMLTextAreaElement;
-    textarea.rows = 3;
-    textarea.placeholder = this.lingo('Placeholder');
-    textarea.value = drafts.get(this.chat) ?? '';
-    textarea.addEventListener('input', () => drafts.set(this.chat, textarea.value));
-    textarea.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        this.send();
-      } else if (event.key === 'Escape' && getRunner().isActive(this.chat)) {
-        event.preventDefault();
-        getRunner().stop(this.chat);
-      }
-    });
-    const send = el(doc, 'button', 'tc-ai-chat-send', this.lingo('Send')) as HTMLButtonElement;
-    send.title = this.lingo('SendHint');
-    send.addEventListener('click', () => this.send());
-    const stop = el(doc, 'button', 'tc-ai-chat-stop', this.lingo('Stop')) as HTMLButtonElement;
-    stop.addEventListener('click', () => getRunner().stop(this.chat));
-    const buttons = el(doc, 'div', 'tc-ai-chat-buttons');
-    buttons.appendChild(send);
-    buttons.appendChild(stop);
-    composer.appendChild(textarea);
-    composer.appendChild(buttons);
-    this.textarea = textarea;
-    this.sendButton = send;
-    this.stopButton = stop;
-    return composer;
+    const initial = $tw.utils.parseStringArray(String(this.wiki.getTiddler(this.chat)?.fields['agent-draft-attachments'] ?? '')) ?? [];
+    const composer = new Composer(
+      {
+        document: doc,
+        lingo: (key) => this.lingo(key),
+        suggest: (query) =>
+          this.wiki
+            .filterTiddlers(
+              query ? '[!is[system]!has[draft.of]search:title<q>] -[has[agent]] -[has[agent-chat]] +[limit[8]]' : '[!is[system]!has[draft.of]!sort[modified]] -[has[agent]] -[has[agent-chat]] +[limit[8]]',
+              this.makeFakeWidgetWithVariables({ q: query }),
+            ),
+        send: (message, attachments) => this.send(message, attachments),
+        stop: () => getRunner().stop(this.chat),
+        isActive: () => getRunner().isActive(this.chat),
+        navigate: (title) => this.navigate(title),
+      },
+      this.chat,
+      initial,
+    );
+    this.stopButton = composer.stopButton;
+    return composer.element;
   }
 
-  private send(): void {
-    const textarea = this.textarea;
-    if (!textarea) return;
-    const message = textarea.value.trim();
-    if (!message) return;
-    textarea.value = '';
-    drafts.delete(this.chat);
-    void getRunner().send(this.chat, message);
+  private send(message: string, attachments: string[]): void {
+    const chat = this.wiki.getTiddler(this.chat);
+    // "Talk with AI" leaves the tiddler to attach on the chat; it is in the chips now.
+    if (chat?.fields['agent-draft-attachments'] !== undefined) this.wiki.addTiddler(new $tw.Tiddler(chat, { 'agent-draft-attachments': undefined }));
+    void getRunner().send(this.chat, message, attachments);
     this.updateStatus();
     this.scrollToEnd(true);
+  }
+
+  private navigate(title: string): void {
+    this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.chat });
   }
 
   // ---- helpers --------------------------------------------------------------------------

@@ -1,0 +1,34 @@
+/*\
+wiki-backlinks: the tiddlers that link to a title.
+\*/
+import * as z from 'zod/mini';
+import { defineTool } from './tool';
+import { isHiddenFromAgent } from './visibility';
+import { oneLine, runAgentFilter, tiddlerRef, UNTRUSTED_NOTE, visibilityChecker } from './format';
+
+export const wikiBacklinksTool = defineTool({
+  name: 'wiki-backlinks',
+  description: 'List the tiddlers that link to a tiddler (by [[link]] or <$link>), with their modified and tags.',
+  access: 'read',
+  defaultMode: 'auto',
+  parameters: z.object({
+    title: z.string().check(z.minLength(1), z.describe('Exact title of the tiddler that is linked to (it need not exist)')),
+    limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Most titles to return (1–200)')), 20),
+  }),
+  execute({ title, limit }, { wiki }) {
+    const vis = visibilityChecker(wiki);
+    const target = wiki.getFields(title);
+    const exists = !!target && !isHiddenFromAgent(title, target);
+    const titles = runAgentFilter(wiki, '[<agent-title>backlinks[]sort[title]]', '', { 'agent-title': title }).filter((t) => !vis.hidden(t));
+    const lines: string[] = [];
+    for (const t of titles.slice(0, limit)) {
+      const fields = wiki.getFields(t);
+      if (fields && !vis.confirm(t, fields)) continue;
+      lines.push(tiddlerRef(t, fields));
+    }
+    const name = `"${oneLine(title)}"${exists ? '' : ' (which does not exist)'}`;
+    if (!titles.length) return { content: `No tiddlers link to ${name}.` };
+    const more = titles.length > limit ? ` Showing the first ${limit}; raise limit for more.` : '';
+    return { content: [`${titles.length} tiddler(s) link to ${name}.${more}`, UNTRUSTED_NOTE, ...lines].join('\n') };
+  },
+});

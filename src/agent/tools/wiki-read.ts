@@ -1,0 +1,87 @@
+/*\
+wiki-read: one tiddler with all its fields and its text (optionally also rendered to plain
+text). A hidden tiddler is answered exactly like a missing one, with similar titles.
+Reading a tiddler makes it the chat's "current tiddler".
+\*/
+import * as z from 'zod/mini';
+import type { WikiPort } from '../store/wiki-port';
+import { defineTool } from './tool';
+import { HIDDEN_FROM_AGENT_FILTER, isHiddenFromAgent } from './visibility';
+import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
+
+/** Longest text returned in one read. */
+export const READ_TEXT_LIMIT = 40_000;
+
+/**
+ * Text that names hidden tiddlers or the fields that mark them: rendering it could pull a
+ * hidden tiddler's content into the result, so such a tiddler is not rendered. (A best-effort
+ * guard: it does not follow transclusions through other tiddlers.)
+ */
+const REFERS_TO_HIDDEN = /\$:\/(ai\/|temp\/HttpRequest|temp\/tiddlyagent\/|isEncrypted|state\/password|tags\/HttpRequest)|\bagent-chat\b|\[agent\]/i;
+
+export const wikiReadTool = defineTool({
+  name: 'wiki-read',
+  description:
+    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read.',
+  access: 'read',
+  defaultMode: 'auto',
+  parameters: z.object({
+    title: z.string().check(z.minLength(1), z.describe('Exact tiddler title')),
+    rendered: z.optional(z.boolean().check(z.describe('Also return the rendered plain text; default false'))),
+  }),
+  execute({ title, rendered }, { wiki }) {
+    const fields = wiki.getFields(title);
+    if (!fields || isHiddenFromAgent(title, fields)) {
+      const similar = similarTitles(wiki, title);
+      return {
+        ok: false,
+        content: `Tiddler "${oneLine(title)}" does not exist.${similar.length ? ` Similar titles: ${similar.map((t) => JSON.stringify(t)).join(', ')}.` : ' No similar titles found; try wiki-search.'}`,
+      };
+    }
+    const text = fields.text ?? '';
+    const parts: string[] = [UNTRUSTED_NOTE];
+    if (isBinaryType(fields.type)) {
+      parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} content, ${text.length} characters, not shown)` }));
+    } else if (text.length > READ_TEXT_LIMIT) {
+      parts.push(tiddlerBlock(fields, { full: true, text: `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` }));
+    } else {
+      parts.push(tiddlerBlock(fields, { full: true }));
+    }
+    if (rendered && !isBinaryType(fields.type)) {
+      if (REFERS_TO_HIDDEN.test(text)) {
+        parts.push('Rendered view not available: this tiddler refers to tiddlers that are hidden from the agent.');
+      } else {
+        let plain: string;
+        try {
+          plain = wiki.renderPlainText(title).trim();
+        } catch (e) {
+          plain = `(rendering failed: ${e instanceof Error ? e.message : String(e)})`;
+        }
+        if (plain.length > READ_TEXT_LIMIT) plain = `${plain.slice(0, READ_TEXT_LIMIT)}\n[… ${plain.length - READ_TEXT_LIMIT} more characters not shown]`;
+        parts.push(tiddlerBlock(fields, { text: plain, attributes: { view: 'rendered' } }));
+      }
+    }
+    return { content: parts.join('\n'), currentTiddler: title };
+  },
+});
+
+/** Up to `max` visible titles sharing the most words with `title` (one title-only search). */
+export function similarTitles(wiki: WikiPort, title: string, max = 5): string[] {
+  const words = [...new Set(title.toLowerCase().split(/[^\S\xA0]+/).filter((w) => w.length >= 2))];
+  if (!words.length) return [];
+  const system = title.startsWith('$:/') ? '' : '!is[system]';
+  const found = wiki.filter(`[all[tiddlers+shadows]${system}search:title:some<agent-words>] ${HIDDEN_FROM_AGENT_FILTER}`, { 'agent-words': words.join(' ') });
+  const scored = found
+    .filter((t) => t !== title)
+    .map((t) => {
+      const lower = t.toLowerCase();
+      return { t, score: words.filter((w) => lower.includes(w)).length, len: Math.abs(t.length - title.length) };
+    });
+  scored.sort((a, b) => b.score - a.score || a.len - b.len || (a.t < b.t ? -1 : 1));
+  const out: string[] = [];
+  for (const { t } of scored) {
+    if (out.length >= max) break;
+    if (!isHiddenFromAgent(t, wiki.getFields(t))) out.push(t);
+  }
+  return out;
+}

@@ -1,0 +1,128 @@
+/*\
+wiki-search: full-text search with TiddlyWiki's own [search[]] semantics and/or a filter,
+one page at a time, with a snippet around the first match (or the full text within a
+result budget). Hidden tiddlers never appear, whatever the query or filter.
+\*/
+import * as z from 'zod/mini';
+import { defineTool } from './tool';
+import { filterError, isBinaryType, pageLine, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, visibilityChecker } from './format';
+
+/** Total characters of tiddler text in one result when fullText is on. */
+export const SEARCH_TEXT_BUDGET = 12_000;
+export const SNIPPET_LENGTH = 200;
+
+const parameters = z
+  .object({
+    query: z.optional(
+      z.string().check(z.describe('Words to search for, as TiddlyWiki\'s search: every word must occur (case-insensitive, also inside longer words) in the title, tags or text')),
+    ),
+    filter: z.optional(
+      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches within its results')),
+    ),
+    titlesOnly: z.optional(z.boolean().check(z.describe('Search titles only (faster); default false'))),
+    includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
+    limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(50), z.describe('Results per page (1–50)')), 10),
+    offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Results to skip, for the next page')), 0),
+    fullText: z.optional(
+      z.boolean().check(z.describe(`Return each result's full text instead of a ~${SNIPPET_LENGTH}-character snippet around the first match; the whole result stays within ${SEARCH_TEXT_BUDGET} characters`)),
+    ),
+  })
+  .check(z.refine((a) => !!(a.query?.trim() || a.filter?.trim()), 'Give a query or a filter (or both).'));
+
+export const wikiSearchTool = defineTool({
+  name: 'wiki-search',
+  description:
+    'Find tiddlers by words (query) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
+  access: 'read',
+  defaultMode: 'auto',
+  parameters,
+  execute(args, { wiki }) {
+    const query = args.query?.trim() ?? '';
+    const filter = args.filter?.trim() ?? '';
+    const vis = visibilityChecker(wiki);
+    let titles: string[];
+    if (filter) {
+      const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
+      titles = runAgentFilter(wiki, filter, extra, { 'agent-query': query });
+      const error = filterError(wiki, titles);
+      if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
+      titles = titles.filter((t) => !vis.hidden(t));
+    } else {
+      const system = !!args.includeSystem;
+      titles = wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: (t) => (!system && t.startsWith('$:/')) || vis.hidden(t) });
+    }
+    const total = titles.length;
+    const blocks: string[] = [];
+    let budget = SEARCH_TEXT_BUDGET;
+    let cut = false;
+    const terms = args.titlesOnly ? [] : searchTerms(query);
+    for (const title of titles.slice(args.offset, args.offset + args.limit)) {
+      const fields = wiki.getFields(title);
+      if (!fields) {
+        blocks.push(tiddlerBlock({ title }, { text: '', attributes: { missing: 'yes' } }));
+        continue;
+      }
+      if (!vis.confirm(title, fields)) continue;
+      const text = fields.text ?? '';
+      if (isBinaryType(fields.type)) {
+        blocks.push(tiddlerBlock(fields, { text: `(${fields.type} content, not shown)` }));
+      } else if (args.fullText) {
+        if (budget <= 0) {
+          blocks.push(tiddlerBlock(fields, { text: '(text not shown: result budget reached; use wiki-read)' }));
+          cut = true;
+        } else if (text.length > budget) {
+          blocks.push(tiddlerBlock(fields, { text: `${text.slice(0, budget)}\n[… ${text.length - budget} more characters; use wiki-read]` }));
+          budget = 0;
+          cut = true;
+        } else {
+          blocks.push(tiddlerBlock(fields));
+          budget -= text.length;
+        }
+      } else {
+        blocks.push(tiddlerBlock(fields, { text: snippet(text, terms) }));
+      }
+    }
+    const what = [query && `query "${query}"${args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
+    const head = `Search for ${what}: ${pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)))}`;
+    const lines = [head];
+    if (blocks.length) {
+      lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
+      lines.push(UNTRUSTED_NOTE, ...blocks);
+    }
+    return { content: lines.join('\n') };
+  },
+});
+
+/** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
+export function searchTerms(query: string): string[] {
+  return query
+    .split(/[^\S\xA0]+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
+}
+
+/** About SNIPPET_LENGTH characters around the first occurrence of any term, whitespace collapsed. */
+export function snippet(text: string, terms: string[], length = SNIPPET_LENGTH): string {
+  if (!text) return '';
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const term of terms) {
+    const i = lower.indexOf(term);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  if (at < 0) at = 0;
+  let start = Math.max(0, at - Math.floor(length / 3));
+  let end = Math.min(text.length, start + length);
+  start = Math.max(0, end - length);
+  // Widen to word boundaries so words are not cut in half.
+  if (start > 0) {
+    const space = text.lastIndexOf(' ', start);
+    if (space >= 0 && start - space < 20) start = space + 1;
+  }
+  if (end < text.length) {
+    const space = text.indexOf(' ', end);
+    if (space >= 0 && space - end < 20) end = space;
+  }
+  const body = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`;
+}

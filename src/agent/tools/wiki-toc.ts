@@ -1,0 +1,67 @@
+/*\
+wiki-toc: the tag tree under a tiddler (the tiddlers tagged with it, those tagged with
+them, …) as an indented outline, in TiddlyWiki's tag order. Cycle-safe; each tiddler is
+expanded once.
+\*/
+import * as z from 'zod/mini';
+import type { WikiPort } from '../store/wiki-port';
+import { defineTool } from './tool';
+import { isHiddenFromAgent } from './visibility';
+import { oneLine, runAgentFilter, UNTRUSTED_NOTE, visibilityChecker } from './format';
+
+export const TOC_MAX_LINES = 300;
+
+export const wikiTocTool = defineTool({
+  name: 'wiki-toc',
+  description:
+    'Show the table of contents under a tiddler: the tiddlers tagged with it, the ones tagged with those, and so on, as an indented outline with each modified value.',
+  access: 'read',
+  defaultMode: 'auto',
+  parameters: z.object({
+    root: z.string().check(z.minLength(1), z.describe('Title of the root tiddler (the tag at the top of the tree)')),
+    depth: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(6), z.describe('Levels below the root to show (1–6)')), 3),
+  }),
+  execute({ root, depth }, { wiki }) {
+    const rootFields = wiki.getFields(root);
+    if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };
+    const vis = visibilityChecker(wiki);
+    const lines: string[] = [line(wiki, root, 0)];
+    const expanded = new Set<string>([root]);
+    let truncated = false;
+    const walk = (parent: string, level: number, ancestors: Set<string>) => {
+      for (const child of children(wiki, parent, vis.hidden)) {
+        if (lines.length >= TOC_MAX_LINES) {
+          truncated = true;
+          return;
+        }
+        if (ancestors.has(child)) {
+          lines.push(`${line(wiki, child, level)} (cycle: it is also an ancestor here)`);
+          continue;
+        }
+        const kids = children(wiki, child, vis.hidden);
+        if (!kids.length) lines.push(line(wiki, child, level));
+        else if (expanded.has(child)) lines.push(`${line(wiki, child, level)} (its ${kids.length} children are shown above)`);
+        else if (level >= depth) lines.push(`${line(wiki, child, level)} (${kids.length} more below; raise depth)`);
+        else {
+          lines.push(line(wiki, child, level));
+          expanded.add(child);
+          walk(child, level + 1, new Set([...ancestors, child]));
+        }
+      }
+    };
+    walk(root, 1, new Set([root]));
+    if (lines.length === 1) return { content: `Nothing is tagged with "${oneLine(root)}"${rootFields ? '' : ' (which does not exist)'}.` };
+    if (truncated) lines.push(`[… outline cut at ${TOC_MAX_LINES} lines; use a lower depth or a deeper root]`);
+    return { content: [`Table of contents under "${oneLine(root)}" (depth ${depth}):`, UNTRUSTED_NOTE, ...lines].join('\n') };
+  },
+});
+
+function children(wiki: WikiPort, parent: string, hidden: (t: string) => boolean): string[] {
+  return runAgentFilter(wiki, '[<agent-title>tagging[]!has[draft.of]]', '', { 'agent-title': parent }).filter((t) => !hidden(t) && !isHiddenFromAgent(t, wiki.getFields(t)));
+}
+
+function line(wiki: WikiPort, title: string, level: number): string {
+  const fields = wiki.getFields(title);
+  const info = fields ? `modified ${fields.modified ?? '""'}` : 'missing';
+  return `${'  '.repeat(level)}${level ? '- ' : ''}${oneLine(title)} (${info})`;
+}
