@@ -13,6 +13,7 @@ export { EventBus, type AgentEvent } from './engine/events';
 export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
 export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
 export { defineTool, type ToolDefinition, type ToolOutput } from './tools/tool';
+export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { initialLiveState, reduceLiveState, type LiveChatState } from './ui/live-state';
 export { parseSafeWikitext, SAFE_RULES } from './ui/safe-render';

@@ -7,7 +7,6 @@ plugins from other TiddlyWiki plugins are picked up by module type.
 import type { EnginePlugin } from '../engine/hooks';
 import { BUILTIN_TOOLS } from '../tools';
 import type { ToolDefinition } from '../tools/tool';
-import { ensureWebGlobals } from './host';
 import { LocalRunner } from './local-runner';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
 
@@ -15,7 +14,6 @@ let runner: LocalRunner | undefined;
 
 export function getRunner(): LocalRunner {
   if (runner) return runner;
-  ensureWebGlobals();
   const browser = !!$tw.browser;
   const tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   $tw.modules.forEachModuleOfType('tiddlyagent-tool', (_title, exports) => {

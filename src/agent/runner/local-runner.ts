@@ -14,6 +14,7 @@ import type { Message, ProviderProfile } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
 import { journalTitle, planRollback, readJournal, rollback } from '../tools/journal';
+import { ensureWebGlobals } from './host';
 import type { ToolDefinition } from '../tools/tool';
 
 export interface RunnerHost {
@@ -25,6 +26,8 @@ export interface RunnerHost {
   keyHint: string;
   tools: ReadonlyMap<string, ToolDefinition>;
   plugins?: ReadonlyMap<string, EnginePlugin>;
+  /** Replaces the provider registry, e.g. with a scripted model in tests. */
+  createModel?(profile: ProviderProfile): LanguageModel;
 }
 
 export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
@@ -50,6 +53,7 @@ export class LocalRunner {
   private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly host: RunnerHost) {
+    ensureWebGlobals();
     this.store = new ChatStore(host.wiki);
   }
 
@@ -279,7 +283,14 @@ export class LocalRunner {
     }
   }
 
+  /** Stop every timer (the page or process is going away). */
+  dispose(): void {
+    for (const timer of this.expiryTimers.values()) clearTimeout(timer);
+    this.expiryTimers.clear();
+  }
+
   private createModel(profile: ProviderProfile): LanguageModel {
+    if (this.host.createModel) return this.host.createModel(profile);
     const keyName = profile['api-key-name']?.trim();
     const apiKey = keyName ? this.host.getApiKey(keyName) : undefined;
     if (keyName && !apiKey) {

@@ -30,6 +30,32 @@ export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
       widget.render(container as unknown as Element, null);
       return plainTextOf(container as unknown as Parameters<typeof plainTextOf>[0]);
     },
+    runActions(actions, variables = {}) {
+      const before: Record<string, TiddlerFields | null> = {};
+      const note = (title: unknown) => {
+        if (typeof title === 'string' && !(title in before)) before[title] = (wiki.getTiddler(title)?.getFieldStrings() as TiddlerFields | undefined) ?? null;
+      };
+      // Every write goes through these two; watch them while the actions run (synchronously).
+      const w = wiki as unknown as Record<'addTiddler' | 'deleteTiddler', (...args: unknown[]) => unknown>;
+      const { addTiddler, deleteTiddler } = w;
+      w.addTiddler = (tiddler, ...rest) => {
+        const t = tiddler as { fields?: { title?: unknown }; title?: unknown } | undefined;
+        note(t?.fields?.title ?? t?.title);
+        return addTiddler.call(wiki, tiddler, ...rest);
+      };
+      w.deleteTiddler = (title, ...rest) => {
+        note(title);
+        return deleteTiddler.call(wiki, title, ...rest);
+      };
+      try {
+        const text = `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${actions}`;
+        wiki.invokeActionString(text, null, variables, { parentWidget: $tw.rootWidget });
+      } finally {
+        w.addTiddler = addTiddler;
+        w.deleteTiddler = deleteTiddler;
+      }
+      return before;
+    },
     renderHtml(title) {
       return wiki.renderTiddler('text/html', title, { importPageMacros: true } as object);
     },

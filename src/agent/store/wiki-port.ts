@@ -16,6 +16,12 @@ export interface WikiPort {
   filter(expression: string, variables?: Record<string, string>): string[];
   /** Render a tiddler's wikitext to plain text (transclusions, procedures, globals work). */
   renderPlainText(title: string, variables?: Record<string, string>): string;
+  /**
+   * Run action wikitext (global procedures visible), `variables` set as variables. Returns
+   * every tiddler the actions wrote or deleted, with its fields before the first change
+   * (null: it did not exist), so the caller can check, journal or undo the writes.
+   */
+  runActions(actions: string, variables?: Record<string, string>): Record<string, TiddlerFields | null>;
   /** Render a tiddler to HTML, as it would show in the story river. */
   renderHtml(title: string): string;
   /** Rename a tiddler; with `relink`, links and tags pointing to it follow where TiddlyWiki can. */
