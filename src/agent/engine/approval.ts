@@ -3,6 +3,7 @@ Tool-call approval, enforced in code: deny patterns, then allow patterns, then w
 allowed for this chat, then the tool's mode ("Always" sets the mode to auto in the agent). Patterns are regular
 expressions tested case-insensitively against the serialized call `{"tool":…,"args":…}`.
 `agent-approval` holds the rules as JSON: {"wiki-edit": {"mode": "confirm", "deny": ["\\$:/"]}, "*": {…}}.
+A tool's own allow list and mode win over "*"; the deny patterns of "*" apply to every tool.
 \*/
 import * as z from 'zod/mini';
 import { ConfigError } from '../store/schemas';
@@ -59,13 +60,15 @@ export function evaluateApproval(
   args: unknown,
   allowedInChat = false,
 ): ApprovalDecision {
-  const rule = config[tool.name] ?? config['*'];
+  const own = config[tool.name];
+  const any = config['*'];
   const call = serializeCall(tool.name, args);
-  const deny = rule?.deny.find((re) => re.test(call));
+  // The '*' deny patterns apply to every tool, even one with its own rule.
+  const deny = [...(own?.deny ?? []), ...(any?.deny ?? [])].find((re) => re.test(call));
   if (deny) return { decision: 'deny', reason: `denied by the rule /${deny.source}/` };
-  const allow = rule?.allow.find((re) => re.test(call));
+  const allow = (own?.allow ?? any?.allow ?? []).find((re) => re.test(call));
   if (allow) return { decision: 'allow', reason: `allowed by the rule /${allow.source}/` };
   if (allowedInChat) return { decision: 'allow', reason: 'allowed in this chat by the user' };
-  const mode = rule?.mode ?? tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
+  const mode = own?.mode ?? any?.mode ?? tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
   return mode === 'auto' ? { decision: 'allow', reason: 'the tool runs without confirmation' } : { decision: 'confirm', reason: 'the tool needs confirmation' };
 }

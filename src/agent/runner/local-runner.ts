@@ -16,6 +16,7 @@ import { formatClarifications } from '../tools/control-tools';
 import { journalTitle, planRollback, readJournal, rollback } from '../tools/journal';
 import { ensureWebGlobals } from './host';
 import type { ToolDefinition } from '../tools/tool';
+import { loadUserTools } from '../tools/user-tools';
 
 export interface RunnerHost {
   wiki: WikiPort;
@@ -88,6 +89,8 @@ export class LocalRunner {
     const turn = this.active.get(chat);
     if (turn) turn.controller.abort();
     else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
+      clearTimeout(this.expiryTimers.get(chat));
+      this.expiryTimers.delete(chat);
       this.closePending(chat, 'The user stopped the turn.');
       this.store.setStatus(chat, 'canceled');
       this.bus.emit({ type: 'status', chat, status: 'canceled' });
@@ -246,7 +249,8 @@ export class LocalRunner {
         store: this.store,
         createModel: (profile) => this.createModel(profile),
         emit: (e) => this.bus.emit(e),
-        tools: this.host.tools,
+        // User tools are tiddlers: read them as they are now, at the start of every turn.
+        tools: new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]),
         plugins: this.host.plugins,
       },
       { chat, signal: controller.signal, ...input },

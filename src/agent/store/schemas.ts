@@ -131,7 +131,7 @@ export const MessageSchema = z.object({
   'tool-status': blankable(oneOf(TOOL_STATUSES)),
   /** Assistant messages: the tool calls of the reply, JSON [{id, name, args}]. */
   'tool-calls': optionalText,
-  /** Pending tool messages: when an unanswered confirmation is denied (TiddlyWiki date). */
+  /** Pending tool messages: when an unanswered confirmation is denied (milliseconds since 1970). */
   'approval-expires': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
   approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),

@@ -236,11 +236,7 @@ export function engineDeps(
 
 const runners: Runner[] = [];
 
-/**
- * A LocalRunner over the booted wiki whose turns use `model`. LocalRunner builds its model
- * from the provider profile through a private `createModel`; there is no host option to
- * inject one, so the instance method is replaced (see the report: RunnerHost.createModel).
- */
+/** A LocalRunner over the booted wiki whose turns use `model` (injected through RunnerHost.createModel). */
 export function scriptedRunner(h: Harness, model: LanguageModel, tools: ToolDefinition[], plugins?: Map<string, EnginePlugin>): Runner {
   const runner = new h.lib.LocalRunner({
     wiki: h.port,
@@ -249,8 +245,8 @@ export function scriptedRunner(h: Harness, model: LanguageModel, tools: ToolDefi
     keyHint: '',
     tools: toolMap(tools),
     plugins,
+    createModel: () => model,
   });
-  (runner as unknown as { createModel(): LanguageModel }).createModel = () => model;
   runners.push(runner);
   return runner;
 }
@@ -262,13 +258,13 @@ export function listen(runner: Runner, chat: string): Events {
   return events;
 }
 
-/** Clear the approval-expiry timers runners leave behind, so the test process can exit. */
+/** Clear a runner's approval-expiry timers (a page that went away), so the test process can exit. */
+export function disposeRunner(runner: Runner): void {
+  runner.dispose();
+}
+
 export function disposeRunners(): void {
-  for (const runner of runners.splice(0)) {
-    const timers = (runner as unknown as { expiryTimers: Map<string, ReturnType<typeof setTimeout>> }).expiryTimers;
-    for (const t of timers.values()) clearTimeout(t);
-    timers.clear();
-  }
+  for (const runner of runners.splice(0)) disposeRunner(runner);
 }
 
 /** The tool messages of a request, by call id. */

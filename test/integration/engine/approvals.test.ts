@@ -1,0 +1,333 @@
+// Approvals: every branch of evaluateApproval and parseApprovalConfig, and the end-to-end flow
+// through LocalRunner in a real TiddlyWiki: pending card, once / deny / chat / always, expiry,
+// and a pending approval that survives a reload (a new runner over the same wiki).
+import * as z from 'zod/mini';
+import { evaluateApproval, parseApprovalConfig } from '../../../src/agent/engine/approval';
+import { runTurn } from '../../../src/agent/engine/loop';
+import { defineTool } from '../../../src/agent/tools/tool';
+import {
+  bootEngineWiki,
+  disposeRunner,
+  disposeRunners,
+  engineDeps,
+  Events,
+  listen,
+  reply,
+  scriptedModel,
+  scriptedRunner,
+  toolCalls,
+  toolMessagesOf,
+  within,
+  type Harness,
+} from './harness';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await bootEngineWiki();
+});
+afterEach(() => disposeRunners());
+
+describe('evaluateApproval', () => {
+  const write = { name: 'wiki-edit', access: 'write' as const };
+  const read = { name: 'wiki-read', access: 'read' as const };
+  const rules = (json: unknown) => parseApprovalConfig(JSON.stringify(json), 'Some agent');
+
+  test('a deny pattern beats an allow pattern (and everything else)', () => {
+    const config = rules({ 'wiki-edit': { mode: 'auto', allow: ['.*'], deny: ['\\$:/'] } });
+    expect(evaluateApproval(config, write, { title: '$:/config/x' }, true)).toEqual({ decision: 'deny', reason: 'denied by the rule /\\$:\\//' });
+    expect(evaluateApproval(config, write, { title: 'Notes' }).decision).toBe('allow');
+  });
+
+  test('an allow pattern beats the confirm mode', () => {
+    const config = rules({ 'wiki-edit': { mode: 'confirm', allow: ['"title":"Drafts/'] } });
+    expect(evaluateApproval(config, write, { title: 'Drafts/one' })).toEqual({ decision: 'allow', reason: 'allowed by the rule /"title":"Drafts\\//' });
+    expect(evaluateApproval(config, write, { title: 'Other' }).decision).toBe('confirm');
+  });
+
+  test('patterns are case-insensitive and see the tool name and the arguments', () => {
+    const config = rules({ 'wiki-edit': { deny: ['"tool":"wiki-edit".*password'] } });
+    expect(evaluateApproval(config, write, { text: 'my PASSWORD is' }).decision).toBe('deny');
+  });
+
+  test('"allow in this chat" beats the confirm mode, but not a deny pattern', () => {
+    const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['secret'] } });
+    expect(evaluateApproval(config, write, { title: 'a' }, true)).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user' });
+    expect(evaluateApproval(config, write, { title: 'secret' }, true).decision).toBe('deny');
+  });
+
+  test('mode auto and mode confirm', () => {
+    expect(evaluateApproval(rules({ 'wiki-edit': { mode: 'auto' } }), write, {}).decision).toBe('allow');
+    expect(evaluateApproval(rules({ 'wiki-read': { mode: 'confirm' } }), read, {}).decision).toBe('confirm');
+  });
+
+  test("the '*' deny patterns apply even to a tool with its own rule", () => {
+    const config = rules({ '*': { deny: ['\\$:/'] }, 'wiki-edit': { mode: 'auto' } });
+    expect(evaluateApproval(config, write, { title: '$:/core/ui/PageTemplate' }).decision).toBe('deny');
+    expect(evaluateApproval(config, write, { title: 'Notes' }).decision).toBe('allow');
+  });
+
+  test('without a rule: write tools confirm, read tools run; a tool default mode wins over its access', () => {
+    expect(evaluateApproval({}, write, {})).toEqual({ decision: 'confirm', reason: 'the tool needs confirmation' });
+    expect(evaluateApproval({}, read, {})).toEqual({ decision: 'allow', reason: 'the tool runs without confirmation' });
+    expect(evaluateApproval({}, { ...write, defaultMode: 'auto' }, {}).decision).toBe('allow');
+    expect(evaluateApproval({}, { ...read, defaultMode: 'confirm' }, {}).decision).toBe('confirm');
+    expect(evaluateApproval(parseApprovalConfig('', 'A'), write, {}).decision).toBe('confirm');
+    expect(evaluateApproval(parseApprovalConfig('   ', 'A'), write, {}).decision).toBe('confirm');
+    expect(evaluateApproval(parseApprovalConfig(undefined, 'A'), read, {}).decision).toBe('allow');
+  });
+
+  test('the "*" rule applies to tools without a rule of their own', () => {
+    const config = rules({ '*': { mode: 'confirm', deny: ['forbidden'] }, 'wiki-read': { mode: 'auto' } });
+    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, {}).decision).toBe('confirm');
+    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, { q: 'forbidden' }).decision).toBe('deny');
+    expect(evaluateApproval(config, read, {}).decision).toBe('allow');
+  });
+
+  test('invalid JSON, a wrong shape or an invalid regex is a clear error naming the agent and the field', () => {
+    const error = (json: string) => {
+      try {
+        parseApprovalConfig(json, 'My agent');
+      } catch (e) {
+        return e as Error & { tiddler?: string; field?: string };
+      }
+      throw new Error('no error');
+    };
+    const bad = error('{"wiki-edit": {mode: "auto"}}');
+    expect(bad.message).toMatch(/^Agent definition "My agent": the field "agent-approval" is not valid JSON/);
+    expect(bad).toMatchObject({ name: 'ConfigError', tiddler: 'My agent', field: 'agent-approval' });
+    expect(error('{"wiki-edit": {"mode": "sometimes"}}').message).toMatch(/"agent-approval" must map tool names to/);
+    expect(error('["wiki-edit"]').message).toMatch(/"agent-approval" must map tool names to/);
+    const regex = error('{"wiki-edit": {"deny": ["(unclosed"]}}');
+    expect(regex.message).toBe('Agent definition "My agent": the field "agent-approval" has an invalid regular expression for "wiki-edit": (unclosed.');
+    expect(regex.field).toBe('agent-approval');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end
+
+/** A write tool (confirm by default) that records the titles it wrote. */
+function noteTool() {
+  const written: string[] = [];
+  const tool = defineTool({
+    name: 'write-note',
+    description: 'Write a note.',
+    parameters: z.object({ title: z.string() }),
+    access: 'write',
+    execute: ({ title }) => {
+      written.push(title);
+      return { content: `wrote ${title}` };
+    },
+    preview: ({ title }) => `Will write "${title}".`,
+  });
+  return { tool, written };
+}
+
+/** A chat whose model calls write-note once per user message, then answers. */
+function setup(agentFields: Record<string, string> = {}) {
+  const chat = h.newChat({ 'agent-tools': 'write-note', ...agentFields });
+  const note = noteTool();
+  let round = 0;
+  // Odd calls: a tool call; even calls: the answer.
+  const s = scriptedModel((n) => (n % 2 === 1 ? toolCalls([`w-${++round}`, 'write-note', { title: `Note ${round}` }]) : reply(`Done ${round}.`)));
+  const runner = scriptedRunner(h, s.model, [note.tool]);
+  const events = listen(runner, chat);
+  return { chat, ...note, ...s, runner, events };
+}
+
+const pendingOf = (chat: string) => h.messages(chat).filter((m) => m['tool-status'] === 'pending');
+
+describe('the approval flow through LocalRunner', () => {
+  test('a confirm call becomes a pending tool message and the chat waits in input-required', async () => {
+    const t = setup();
+
+    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+
+    expect(h.status(t.chat)).toBe('input-required');
+    expect(t.written).toEqual([]);
+    expect(t.requests).toHaveLength(1);
+    const [pending, ...more] = pendingOf(t.chat);
+    expect(more).toEqual([]);
+    expect(pending).toMatchObject({ role: 'tool', 'tool-name': 'write-note', 'tool-call-id': 'w-1', 'tool-status': 'pending', text: 'Will write "Note 1".' });
+    expect(JSON.parse(pending!['tool-args']!)).toEqual({ title: 'Note 1' });
+    expect(Number(pending!['approval-expires'])).toBeGreaterThan(Date.now() + 500_000); // default 600 s
+    expect(t.events.of('waiting')).toEqual([{ type: 'waiting', chat: t.chat, message: pending!.title, reason: 'approval' }]);
+    expect(t.events.statuses()).toEqual(['working', 'input-required']);
+    // A decision on something that is not pending is ignored.
+    expect(t.runner.decide(t.chat, h.messages(t.chat)[0]!.title!, 'once')).toBeUndefined();
+    expect(t.runner.decide('Some other chat', pending!.title!, 'once')).toBeUndefined();
+  });
+
+  test('"once" runs the call and the turn completes; the next call asks again', async () => {
+    const t = setup();
+    await t.runner.send(t.chat, 'Write a note.');
+    const [pending] = pendingOf(t.chat);
+
+    expect(await within(t.runner.decide(t.chat, pending!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+
+    expect(t.written).toEqual(['Note 1']);
+    const list = h.messages(t.chat);
+    expect(list.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(list[2]).toMatchObject({ title: pending!.title, 'tool-status': 'ok', text: 'wrote Note 1', approval: 'once' });
+    expect(list[2]!['approval-expires']).toBeUndefined();
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')).toEqual({ toolName: 'write-note', content: 'wrote Note 1' });
+    expect(t.events.statuses()).toEqual(['working', 'input-required', 'working', 'completed']);
+
+    expect(await t.runner.send(t.chat, 'Another.')).toEqual({ status: 'input-required' });
+  });
+
+  test('"deny" does not run the call, and the model is told', async () => {
+    const t = setup();
+    await t.runner.send(t.chat, 'Write a note.');
+    const [pending] = pendingOf(t.chat);
+
+    expect(await within(t.runner.decide(t.chat, pending!.title!, 'deny')!, 'the resumed turn')).toEqual({ status: 'completed' });
+
+    expect(t.written).toEqual([]);
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', approval: 'deny' });
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')).toEqual({ toolName: 'write-note', content: 'The user did not allow this call. The user denied it.' });
+    expect(h.messages(t.chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Done 1.' });
+  });
+
+  test('"chat" runs it, and later calls of that tool in the same chat run without asking; other chats still ask', async () => {
+    const t = setup();
+    await t.runner.send(t.chat, 'Write a note.');
+    const [pending] = pendingOf(t.chat);
+
+    expect(await within(t.runner.decide(t.chat, pending!.title!, 'chat')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(h.fields(t.chat)['agent-allowed-tools']).toBe('write-note');
+
+    expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });
+    expect(t.written).toEqual(['Note 1', 'Note 2']);
+    expect(t.events.of('waiting')).toHaveLength(1);
+    expect(pendingOf(t.chat)).toEqual([]);
+
+    // A second chat of the same agent has not been allowed anything.
+    const other = `${t.chat} (other)`;
+    h.$tw.wiki.addTiddler({ title: other, agent: h.agentOf(t.chat), 'agent-status': 'idle' });
+    expect(await t.runner.send(other, 'Write one here.')).toEqual({ status: 'input-required' });
+  });
+
+  test('"always" sets mode auto for the tool in the agent\'s agent-approval, keeping its other rules', async () => {
+    const t = setup({ 'agent-approval': JSON.stringify({ 'write-note': { deny: ['forbidden'] }, other: { mode: 'confirm' } }) });
+    await t.runner.send(t.chat, 'Write a note.');
+    const [pending] = pendingOf(t.chat);
+
+    expect(await within(t.runner.decide(t.chat, pending!.title!, 'always')!, 'the resumed turn')).toEqual({ status: 'completed' });
+
+    expect(JSON.parse(h.fields(h.agentOf(t.chat))['agent-approval']!)).toEqual({ 'write-note': { deny: ['forbidden'], mode: 'auto' }, other: { mode: 'confirm' } });
+    expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });
+    expect(t.written).toEqual(['Note 1', 'Note 2']);
+  });
+
+  test('with several calls waiting, the turn resumes only once every one is decided', async () => {
+    const chat = h.newChat({ 'agent-tools': 'write-note' });
+    const note = noteTool();
+    const s = scriptedModel([toolCalls(['a', 'write-note', { title: 'A' }], ['b', 'write-note', { title: 'B' }]), reply('One of two.')]);
+    const runner = scriptedRunner(h, s.model, [note.tool]);
+
+    expect(await runner.send(chat, 'Write two.')).toEqual({ status: 'input-required' });
+    const [a, b] = pendingOf(chat);
+
+    expect(runner.decide(chat, a!.title!, 'deny')).toBeUndefined();
+    expect(h.status(chat)).toBe('input-required');
+    expect(s.requests).toHaveLength(1);
+    expect(await within(runner.decide(chat, b!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+
+    expect(note.written).toEqual(['B']);
+    const results = toolMessagesOf(s.requests[1]!);
+    expect(results.get('a')!.content).toMatch(/^The user did not allow this call/);
+    expect(results.get('b')!.content).toBe('wrote B');
+  });
+
+  test('a deny pattern refuses the call without asking, and the model is told why', async () => {
+    const t = setup({ 'agent-approval': JSON.stringify({ 'write-note': { deny: ['Note 1'] } }) });
+
+    expect(await within(t.runner.send(t.chat, 'Write a note.'), 'the turn')).toEqual({ status: 'completed' });
+
+    expect(t.written).toEqual([]);
+    expect(t.events.of('waiting')).toEqual([]);
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/.');
+  });
+
+  test('an invalid agent-approval fails the turn with a message naming the field', async () => {
+    const chat = h.newChat({ 'agent-tools': 'write-note', 'agent-approval': '{not json' });
+    const s = scriptedModel([reply('never asked')]);
+    const events = new Events();
+
+    const result = await runTurn(engineDeps(h, s.model, [noteTool().tool], events), { chat, signal: new AbortController().signal, userText: 'Hi' });
+
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/"agent-approval" is not valid JSON/);
+    expect(s.requests).toHaveLength(0);
+    expect(h.messages(chat).map((m) => m.role)).toEqual(['user', 'error']);
+  });
+});
+
+describe('expiry and reload', () => {
+  test('an unanswered confirmation is denied by the runner\'s timer after agent-approval-timeout', async () => {
+    const t = setup({ 'agent-approval-timeout': '1' });
+    const sent = Date.now();
+    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    const [pending] = pendingOf(t.chat);
+    expect(Number(pending!['approval-expires'])).toBeGreaterThanOrEqual(sent + 1000);
+
+    await t.events.status('completed', 5000);
+
+    expect(Date.now()).toBeGreaterThanOrEqual(Number(pending!['approval-expires']));
+    expect(t.written).toEqual([]);
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'Nobody confirmed it in time, so it was denied.' });
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Nobody confirmed it in time, so it was denied.');
+    expect(h.status(t.chat)).toBe('completed');
+  });
+
+  test('after a reload, restore() re-arms the expiry of a waiting confirmation', async () => {
+    const t = setup({ 'agent-approval-timeout': '1' });
+    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    disposeRunner(t.runner); // the page goes away with its timers
+
+    const reloaded = scriptedRunner(h, t.model, [t.tool]);
+    const events = listen(reloaded, t.chat);
+    expect(reloaded.restore()).toEqual([]);
+    expect(h.status(t.chat)).toBe('input-required');
+
+    await events.status('completed', 5000);
+    expect(t.written).toEqual([]);
+    expect(pendingOf(t.chat)).toEqual([]);
+    expect(h.messages(t.chat).find((m) => m.role === 'tool')).toMatchObject({ 'tool-status': 'denied' });
+  });
+
+  test('a pending approval survives a reload: a new runner restores it and its decision completes the turn', async () => {
+    const t = setup();
+    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    const [pending] = pendingOf(t.chat);
+    disposeRunner(t.runner);
+
+    const reloaded = scriptedRunner(h, t.model, [t.tool]);
+    expect(reloaded.restore()).toEqual([]); // waiting chats are not "interrupted"
+    expect(h.status(t.chat)).toBe('input-required');
+    expect(pendingOf(t.chat).map((m) => m.title)).toEqual([pending!.title]);
+    expect(h.messages(t.chat).some((m) => m.role === 'error')).toBe(false);
+
+    expect(await within(reloaded.decide(t.chat, pending!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+
+    expect(t.written).toEqual(['Note 1']);
+    expect(t.requests).toHaveLength(2);
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('wrote Note 1');
+    expect(h.messages(t.chat).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  test('Stop on a waiting chat cancels it and closes the pending call', async () => {
+    const t = setup();
+    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    const [pending] = pendingOf(t.chat);
+
+    t.runner.stop(t.chat);
+
+    expect(h.status(t.chat)).toBe('canceled');
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'The user stopped the turn.' });
+    expect(t.runner.decide(t.chat, pending!.title!, 'once')).toBeUndefined();
+    expect(t.written).toEqual([]);
+  });
+});
