@@ -247,7 +247,7 @@ export function jsonSchemaParameters(schema: JsonSchema): z.ZodMiniType<Record<s
   const parameters = z.custom<Record<string, unknown>>((value) => validate(schema, value, '').length === 0, {
     error: (issue) => `${validate(schema, issue.input, '').join('; ')}.`,
   });
-  parameters._zod.toJSONSchema = () => structuredClone(schema);
+  parameters._zod.toJSONSchema = () => JSON.parse(JSON.stringify(schema)) as JsonSchema;
   return parameters;
 }
 
@@ -272,8 +272,8 @@ export function validate(schema: JsonSchema, value: unknown, path: string): stri
   if (type === 'array') {
     if (!Array.isArray(value)) return [`${at}: expected an array, got ${describe(value)}`];
     const out: string[] = [];
-    if (schema.minItems !== undefined && value.length < schema.minItems) out.push(`${at}: needs at least ${schema.minItems} items, got ${value.length}`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(`${at}: allows at most ${schema.maxItems} items, got ${value.length}`);
+    if (schema.minItems !== undefined && value.length < schema.minItems) out.push(`${at}: needs at least ${plural(schema.minItems, 'item')}, got ${value.length}`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(`${at}: allows at most ${plural(schema.maxItems, 'item')}, got ${value.length}`);
     if (schema.items) value.forEach((item, i) => out.push(...validate(schema.items!, item, `${path}[${i}]`)));
     return out;
   }
@@ -287,8 +287,8 @@ export function validate(schema: JsonSchema, value: unknown, path: string): stri
   const out: string[] = [];
   if (typeof value === 'string') {
     const length = [...value].length;
-    if (schema.minLength !== undefined && length < schema.minLength) out.push(`${at}: needs at least ${schema.minLength} characters`);
-    if (schema.maxLength !== undefined && length > schema.maxLength) out.push(`${at}: allows at most ${schema.maxLength} characters`);
+    if (schema.minLength !== undefined && length < schema.minLength) out.push(`${at}: needs at least ${plural(schema.minLength, 'character')}`);
+    if (schema.maxLength !== undefined && length > schema.maxLength) out.push(`${at}: allows at most ${plural(schema.maxLength, 'character')}`);
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) out.push(`${at}: must match the pattern ${schema.pattern}`);
   }
   if (typeof value === 'number') {
@@ -300,6 +300,10 @@ export function validate(schema: JsonSchema, value: unknown, path: string): stri
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function join(path: string, key: string): string {

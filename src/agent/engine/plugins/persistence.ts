@@ -1,0 +1,52 @@
+/*\
+Built-in plugin: message persistence. One write per finished message: the user's message
+when it arrives, the reply when it completes, each tool result when it is ready.
+\*/
+import type { EnginePlugin } from '../hooks';
+import { CURRENT_TIDDLER_FIELD } from './prompt';
+
+export const persistencePlugin: EnginePlugin = {
+  name: 'persistence',
+  apply(hooks) {
+    hooks.userMessageReceived.tap('persistence', (message, ctx) => {
+      message.title = ctx.store.appendMessage(ctx.chat, { role: 'user', text: message.text, attachments: message.attachments });
+    });
+    hooks.responseComplete.tap('persistence', (response, ctx) => {
+      const calls = response.toolCalls.filter((c) => !c.invalid).map(({ id, name, args }) => ({ id, name, args }));
+      const invalid = response.toolCalls.filter((c) => c.invalid);
+      if (!response.text && !response.reasoning && !response.toolCalls.length) return;
+      response.title = ctx.store.appendMessage(ctx.chat, {
+        role: 'assistant',
+        text: response.text,
+        reasoning: response.reasoning,
+        model: ctx.model,
+        round: ctx.round,
+        finish: response.canceled ? 'canceled' : response.error ? 'error' : response.finish === 'length' ? 'length' : 'stop',
+        tokensIn: response.usage.inputTokens,
+        tokensOut: response.usage.outputTokens,
+        // Calls whose arguments were cut off are recorded too, so their error results pair up.
+        toolCalls: [...calls, ...invalid.map(({ id, name }) => ({ id, name, args: {} }))],
+      });
+    });
+    hooks.toolExecuted.tap('persistence', ({ result, pendingTitle }, ctx) => {
+      const current = result.output?.currentTiddler;
+      if (current) ctx.store.setStatus(ctx.chat, 'working', { [CURRENT_TIDDLER_FIELD]: current });
+      const fields = {
+        text: result.content,
+        'tool-status': result.status,
+        'agent-round': String(ctx.round),
+      };
+      if (pendingTitle) ctx.store.updateMessage(pendingTitle, { ...fields, 'approval-expires': undefined });
+      else
+        ctx.store.appendMessage(ctx.chat, {
+          role: 'tool',
+          text: result.content,
+          toolName: result.call.name,
+          toolCallId: result.call.id,
+          toolArgs: result.call.args,
+          toolStatus: result.status,
+          round: ctx.round,
+        });
+    });
+  },
+};
