@@ -1,7 +1,10 @@
 // The agent working on a note in a real browser: "Talk with AI" attaches the note, the mock
 // model searches, then edits it after the user approves; the turn's diff shows the change,
 // Roll back restores the note exactly, and the attachment chip opens the note.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { ROOT } from '../helpers/tw';
 import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
@@ -11,10 +14,12 @@ let context: BrowserContext;
 let page: Page;
 let errors: string[];
 
+const SHOTS = path.join(ROOT, 'output', 'e2e');
 const NOTE = 'Garden plan';
 const TEXT = 'Plant tomatoes in May.\nWater the beans daily.';
 
 beforeAll(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
   wiki = await serveDemoWiki({ mockDelayMs: 5 });
   ({ context, page, errors } = await openWiki(wiki));
   await page.evaluate(
@@ -54,6 +59,7 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   expect(await card.textContent()).toContain('wiki-edit');
   expect(await chat.locator('.tc-ai-message-tool[data-tool="wiki-search"][data-tool-status="ok"]').count()).toBe(1);
   expect((await noteFields()).text).toBe(TEXT);
+  await card.screenshot({ path: path.join(SHOTS, 'approval-card.png') });
   await chat.locator('button[data-ai-action="approve-once"]').click();
   await chat.locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'I moved the tomatoes' }).waitFor();
   expect((await noteFields()).text).toBe('Plant tomatoes in June.\nWater the beans daily.');
@@ -76,6 +82,7 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   expect(deleted).toMatch(/^May\b/);
   expect(inserted).toMatch(/^June\b/);
   expect(deleted + inserted).not.toContain('tomatoes'); // unchanged words are not marked
+  await chat.screenshot({ path: path.join(SHOTS, 'turn-diff.png') });
 
   // Roll back restores every field of the note.
   await actions.locator('button[data-ai-action="rollback"]').click();

@@ -4,7 +4,7 @@ wiki-backlinks: the tiddlers that link to a title.
 import * as z from 'zod/mini';
 import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
-import { oneLine, runAgentFilter, tiddlerRef, UNTRUSTED_NOTE, visibilityChecker } from './format';
+import { oneLine, removeHidden, tiddlerRef, UNTRUSTED_NOTE } from './format';
 
 export const wikiBacklinksTool = defineTool({
   name: 'wiki-backlinks',
@@ -16,15 +16,13 @@ export const wikiBacklinksTool = defineTool({
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Most titles to return (1–200)')), 20),
   }),
   execute({ title, limit }, { wiki }) {
-    const vis = visibilityChecker(wiki);
     const target = wiki.getFields(title);
     const exists = !!target && !isHiddenFromAgent(title, target);
-    const titles = runAgentFilter(wiki, '[<agent-title>backlinks[]sort[title]]', '', { 'agent-title': title }).filter((t) => !vis.hidden(t));
+    const titles = removeHidden(wiki, wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
     const lines: string[] = [];
     for (const t of titles.slice(0, limit)) {
       const fields = wiki.getFields(t);
-      if (fields && !vis.confirm(t, fields)) continue;
-      lines.push(tiddlerRef(t, fields));
+      if (fields && !isHiddenFromAgent(t, fields)) lines.push(tiddlerRef(t, fields));
     }
     const name = `"${oneLine(title)}"${exists ? '' : ' (which does not exist)'}`;
     if (!titles.length) return { content: `No tiddlers link to ${name}.` };

@@ -3,7 +3,7 @@ wiki-list: the titles a filter selects, one page at a time: title, modified and 
 \*/
 import * as z from 'zod/mini';
 import { defineTool } from './tool';
-import { filterError, pageLine, runAgentFilter, tiddlerRef, UNTRUSTED_NOTE, visibilityChecker } from './format';
+import { filterError, pageLine, runAgentFilter, showable, tiddlerRef, UNTRUSTED_NOTE, withheldLine } from './format';
 
 export const DEFAULT_LIST_FILTER = '[!is[system]sort[title]]';
 
@@ -20,18 +20,19 @@ export const wikiListTool = defineTool({
   }),
   execute({ filter, offset, limit }, { wiki }) {
     const expression = filter?.trim() || DEFAULT_LIST_FILTER;
-    const vis = visibilityChecker(wiki);
-    let titles = runAgentFilter(wiki, expression);
+    const titles = runAgentFilter(wiki, expression);
     const error = filterError(wiki, titles);
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
-    titles = titles.filter((t) => !vis.hidden(t));
     const lines: string[] = [];
+    let withheld = 0;
     for (const title of titles.slice(offset, offset + limit)) {
       const fields = wiki.getFields(title);
-      if (fields && !vis.confirm(title, fields)) continue;
-      lines.push(tiddlerRef(title, fields));
+      if (showable(wiki, title, fields)) lines.push(tiddlerRef(title, fields));
+      else withheld++;
     }
     const head = `Filter ${expression}: ${pageLine(titles.length, offset, Math.min(limit, Math.max(0, titles.length - offset)), 'titles')}`;
-    return { content: lines.length ? [head, UNTRUSTED_NOTE, ...lines].join('\n') : head };
+    const out = lines.length ? [head, UNTRUSTED_NOTE, ...lines] : [head];
+    if (withheld) out.push(withheldLine(withheld));
+    return { content: out.join('\n') };
   },
 });

@@ -6,7 +6,7 @@ Reading a tiddler makes it the chat's "current tiddler".
 import * as z from 'zod/mini';
 import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
-import { HIDDEN_FROM_AGENT_FILTER, isHiddenFromAgent } from './visibility';
+import { isHiddenFromAgent } from './visibility';
 import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
 
 /** Longest text returned in one read. */
@@ -70,7 +70,7 @@ export function similarTitles(wiki: WikiPort, title: string, max = 5): string[] 
   const words = [...new Set(title.toLowerCase().split(/[^\S\xA0]+/).filter((w) => w.length >= 2))];
   if (!words.length) return [];
   const system = title.startsWith('$:/') ? '' : '!is[system]';
-  const found = wiki.filter(`[all[tiddlers+shadows]${system}search:title:some<agent-words>] ${HIDDEN_FROM_AGENT_FILTER}`, { 'agent-words': words.join(' ') });
+  const found = wiki.filter(`[all[tiddlers+shadows]${system}search:title:some<agent-words>]`, { 'agent-words': words.join(' ') });
   const scored = found
     .filter((t) => t !== title)
     .map((t) => {

@@ -5,7 +5,7 @@ result budget). Hidden tiddlers never appear, whatever the query or filter.
 \*/
 import * as z from 'zod/mini';
 import { defineTool } from './tool';
-import { filterError, isBinaryType, pageLine, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, visibilityChecker } from './format';
+import { filterError, isBinaryType, pageLine, removeHidden, runAgentFilter, showable, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
 /** Total characters of tiddler text in one result when fullText is on. */
 export const SEARCH_TEXT_BUDGET = 12_000;
@@ -39,30 +39,32 @@ export const wikiSearchTool = defineTool({
   execute(args, { wiki }) {
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    const vis = visibilityChecker(wiki);
     let titles: string[];
     if (filter) {
       const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
       titles = runAgentFilter(wiki, filter, extra, { 'agent-query': query });
       const error = filterError(wiki, titles);
       if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
-      titles = titles.filter((t) => !vis.hidden(t));
     } else {
       const system = !!args.includeSystem;
-      titles = wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: (t) => (!system && t.startsWith('$:/')) || vis.hidden(t) });
+      titles = removeHidden(wiki, wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
     }
     const total = titles.length;
     const blocks: string[] = [];
     let budget = SEARCH_TEXT_BUDGET;
     let cut = false;
+    let withheld = 0;
     const terms = args.titlesOnly ? [] : searchTerms(query);
     for (const title of titles.slice(args.offset, args.offset + args.limit)) {
       const fields = wiki.getFields(title);
+      if (!showable(wiki, title, fields)) {
+        withheld++;
+        continue;
+      }
       if (!fields) {
         blocks.push(tiddlerBlock({ title }, { text: '', attributes: { missing: 'yes' } }));
         continue;
       }
-      if (!vis.confirm(title, fields)) continue;
       const text = fields.text ?? '';
       if (isBinaryType(fields.type)) {
         blocks.push(tiddlerBlock(fields, { text: `(${fields.type} content, not shown)` }));
@@ -89,6 +91,7 @@ export const wikiSearchTool = defineTool({
       lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
       lines.push(UNTRUSTED_NOTE, ...blocks);
     }
+    if (withheld) lines.push(withheldLine(withheld));
     return { content: lines.join('\n') };
   },
 });

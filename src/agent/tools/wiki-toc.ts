@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
-import { oneLine, runAgentFilter, UNTRUSTED_NOTE, visibilityChecker } from './format';
+import { oneLine, UNTRUSTED_NOTE } from './format';
 
 export const TOC_MAX_LINES = 300;
 
@@ -24,12 +24,11 @@ export const wikiTocTool = defineTool({
   execute({ root, depth }, { wiki }) {
     const rootFields = wiki.getFields(root);
     if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };
-    const vis = visibilityChecker(wiki);
     const lines: string[] = [line(wiki, root, 0)];
     const expanded = new Set<string>([root]);
     let truncated = false;
     const walk = (parent: string, level: number, ancestors: Set<string>) => {
-      for (const child of children(wiki, parent, vis.hidden)) {
+      for (const child of children(wiki, parent)) {
         if (lines.length >= TOC_MAX_LINES) {
           truncated = true;
           return;
@@ -38,7 +37,7 @@ export const wikiTocTool = defineTool({
           lines.push(`${line(wiki, child, level)} (cycle: it is also an ancestor here)`);
           continue;
         }
-        const kids = children(wiki, child, vis.hidden);
+        const kids = children(wiki, child);
         if (!kids.length) lines.push(line(wiki, child, level));
         else if (expanded.has(child)) lines.push(`${line(wiki, child, level)} (its ${kids.length} children are shown above)`);
         else if (level >= depth) lines.push(`${line(wiki, child, level)} (${kids.length} more below; raise depth)`);
@@ -56,8 +55,8 @@ export const wikiTocTool = defineTool({
   },
 });
 
-function children(wiki: WikiPort, parent: string, hidden: (t: string) => boolean): string[] {
-  return runAgentFilter(wiki, '[<agent-title>tagging[]!has[draft.of]]', '', { 'agent-title': parent }).filter((t) => !hidden(t) && !isHiddenFromAgent(t, wiki.getFields(t)));
+function children(wiki: WikiPort, parent: string): string[] {
+  return wiki.filter('[<agent-title>tagging[]!has[draft.of]]', { 'agent-title': parent }).filter((t) => !isHiddenFromAgent(t, wiki.getFields(t)));
 }
 
 function line(wiki: WikiPort, title: string, level: number): string {

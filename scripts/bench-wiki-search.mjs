@@ -1,0 +1,99 @@
+// wiki-search vs TiddlyWiki's own filter engine on a 100,000-tiddler wiki (DESIGN 8: "wiki
+// tools cost little more than TiddlyWiki's own filter engine"). Boots TiddlyWiki in-process
+// with the repo root (the built plugins) plus the synthetic corpus of scripts/wiki-corpus.cjs,
+// then times, per query, `[!is[system]search[Q]limit[10]]` against the wiki-search tool with
+// the same query and limit 10 (the tool's whole execute: search, visibility, snippets, text).
+// Run `node scripts/build.mjs` first. Env: BENCH_TIDDLERS (100000), BENCH_REPS (15).
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const COUNT = Number(process.env.BENCH_TIDDLERS || 100_000);
+const REPS = Number(process.env.BENCH_REPS || 15);
+const WARMUP = 5;
+const { generateTiddlers } = require('./wiki-corpus.cjs');
+
+// A gc function without a `gc` global: with --expose-gc left on, TiddlyWiki's module sandboxes
+// would see a new global and warn about it.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc');
+v8.setFlagsFromString('--no-expose-gc');
+const heapMB = () => {
+  for (let i = 0; i < 3; i++) gc();
+  return process.memoryUsage().heapUsed / 1048576;
+};
+
+// Planted words, as in research/perf-baselines.md 3: natural rare words of the synthetic
+// vocabulary also occur inside other words, and TiddlyWiki's search matches substrings.
+const heapStart = heapMB();
+let t0 = performance.now();
+const tiddlers = [];
+let i = 0;
+for (const t of generateTiddlers(COUNT)) {
+  if (i % Math.floor(COUNT / 10) === 5) t.text += ' quokkaxylo';
+  if (i % Math.floor(COUNT / 10) === 7) t.title += ' zephyrquill';
+  tiddlers.push(t);
+  i++;
+}
+const generated = performance.now() - t0;
+t0 = performance.now();
+const $tw = require('tiddlywiki').TiddlyWiki();
+$tw.boot.argv = [ROOT];
+$tw.preloadTiddlerArray(tiddlers);
+tiddlers.length = 0;
+await new Promise((resolve) => $tw.boot.boot(resolve));
+const booted = performance.now() - t0;
+
+const lib = $tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '');
+const tool = lib.WIKI_READ_TOOLS.find((t) => t.name === 'wiki-search');
+const context = { wiki: lib.createTiddlyWikiPort($tw.wiki), chat: 'bench', agent: {}, signal: new AbortController().signal, turn: 'bench' };
+
+const QUERIES = [
+  { what: 'common word (~50%)', query: 'this' },
+  { what: 'rare planted word (10)', query: 'quokkaxylo' },
+  { what: 'two words (AND)', query: 'milysema sulpelterqua' },
+  { what: 'absent word', query: 'zzqqxxnotthere' },
+  { what: 'title only, planted (10)', query: 'zephyrquill', titlesOnly: true },
+  { what: 'title only, common', query: 'this', titlesOnly: true },
+];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (n) => n.toFixed(1);
+
+console.log(`wiki-search vs [!is[system]search[Q]limit[10]]: ${COUNT} tiddlers (+ the repo wiki), Node ${process.version}, ${WARMUP} warm-up + ${REPS} measured runs, alternating`);
+console.log(`generate ${fmt(generated)} ms; boot with preload ${fmt(booted)} ms`);
+console.log('');
+console.log('| query | what | filter hits | tool count | filter median ms | min | max | tool median ms | min | max | tool/filter |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+for (const q of QUERIES) {
+  const filter = `[!is[system]search${q.titlesOnly ? ':title' : ''}[${q.query}]limit[10]]`;
+  const args = tool.parameters.parse({ query: q.query, limit: 10, ...(q.titlesOnly ? { titlesOnly: true } : {}) });
+  const times = { filter: [], tool: [] };
+  let hits = 0;
+  let count = '';
+  for (let r = 0; r < WARMUP + REPS; r++) {
+    for (const which of r % 2 ? ['tool', 'filter'] : ['filter', 'tool']) {
+      const start = performance.now();
+      if (which === 'filter') hits = $tw.wiki.filterTiddlers(filter).length;
+      else count = /(\d+) tiddlers found|No tiddlers found/.exec((await tool.execute(args, context)).content)?.[1] ?? '0';
+      const ms = performance.now() - start;
+      if (r >= WARMUP) times[which].push(ms);
+    }
+  }
+  const f = times.filter;
+  const t = times.tool;
+  const label = `${q.query}${q.titlesOnly ? ' (titlesOnly)' : ''}`;
+  console.log(
+    `| ${label} | ${q.what} | ${hits} | ${count} | ${fmt(median(f))} | ${fmt(Math.min(...f))} | ${fmt(Math.max(...f))} | ${fmt(median(t))} | ${fmt(Math.min(...t))} | ${fmt(Math.max(...t))} | ${(median(t) / median(f)).toFixed(2)} |`,
+  );
+}
+const heapAfter = heapMB();
+console.log('');
+console.log(`heapUsed after GC: ${fmt(heapStart)} MB at start → ${fmt(heapAfter)} MB with the ${COUNT}-tiddler wiki booted and searched`);
