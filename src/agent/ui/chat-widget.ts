@@ -319,7 +319,9 @@ class AiChatWidget extends Widget {
   private renderMessage(doc: Doc, title: string, seq: number): MessageView {
     const fields = (this.wiki.getTiddler(title)?.fields ?? {}) as Record<string, unknown>;
     const role = String(fields.role ?? 'assistant');
-    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}`);
+    // A reply that only called tools has nothing to show but its tool cards.
+    const empty = role === 'assistant' && !String(fields.text ?? '').trim() && !fields.reasoning;
+    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}`);
     element.setAttribute('data-message', title);
     const meta = el(doc, 'div', 'tc-ai-message-meta');
     meta.appendChild(text(doc, this.lingo(`Role/${role}`) || role));
