@@ -20,14 +20,14 @@ export interface ServedWiki {
   stop(): Promise<void>;
 }
 
-/** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
-  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
+/**
+ * A copy of the demo wiki in a temp folder (the built plugins linked in), whose mock
+ * provider points at `mockUrl`. With `server`, it has the filesystem and tiddlyweb plugins.
+ */
+export function demoWikiFolder(mockUrl: string, options: { server: boolean; providerFields?: Record<string, string> }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-e2e-'));
-  fs.writeFileSync(
-    path.join(dir, 'tiddlywiki.info'),
-    JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }),
-  );
+  const plugins = options.server ? ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'] : [];
+  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
   fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   const provider: Record<string, string> = {
@@ -35,11 +35,18 @@ export async function serveDemoWiki(options: { mockDelayMs?: number; providerFie
     tags: '$:/tags/AI/Provider',
     caption: 'Mock LLM (offline demo, not a real model)',
     api: 'openai-chat',
-    'base-url': mock.url,
+    'base-url': mockUrl,
     'default-model': 'mock-model',
     ...options.providerFields,
   };
   fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
+  return dir;
+}
+
+/** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
+export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
+  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
+  const dir = demoWikiFolder(mock.url, { server: true, providerFields: options.providerFields });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
   const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
