@@ -52,3 +52,35 @@ test('a tool call that needs confirmation waits in a card, survives a reload, an
   expect(await chat().locator('.tc-ai-message-tool[data-tool-status="ok"]').count()).toBe(1);
   expect(errors).toEqual([]);
 });
+
+test('ask-question shows a card; the answer returns to the same turn', async () => {
+  const before = wiki.mock.requests.length;
+  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=ask-question {"question":"Which season?","inputType":"single-select","options":["Spring","Autumn"]}');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  const card = chat().locator('.tc-ai-question');
+  await card.waitFor();
+  expect(await card.locator('.tc-ai-card-title').textContent()).toBe('Which season?');
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'input-required');
+  await card.getByLabel('Autumn').check();
+  await card.locator('button[data-ai-action="answer"]').click();
+  await chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'Clarifications' }).waitFor();
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  // One request asked, the next carried the answer as the tool result, in the same turn.
+  const followUp = wiki.mock.requests[before + 1].body.messages;
+  expect(followUp.at(-1)).toMatchObject({ role: 'tool' });
+  expect(followUp.at(-1).content).toContain('A: Autumn');
+  expect(followUp.filter((m: any) => m.role === 'user').length).toBe(wiki.mock.requests[before].body.messages.filter((m: any) => m.role === 'user').length);
+});
+
+test('Cancel on a question ends the turn without a reply', async () => {
+  const answers = chat().locator('.tc-ai-message-assistant[data-message]:not(.tc-ai-message-empty)');
+  const replies = await answers.count();
+  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=ask-question {"question":"Really?","inputType":"text"}');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await chat().locator('.tc-ai-question').waitFor();
+  await chat().locator('button[data-ai-action="dismiss"]').click();
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'canceled');
+  expect(await chat().locator('.tc-ai-question').count()).toBe(0);
+  // no reply with text was added (the tool-calling reply has none)
+  expect(await answers.count()).toBe(replies);
+});
