@@ -56,6 +56,10 @@ class AiChatWidget extends Widget {
   private streamTimer?: ReturnType<typeof setTimeout>;
   private lastStreamRender = 0;
   private unsubscribe?: () => void;
+  private stuckToEnd = true;
+  private scrollPending = false;
+  /** The message list as last synced, for updating turn action bars without re-listing. */
+  private listed: { all: ListedMessage[]; window: ListedMessage[] } = { all: [], window: [] };
 
   override render(parent: Element, nextSibling: Element | null): void {
     this.parentDomNode = parent;
@@ -67,6 +71,9 @@ class AiChatWidget extends Widget {
     this.list = el(doc, 'div', 'tc-ai-chat-messages');
     this.olderButton = el(doc, 'button', 'tc-btn-invisible tc-ai-chat-older') as HTMLButtonElement;
     this.olderButton.addEventListener?.('click', () => this.showOlder());
+    this.list.addEventListener?.('scroll', () => {
+      this.stuckToEnd = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
+    });
     this.list.appendChild(this.olderButton);
     this.statusLine = el(doc, 'div', 'tc-ai-chat-status');
     this.meter = el(doc, 'div', 'tc-ai-chat-meter');
@@ -162,6 +169,7 @@ class AiChatWidget extends Widget {
       }
       next = view.element;
     }
+    this.listed = { all, window };
     this.syncTurnActions(all, window);
     const hidden = all.length - window.length;
     this.olderButton.textContent = hidden > 0 ? this.lingo('ShowOlder').replace('$count$', String(hidden)) : '';
@@ -474,7 +482,8 @@ class AiChatWidget extends Widget {
       this.syncMessages();
     }
     if (event.type !== 'text-delta' && event.type !== 'reasoning-delta') this.updateStatus();
-    if (event.type === 'status') this.syncMessages();
+    // The action bars depend on whether a turn runs (Retry shows only on an idle last turn).
+    if (event.type === 'status') this.syncTurnActions(this.listed.all, this.listed.window);
   }
 
   private startStreamView(): void {
@@ -507,7 +516,6 @@ class AiChatWidget extends Widget {
     if (!view || !streaming) return;
     this.lastStreamRender = Date.now();
     const doc = this.document as unknown as Doc;
-    const stick = this.isNearEnd();
     view.body?.removeChildDomNodes();
     const body = view.element.querySelector('.tc-ai-message-body') as HTMLElement;
     body.textContent = '';
@@ -517,7 +525,7 @@ class AiChatWidget extends Widget {
     const reasoningText = view.element.querySelector('.tc-ai-message-reasoning-text');
     if (reasoningText) reasoningText.textContent = streaming.reasoning;
     view.body = this.renderWikitext(streaming.text, body);
-    if (stick) this.scrollToEnd(true);
+    this.scrollToEnd();
   }
 
   private endStreamView(): void {
@@ -622,13 +630,19 @@ class AiChatWidget extends Widget {
     return this.wiki.getTiddlerText(LANGUAGE + key, '') ?? '';
   }
 
-  private isNearEnd(): boolean {
-    return this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
-  }
-
+  /**
+   * Keep the newest message in view while the user is at the end of the list. The scroll
+   * waits for the next frame, so a refresh never forces a synchronous layout.
+   */
   private scrollToEnd(force = false): void {
     if (!$tw.browser) return;
-    if (force || this.isNearEnd()) this.list.scrollTop = this.list.scrollHeight;
+    if (force) this.stuckToEnd = true;
+    if (!this.stuckToEnd || this.scrollPending) return;
+    this.scrollPending = true;
+    requestAnimationFrame(() => {
+      this.scrollPending = false;
+      if (this.stuckToEnd) this.list.scrollTop = this.list.scrollHeight;
+    });
   }
 }
 

@@ -1,0 +1,430 @@
+// Chat UI cost in Chromium against a served wiki (Node.js server edition, filesystem +
+// tiddlyweb, as the e2e tests run it), for chats of M = 10 and M = 1000 existing messages:
+//   1. opening the chat: cold (first open after page load) and warm (close + reopen);
+//   2. one streamed reply of N chunks from the mock LLM: the cost of each streaming-bubble
+//      update (the widget's renderStream), how many updates, and the wiki writes it causes
+//      (change events, time in the change dispatch, PUTs to the server).
+// DESIGN §8: updates at most ~10/s, a few ms each whatever the chat length; a long chat
+// renders its latest ~50 messages first; one message-tiddler save per reply.
+// Env: BENCH_ROUNDS (3), BENCH_WARM (5 reopens per page), BENCH_CHUNKS (300), BENCH_CHUNK_DELAY_MS (10),
+// BENCH_REPLY_CHARS (2000), BENCH_TIMEOUT_MS (115000), CHROMIUM_PATH (/usr/bin/chromium).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const { startMockLlm } = require('./mock-llm.cjs');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+// The same flags as test/helpers/global-setup.cjs (root in a container, no network).
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const SIZES = [10, 1000];
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const WARM = Number(process.env.BENCH_WARM || 5);
+const CHUNKS = Number(process.env.BENCH_CHUNKS || 300);
+const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS || 10);
+const REPLY_CHARS = Number(process.env.BENCH_REPLY_CHARS || 2000);
+const WATCHDOG_MS = Number(process.env.BENCH_TIMEOUT_MS || 115_000);
+const AGENT = '$:/demo/agents/offline-demo';
+const chatTitle = (m) => `Bench chat ${m}`;
+
+// ---- fixtures ---------------------------------------------------------------------------
+
+/** ~500 chars of wikitext: bold, italic, code, a 3-item list and two [[links]]. */
+function messageText(seq, role) {
+  const n = seq % 97;
+  return role === 'user'
+    ? `Question ${seq}: could you look at [[Topic ${n}]] again and tell me ''what changed'' since last week? ` +
+        `I would like a short summary with the //main points//, anything that looks wrong, and whether ` +
+        `the notes in [[see here|Topic ${(n + 1) % 97}]] still apply. Please keep it brief: a few lines ` +
+        `and a list is enough. Also check the \`code\` sample and say if it still runs on the current ` +
+        `version. Thanks a lot, this helps me plan the next steps for the project notes (msg ${seq}).`
+    : `''Summary ${seq}.'' Here is what I found in [[Topic ${n}]] after reading it //carefully//:\n\n` +
+        `* The first section was rewritten and now explains the \`setup\` step in detail.\n` +
+        `* Two links point to tiddlers that no longer exist; see [[see here|Topic ${(n + 1) % 97}]].\n` +
+        `* The list of open questions is shorter: ''three'' items remain.\n\n` +
+        `Nothing looks wrong otherwise. The code sample still runs on the current version, and the ` +
+        `notes still apply, although one date should be updated (message ${seq}).`;
+}
+
+function messageTiddlers(chat, m) {
+  const out = [];
+  for (let seq = 0; seq < m; seq++) {
+    const role = seq % 2 ? 'assistant' : 'user';
+    out.push({
+      title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`,
+      text: messageText(seq, role),
+      type: role === 'assistant' ? 'text/vnd.tiddlywiki' : 'text/plain',
+      created: '20260101000000000',
+      'agent-chat': chat,
+      'agent-seq': String(seq),
+      role,
+    });
+  }
+  return out;
+}
+
+/** The streamed reply: ~REPLY_CHARS chars of wikitext split into exactly CHUNKS pieces. */
+function replyChunks() {
+  let text = '';
+  for (let i = 0; text.length < REPLY_CHARS; i++) {
+    text += `''Point ${i + 1}.'' The tiddler [[Topic ${i}]] now covers //this// part, with \`code\` and a list:\n\n* first item\n* second item with [[a link|Topic ${i + 1}]]\n\n`;
+  }
+  const chunks = [];
+  for (let i = 0; i < CHUNKS; i++) chunks.push(text.slice(Math.floor((i * text.length) / CHUNKS), Math.floor(((i + 1) * text.length) / CHUNKS)));
+  return chunks;
+}
+
+// ---- harness: temp wiki, TiddlyWiki server, mock LLM, Chromium --------------------------
+
+const cleanups = [];
+async function cleanup() {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()();
+    } catch (e) {
+      console.error(`cleanup: ${e.message}`);
+    }
+  }
+}
+const watchdog = setTimeout(async () => {
+  console.error(`bench-ui: timed out after ${WATCHDOG_MS} ms`);
+  await cleanup();
+  process.exit(1);
+}, WATCHDOG_MS);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, async () => {
+  await cleanup();
+  process.exit(130);
+});
+
+function makeWiki(mockUrl) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-ui-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
+  fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
+  const provider = { title: '$:/demo/providers/mock-llm', tags: '$:/tags/AI/Provider', caption: 'Mock LLM', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model' };
+  fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
+  const tiddlers = [];
+  for (const m of SIZES) {
+    tiddlers.push({ title: chatTitle(m), agent: AGENT, 'agent-status': 'completed', created: '20260101000000000', modified: '20260101000000000', text: '' });
+    tiddlers.push(...messageTiddlers(chatTitle(m), m));
+  }
+  fs.writeFileSync(path.join(dir, 'tiddlers', 'bench-chats.json'), JSON.stringify(tiddlers));
+  return dir;
+}
+
+async function startServer(dir) {
+  const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
+  const server = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let exited = false;
+  server.on('exit', () => (exited = true));
+  cleanups.push(async () => {
+    if (exited) return;
+    const gone = new Promise((r) => server.once('exit', r));
+    server.kill('SIGTERM');
+    const timer = setTimeout(() => server.kill('SIGKILL'), 2000);
+    await gone;
+    clearTimeout(timer);
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk) => {
+      output += chunk.toString();
+      const m = /Serving on (http:\/\/[^\s]+)/.exec(output);
+      if (m) resolve(m[1].replace(/\/$/, ''));
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`TiddlyWiki server exited with ${code}:\n${output}`)));
+  });
+}
+
+// ---- in-page instrumentation (installed once per page) -----------------------------------
+
+function instrument() {
+  const tw = window.$tw;
+  const B = (window.__bench = { streams: [], renders: [], refreshes: [], changes: [], writes: [], listeners: {} });
+  const proto = tw.modules.execute('$:/plugins/tiddlyagent/agent/ui/chat-widget.js')['ai-chat'].prototype;
+  const wrap = (name, into) => {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      const t = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        into.push({ t, ms: performance.now() - t, chat: this.chat });
+      }
+    };
+  };
+  wrap('renderStream', B.streams);
+  wrap('render', B.renders);
+  wrap('refresh', B.refreshes);
+  // The whole synchronous change dispatch: title, stylesheet and page refresh, syncer, etc.
+  const wiki = tw.wiki;
+  const dispatch = wiki.dispatchEvent;
+  wiki.dispatchEvent = function (type, ...args) {
+    if (type !== 'change') return dispatch.call(this, type, ...args);
+    const t = performance.now();
+    try {
+      return dispatch.call(this, type, ...args);
+    } finally {
+      B.changes.push({ t, ms: performance.now() - t, titles: Object.keys(args[0] || {}) });
+    }
+  };
+  // Each change listener on its own, named by what it refreshes.
+  const name = (fn) => {
+    const src = String(fn);
+    if (/pageWidgetNode|onlyThrottledTiddlersHaveChanged/.test(src)) return 'page';
+    if (/styleWidgetNode/.test(src)) return 'stylesheet';
+    if (/getSyncedTiddlers/.test(src)) return 'syncer';
+    return 'other'; // window title, saver handler, keyboard manager, plugin switcher…
+  };
+  wiki.eventListeners.change = wiki.eventListeners.change.map((fn) => {
+    const label = name(fn);
+    return function (...args) {
+      const t = performance.now();
+      try {
+        return fn.apply(fn, args);
+      } finally {
+        B.listeners[label] = (B.listeners[label] || 0) + performance.now() - t;
+      }
+    };
+  });
+  // Every store write (addTiddler / deleteTiddler) goes through enqueueTiddlerEvent.
+  const enqueue = wiki.enqueueTiddlerEvent;
+  wiki.enqueueTiddlerEvent = function (title, ...args) {
+    B.writes.push({ t: performance.now(), title });
+    return enqueue.call(this, title, ...args);
+  };
+  B.reset = () => {
+    for (const k of ['streams', 'renders', 'refreshes', 'changes', 'writes']) B[k].length = 0;
+    B.listeners = {};
+  };
+  B.frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+}
+
+/** In the page: open `title`, resolve when its chat and messages are in the DOM and a frame painted. */
+async function openChat(title) {
+  const tw = window.$tw;
+  const B = window.__bench;
+  B.reset();
+  const sel = `.tc-ai-chat[data-chat="${CSS.escape(title)}"]`;
+  const t0 = performance.now();
+  new tw.Story({ wiki: tw.wiki }).navigateTiddler(title);
+  let chat;
+  while (!(chat = document.querySelector(sel)) || !chat.querySelector('.tc-ai-message')) {
+    if (performance.now() - t0 > 10_000) throw new Error(`opening ${title}: no messages in the DOM after 10 s`);
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  const inDom = performance.now() - t0;
+  await B.frame();
+  const toFrame = performance.now() - t0;
+  const dispatchMs = B.changes.reduce((s, c) => s + c.ms, 0);
+  const renderMs = B.renders.filter((r) => r.chat === title).reduce((s, r) => s + r.ms, 0);
+  return { inDom, toFrame, dispatchMs, renderMs, listeners: { ...B.listeners }, shown: chat.querySelectorAll('.tc-ai-message[data-message]').length, elements: chat.getElementsByTagName('*').length };
+}
+
+async function closeChat(title) {
+  const tw = window.$tw;
+  // Story.storyCloseTiddler is a stub in TiddlyWiki 5.4; tm-close-tiddler just edits the list.
+  const story = new tw.Story({ wiki: tw.wiki });
+  story.saveStoryList(story.getStoryList().filter((t) => t !== title));
+  const sel = `.tc-ai-chat[data-chat="${CSS.escape(title)}"]`;
+  const deadline = performance.now() + 10_000;
+  while (document.querySelector(sel)) {
+    if (performance.now() > deadline) throw new Error(`closing ${title}: still in the DOM after 10 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await window.__bench.frame();
+  await window.__bench.frame();
+}
+
+// ---- measurement ------------------------------------------------------------------------
+
+const results = Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]));
+
+async function measureStream(page, mock, m, chunks) {
+  const title = chatTitle(m);
+  const chat = page.locator(`.tc-ai-chat[data-chat="${title}"]`);
+  const puts = [];
+  const onRequest = (request) => {
+    if (request.method() === 'PUT') puts.push(decodeURIComponent(new URL(request.url()).pathname.replace(/^\/recipes\/default\/tiddlers\//, '')));
+  };
+  mock.queue({ chunks, delayMs: CHUNK_DELAY_MS });
+  const requestsBefore = mock.requests.length;
+  await chat.locator('textarea.tc-ai-chat-input').fill(`Bench question ${Date.now()}`);
+  // Count only what the turn writes: let the opens' $:/StoryList saves go out first.
+  await page.waitForFunction(() => !!window.$tw.syncer && !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
+  await page.evaluate(() => window.__bench.reset());
+  page.on('request', onRequest);
+  const t0 = Date.now();
+  await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await chat.locator('.tc-ai-message-streaming').waitFor({ timeout: 15_000 });
+  await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached', timeout: 30_000 });
+  await page.waitForFunction((t) => !window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().isActive(t) && document.querySelector(`.tc-ai-chat[data-chat="${CSS.escape(t)}"]`)?.getAttribute('data-status') === 'completed', title, { timeout: 10_000 });
+  const turnMs = Date.now() - t0;
+  const b = await page.evaluate(() => {
+    const B = window.__bench;
+    return { streams: B.streams.map((s) => ({ ...s })), changes: B.changes.map((c) => ({ ...c })), writes: B.writes.map((w) => ({ ...w })), refreshes: B.refreshes.map((r) => ({ ...r })), renders: B.renders.length, listeners: { ...B.listeners } };
+  });
+  // The syncer saves what changed about a second later; wait until it is clean.
+  await page.waitForTimeout(100);
+  await page.waitForFunction(() => !!window.$tw.syncer && !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
+  page.off('request', onRequest);
+  const req = mock.requests[requestsBefore];
+  if (!req || req.reply !== 'queue') throw new Error(`the mock did not play the queued script (reply: ${req?.reply})`);
+  const streams = b.streams.filter((s) => s.chat === title);
+  const span = streams.length > 1 ? (streams.at(-1).t - streams[0].t) / 1000 : NaN;
+  const stored = await page.evaluate((t) => {
+    const tw = window.$tw;
+    const replies = tw.wiki.filterTiddlers('[field:agent-chat<c>role[assistant]!nsort[agent-seq]limit[1]]', tw.rootWidget.makeFakeWidgetWithVariables({ c: t }));
+    return tw.wiki.getTiddlerText(replies[0], '');
+  }, title);
+  if (stored !== chunks.join('')) throw new Error(`M=${m}: the stored reply differs from the streamed text: ${JSON.stringify(stored.slice(0, 200))}`);
+  // Put the chat back to M messages for the next round (deletions synced before the page goes).
+  await page.evaluate(({ t, m }) => {
+    const tw = window.$tw;
+    for (const title of tw.wiki.filterTiddlers('[field:agent-chat<c>]', tw.rootWidget.makeFakeWidgetWithVariables({ c: t }))) {
+      if (Number(tw.wiki.getTiddler(title).fields['agent-seq']) >= m) tw.wiki.deleteTiddler(title);
+    }
+  }, { t: title, m });
+  await page.waitForTimeout(100);
+  await page.waitForFunction(() => !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
+  return {
+    turnMs,
+    updateMs: streams.map((s) => s.ms),
+    updates: streams.length,
+    ratePerS: (streams.length - 1) / span,
+    minGapMs: streams.slice(1).reduce((g, s, i) => Math.min(g, s.t - streams[i].t), Infinity),
+    changeEvents: b.changes.length,
+    dispatchTotalMs: b.changes.reduce((s, c) => s + c.ms, 0),
+    dispatchMs: b.changes.map((c) => c.ms),
+    listeners: b.listeners,
+    rerenders: b.renders,
+    widgetRefreshMs: b.refreshes.filter((r) => r.chat === title).map((r) => r.ms),
+    writes: b.writes.map((w) => w.title),
+    puts,
+  };
+}
+
+async function main() {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  if (!fs.existsSync(path.join(ROOT, 'plugins', 'agent', 'ui', 'chat-widget.js'))) throw new Error('plugins/ not built: run node scripts/build.mjs first');
+  const started = Date.now();
+  const mock = await startMockLlm({ delayMs: CHUNK_DELAY_MS });
+  cleanups.push(() => mock.close());
+  const dir = makeWiki(mock.url);
+  const url = await startServer(dir);
+  const bootMs = Date.now() - started;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  cleanups.push(() => browser.close());
+  const chunks = replyChunks();
+  const loads = [];
+  const pageErrors = [];
+
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...SIZES].reverse() : SIZES;
+    for (const m of order) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await context.newPage();
+        page.on('pageerror', (e) => pageErrors.push(String(e)));
+        const t0 = Date.now();
+        await page.goto(url + '/', { waitUntil: 'load' });
+        await page.waitForFunction(() => !!window.$tw?.rootWidget && !!window.$tw.syncer);
+        loads.push(Date.now() - t0);
+        await page.evaluate(instrument);
+        // Let the start-up settle (first sync, default tiddlers' animations).
+        await page.waitForTimeout(300);
+        const title = chatTitle(m);
+        results[m].cold.push(await page.evaluate(openChat, title));
+        for (let i = 0; i < WARM; i++) {
+          await page.evaluate(closeChat, title);
+          results[m].warm.push(await page.evaluate(openChat, title));
+        }
+        results[m].stream.push(await measureStream(page, mock, m, chunks));
+      } finally {
+        await context.close();
+      }
+    }
+  }
+  report({ bootMs, loads, chunks, pageErrors, totalMs: Date.now() - started });
+}
+
+// ---- report -----------------------------------------------------------------------------
+
+const median = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (xs, unit = ' ms', d = 1) => `${median(xs).toFixed(d)}${unit} [${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}]`;
+const ratio = (a, b) => (median(b) ? (median(b) / median(a)).toFixed(2) : 'n/a');
+
+function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
+  const [small, large] = SIZES;
+  const S = results[small];
+  const L = results[large];
+  const rows = [];
+  const row = (label, get, unit = ' ms', d = 1) => {
+    const a = get(S);
+    const b = get(L);
+    rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
+  };
+  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
+  console.log(`  server boot + mock ${bootMs} ms; page load ${fmt(loads, ' ms', 0)}; whole run ${(totalMs / 1000).toFixed(1)} s`);
+  row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
+  row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
+  row('open cold: change dispatch', (r) => r.cold.map((x) => x.dispatchMs));
+  row('open cold: <$ai-chat> render', (r) => r.cold.map((x) => x.renderMs));
+  row('open warm: to DOM', (r) => r.warm.map((x) => x.inDom));
+  row('open warm: to frame', (r) => r.warm.map((x) => x.toFrame));
+  row('open warm: change dispatch', (r) => r.warm.map((x) => x.dispatchMs));
+  row('open warm: <$ai-chat> render', (r) => r.warm.map((x) => x.renderMs));
+  for (const part of ['page', 'stylesheet', 'syncer']) row(`open warm: dispatch → ${part}`, (r) => r.warm.map((x) => x.listeners[part] || 0));
+  row('messages rendered on open', (r) => r.warm.map((x) => x.shown), '', 0);
+  row('DOM elements in the chat', (r) => r.warm.map((x) => x.elements), '', 0);
+  row('stream: per update (renderStream)', (r) => r.stream.flatMap((x) => x.updateMs), ' ms', 2);
+  row('stream: updates per reply', (r) => r.stream.map((x) => x.updates), '', 0);
+  row('stream: update rate', (r) => r.stream.map((x) => x.ratePerS), '/s', 1);
+  row('stream: shortest gap between updates', (r) => r.stream.map((x) => x.minGapMs));
+  row('stream: renderStream total per reply', (r) => r.stream.map((x) => x.updateMs.reduce((s, v) => s + v, 0)));
+  row('turn: wiki change events', (r) => r.stream.map((x) => x.changeEvents), '', 0);
+  row('turn: wiki writes (store events)', (r) => r.stream.map((x) => x.writes.length), '', 0);
+  row('turn: change dispatch, each', (r) => r.stream.flatMap((x) => x.dispatchMs), ' ms', 2);
+  row('turn: change dispatch, total', (r) => r.stream.map((x) => x.dispatchTotalMs));
+  for (const part of ['page', 'stylesheet', 'syncer', 'other']) row(`turn: dispatch total → ${part}`, (r) => r.stream.map((x) => x.listeners[part] || 0));
+  row('turn: <$ai-chat> refresh, each', (r) => r.stream.flatMap((x) => x.widgetRefreshMs), ' ms', 2);
+  row('turn: <$ai-chat> re-renders', (r) => r.stream.map((x) => x.rerenders), '', 0);
+  row('turn: PUTs to the server', (r) => r.stream.map((x) => x.puts.length), '', 0);
+  row('turn: send to completed (wall)', (r) => r.stream.map((x) => x.turnMs), ' ms', 0);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...[['', `M=${small}`, `M=${large}`, `M${large}/M${small}`], ...rows].map((r) => r[i].length)));
+  const line = (r) => '  ' + r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ');
+  console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
+  for (const r of rows) console.log(line(r));
+  // What each reply wrote and saved (titles shortened; identical patterns counted once).
+  for (const m of SIZES) {
+    const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
+    const tally = (list) => Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {})).map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || '(none)';
+    for (const kind of ['writes', 'puts']) {
+      const seen = new Map();
+      for (const x of results[m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
+      console.log(`  M=${m} ${kind === 'puts' ? 'PUTs  ' : 'writes'} per reply: ${[...seen].map(([t, n]) => `${t} (${n}×)`).join(' | ')}`);
+    }
+  }
+  if (pageErrors.length) console.log(`  page errors: ${[...new Set(pageErrors)].join(' | ')}`);
+}
+
+try {
+  await main();
+} catch (e) {
+  console.error(e.stack || String(e));
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+  await cleanup();
+}
