@@ -16,4 +16,4 @@ export { defineTool, type ToolDefinition, type ToolOutput } from './tools/tool';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { initialLiveState, reduceLiveState, type LiveChatState } from './ui/live-state';
-export { parseSafeWikitext, SAFE_RULES } from './ui/safe-render';
+export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';

@@ -15,6 +15,7 @@ import {
   initialLiveState,
   messagePrefix,
   parseSafeWikitext,
+  settledLength,
   reduceLiveState,
   type AgentEvent,
   type LiveChatState,
@@ -27,6 +28,8 @@ const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
 interface MessageView {
   element: HTMLElement;
   body?: Widget;
+  /** Streaming only: the settled blocks, rendered once (see settledLength). */
+  settled?: { element: HTMLElement; widgets: Widget[]; length: number };
   seq: number;
   /** The turn action bar, on the last message of a turn: its key says what it shows. */
   actions?: { element: HTMLElement; key: string; diff?: Widget };
@@ -494,8 +497,12 @@ class AiChatWidget extends Widget {
     meta.appendChild(text(doc, this.lingo('Role/assistant')));
     if (this.live.streaming?.model) meta.appendChild(el(doc, 'span', 'tc-ai-message-model', this.live.streaming.model));
     element.appendChild(meta);
-    element.appendChild(el(doc, 'div', 'tc-ai-message-body'));
-    this.streamView = { element, seq: Infinity };
+    const body = el(doc, 'div', 'tc-ai-message-body');
+    const settled = el(doc, 'div', 'tc-ai-message-settled');
+    body.appendChild(settled);
+    body.appendChild(el(doc, 'div', 'tc-ai-message-tail'));
+    element.appendChild(body);
+    this.streamView = { element, seq: Infinity, settled: { element: settled, widgets: [], length: 0 } };
     this.list.appendChild(element);
     this.scrollToEnd();
   }
@@ -513,18 +520,27 @@ class AiChatWidget extends Widget {
   private renderStream(): void {
     const view = this.streamView;
     const streaming = this.live.streaming;
-    if (!view || !streaming) return;
+    if (!view?.settled || !streaming) return;
     this.lastStreamRender = Date.now();
     const doc = this.document as unknown as Doc;
-    view.body?.removeChildDomNodes();
     const body = view.element.querySelector('.tc-ai-message-body') as HTMLElement;
-    body.textContent = '';
     if (streaming.reasoning && !view.element.querySelector('.tc-ai-message-reasoning')) {
       view.element.insertBefore(this.renderReasoning(doc, ''), body);
     }
     const reasoningText = view.element.querySelector('.tc-ai-message-reasoning-text');
     if (reasoningText) reasoningText.textContent = streaming.reasoning;
-    view.body = this.renderWikitext(streaming.text, body);
+    // Blocks that can no longer change render once; only the last one is redone.
+    const settled = settledLength(streaming.text);
+    if (settled > view.settled.length) {
+      const block = el(doc, 'div', 'tc-ai-message-block');
+      view.settled.element.appendChild(block);
+      view.settled.widgets.push(this.renderWikitext(streaming.text.slice(view.settled.length, settled), block));
+      view.settled.length = settled;
+    }
+    const tail = view.element.querySelector('.tc-ai-message-tail') as HTMLElement;
+    view.body?.removeChildDomNodes();
+    tail.textContent = '';
+    view.body = this.renderWikitext(streaming.text.slice(view.settled.length), tail);
     this.scrollToEnd();
   }
 
@@ -533,6 +549,7 @@ class AiChatWidget extends Widget {
     this.streamTimer = undefined;
     if (!this.streamView) return;
     this.streamView.body?.removeChildDomNodes();
+    for (const widget of this.streamView.settled?.widgets ?? []) widget.removeChildDomNodes();
     this.streamView.element.parentNode?.removeChild(this.streamView.element);
     this.streamView = undefined;
   }

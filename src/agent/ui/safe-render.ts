@@ -43,3 +43,23 @@ function sanitize(nodes: IParseTreeNode[]): void {
     if (node.children) sanitize(node.children);
   }
 }
+
+/**
+ * How much of a streaming reply is settled: everything up to its last blank line outside a
+ * code block. The settled part renders once; only the rest re-renders as text arrives, so
+ * an update costs the same early and late in a long reply.
+ */
+export function settledLength(text: string): number {
+  let settled = 0;
+  let inFence = false;
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    const end = text.indexOf('\n', lineStart);
+    if (end < 0) break;
+    const line = text.slice(lineStart, end);
+    if (/^\s*```/.test(line)) inFence = !inFence;
+    else if (!inFence && line.trim() === '' && lineStart > 0) settled = end + 1;
+    lineStart = end + 1;
+  }
+  return settled;
+}
