@@ -94,13 +94,18 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
   await page.locator('[data-tiddler-title="Welcome to TiddlyAgent"]').first().waitFor();
 });
 
-test('Stop aborts the HTTP request and keeps the partial reply, marked incomplete', async () => {
+test('a send during a turn is queued; Stop aborts the HTTP request and keeps the partial reply, marked incomplete', async () => {
   const chat = page.locator(chatSelector('Chat'));
   await chat.scrollIntoViewIfNeeded();
   const before = wiki.mock.requests.length;
   await sendInChat('Chat', 'mock:slow please write a lot');
   await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+ \w+ \w+/ }).waitFor();
+  // A message sent during the turn waits, shown as queued; Stop drops it with the turn.
+  await sendInChat('Chat', 'and one more thing');
+  await chat.locator('.tc-ai-message-queued').filter({ hasText: 'and one more thing' }).waitFor();
+  expect(await chat.locator('.tc-ai-chat-status').textContent()).toContain('1 queued');
   await chat.locator('button.tc-ai-chat-stop').click();
+  await chat.locator('.tc-ai-message-queued').waitFor({ state: 'detached' });
   await until(() => wiki.mock.requests.length > before && wiki.mock.requests.at(-1).aborted === true, 'the mock to see the request aborted');
   await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached' });
   expect(await chat.getAttribute('data-status')).toBe('canceled');

@@ -52,6 +52,8 @@ class AiChatWidget extends Widget {
   private olderButton!: HTMLButtonElement;
   private statusLine!: HTMLElement;
   private meter!: HTMLElement;
+  /** Messages sent while a turn runs, shown until their turn starts. */
+  private queuedList!: HTMLElement;
   private stopButton?: HTMLButtonElement;
   private views = new Map<string, MessageView>();
   private live: LiveChatState = initialLiveState();
@@ -81,6 +83,8 @@ class AiChatWidget extends Widget {
     this.statusLine = el(doc, 'div', 'tc-ai-chat-status');
     this.meter = el(doc, 'div', 'tc-ai-chat-meter');
     this.root.appendChild(this.list);
+    this.queuedList = el(doc, 'div', 'tc-ai-chat-queued');
+    this.root.appendChild(this.queuedList);
     const footer = el(doc, 'div', 'tc-ai-chat-footer');
     footer.appendChild(this.statusLine);
     footer.appendChild(this.meter);
@@ -571,8 +575,13 @@ class AiChatWidget extends Widget {
     } else if (active && this.live.runningTools.length) {
       line = this.lingo('RunningTools').replace('$tools$', this.live.runningTools.join(', '));
     }
-    const queued = active ? getRunner().queued(this.chat).length : 0;
-    if (queued) line += ' ' + this.lingo('Queued').replace('$count$', String(queued));
+    const queued = active ? getRunner().queued(this.chat) : [];
+    if (queued.length) line += ' ' + this.lingo('Queued').replace('$count$', String(queued.length));
+    this.queuedList.textContent = '';
+    for (const message of queued) {
+      const bubble = el(this.document as unknown as Doc, 'div', 'tc-ai-message tc-ai-message-user tc-ai-message-queued', message);
+      this.queuedList.appendChild(bubble);
+    }
     this.statusLine.textContent = line;
     this.updateMeter();
     if (this.stopButton) this.stopButton.disabled = !active;
