@@ -1,17 +1,23 @@
 /*\
 The provider registry: one adapter per wire API.
 \*/
+import { createAnthropicModel } from './anthropic';
+import { createGeminiModel } from './gemini';
+import { createOllamaModel } from './ollama';
 import { createOpenAIChatModel } from './openai-chat';
 import type { LanguageModel, ProviderSettings } from './types';
 
 const ADAPTERS: Record<string, (settings: ProviderSettings) => LanguageModel> = {
   'openai-chat': createOpenAIChatModel,
+  anthropic: createAnthropicModel,
+  gemini: createGeminiModel,
+  ollama: createOllamaModel,
 };
 
 export function createLanguageModel(api: string, settings: ProviderSettings): LanguageModel {
   const adapter = ADAPTERS[api];
   if (!adapter) {
-    throw new Error(`The API "${api}" is not supported yet; use "openai-chat" (OpenAI, Ollama's /v1 endpoint and most compatible servers).`);
+    throw new Error(`The API "${api}" is not supported yet. Supported: ${Object.keys(ADAPTERS).join(', ')} ("openai-chat" also covers most compatible servers).`);
   }
   return adapter(settings);
 }

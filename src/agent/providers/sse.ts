@@ -71,7 +71,7 @@ async function openChecked(opts: OpenStreamOptions, controller: AbortController)
 }
 
 /** Settles with `p`, or rejects on timeout/abort without waiting for `p` (an injected fetch may ignore the signal). */
-function withDeadline<T>(p: Promise<T>, ms: number, signal: AbortSignal, controller: AbortController, source: string): Promise<T> {
+export function withDeadline<T>(p: Promise<T>, ms: number, signal: AbortSignal, controller: AbortController, source: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => finish(() => reject(abortedError()));
     const onTimeout = () => {
@@ -151,7 +151,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, options: SseRea
 }
 
 /** One read raced against the idle timer and the abort signal; the timer restarts per read. */
-function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, options: SseReadOptions): Promise<ReadableStreamReadResult<Uint8Array>> {
+export function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, options: SseReadOptions): Promise<ReadableStreamReadResult<Uint8Array>> {
   const { idleTimeoutMs, signal, source } = options;
   if (signal?.aborted) return Promise.reject(abortedError());
   return new Promise((resolve, reject) => {

@@ -1,0 +1,390 @@
+/*\
+Google Gemini native API (`POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse`,
+key in `x-goog-api-key`). Each SSE event is a partial GenerateContentResponse; there is no
+`[DONE]`, so the reply is complete only if some event carried a `finishReason` and the body
+then ended without an error. Function calls arrive whole (name + args object) in one part;
+they are announced at once and completed at the end, like the OpenAI adapter does, so an
+error after them never leaves complete-looking calls behind.
+Gemini 3 rejects a replayed functionCall without its `thoughtSignature`, which the engine's
+ToolCall has no field for: signatures are remembered here by tool-call id (bounded, per
+page) and echoed back; when one is missing for a Gemini 3 model the documented sentinel
+`skip_thought_signature_validator` is sent instead.
+\*/
+import { ProviderError, isProviderError } from './errors';
+import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+export interface GeminiOptions {
+  /** Makes ids for function calls that come without one; unique ids keep signatures apart. */
+  generateId?: () => string;
+}
+
+export function createGeminiModel(settings: ProviderSettings, options: GeminiOptions = {}): LanguageModel {
+  const generateId = options.generateId ?? randomCallId;
+  return {
+    api: 'gemini',
+    stream: (request, signal) => streamGemini(settings, request, signal, generateId),
+  };
+}
+
+async function* streamGemini(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal, generateId: () => string): AsyncGenerator<StreamPart> {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const ctx: ErrorContext = { baseUrl, model: request.model };
+  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const model = request.model.replace(/^models\//, '');
+  const body = await openEventStream({
+    fetch: settings.fetch,
+    url: `${baseUrl}/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
+    init: { method: 'POST', headers: buildGeminiHeaders(settings), body: JSON.stringify(buildGeminiRequestBody(request)) },
+    signal,
+    idleTimeoutMs,
+    ctx,
+  });
+  const decoder = new GeminiStreamDecoder(ctx, generateId);
+  try {
+    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      yield* item.kind === 'event' ? decoder.event(item.data) : decoder.residue(item.text);
+      if (decoder.ended) return;
+    }
+    yield* decoder.eof();
+  } catch (e) {
+    yield* decoder.fail(e);
+  }
+}
+
+export function buildGeminiHeaders(settings: ProviderSettings): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const key = settings.apiKey?.trim();
+  if (key) headers['x-goog-api-key'] = key;
+  return { ...headers, ...settings.headers };
+}
+
+// ---------------------------------------------------------------------------------------
+// Request
+
+/** What we remember about a function call we handed out, to replay it faithfully. */
+interface CallMemo {
+  signature?: string;
+  /** The id Gemini itself gave the call (echoed in functionCall/functionResponse). */
+  wireId?: string;
+}
+const MAX_MEMOS = 1000;
+const memos = new Map<string, CallMemo>();
+
+function remember(id: string, memo: CallMemo): void {
+  if (memo.signature === undefined && memo.wireId === undefined) return;
+  memos.delete(id);
+  memos.set(id, memo);
+  // Map keeps insertion order: the first key is the oldest.
+  while (memos.size > MAX_MEMOS) memos.delete(memos.keys().next().value as string);
+}
+
+/** Google's documented placeholder for a Gemini 3 function call whose signature is lost. */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+export function buildGeminiRequestBody(request: ModelRequest): Record<string, unknown> {
+  const system = request.messages.flatMap((m) => (m.role === 'system' && m.content !== '' ? [m.content] : []));
+  const body: Record<string, unknown> = {};
+  if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
+  body.contents = toContents(request.messages, /^(models\/)?gemini-3/i.test(request.model));
+  if (request.tools && request.tools.length > 0) body.tools = [{ functionDeclarations: request.tools.map(toFunctionDeclaration) }];
+  const config: Record<string, unknown> = {};
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
+
+type Content = { role: 'user' | 'model'; parts: Record<string, unknown>[] };
+
+function toContents(messages: ModelMessage[], needsSignature: boolean): Content[] {
+  const contents: Content[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case 'system':
+        break;
+      case 'user':
+        contents.push({ role: 'user', parts: [{ text: m.content }] });
+        break;
+      case 'assistant': {
+        const parts: Record<string, unknown>[] = [];
+        if (m.content !== '') parts.push({ text: m.content });
+        (m.toolCalls ?? []).forEach((c, i) => {
+          const memo = memos.get(c.id);
+          const call: Record<string, unknown> = { name: c.name, args: toArgsObject(c.args) };
+          if (memo?.wireId) call.id = memo.wireId;
+          const part: Record<string, unknown> = { functionCall: call };
+          // Of parallel calls only the first carries a signature.
+          const signature = memo?.signature ?? (needsSignature && i === 0 ? SKIP_SIGNATURE : undefined);
+          if (signature) part.thoughtSignature = signature;
+          parts.push(part);
+        });
+        // Gemini rejects a content without parts.
+        if (parts.length > 0) contents.push({ role: 'model', parts });
+        break;
+      }
+      case 'tool': {
+        const memo = memos.get(m.toolCallId);
+        const response: Record<string, unknown> = { name: m.toolName, response: { content: m.content } };
+        if (memo?.wireId) response.id = memo.wireId;
+        const part = { functionResponse: response };
+        // All answers to one turn's calls go back in one content.
+        const last = contents[contents.length - 1];
+        if (last && last.role === 'user' && last.parts.every((p) => 'functionResponse' in p)) last.parts.push(part);
+        else contents.push({ role: 'user', parts: [part] });
+        break;
+      }
+    }
+  }
+  return contents;
+}
+
+function toArgsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      return isObject(parsed) ? parsed : {};
+    } catch {
+      return {};
+    }
+  }
+  return isObject(args) ? args : {};
+}
+
+function toFunctionDeclaration(t: ToolSpec): Record<string, unknown> {
+  const decl: Record<string, unknown> = { name: t.name, description: t.description };
+  const parameters = cleanSchema(t.parameters);
+  // An OBJECT without properties is rejected; a tool without arguments simply has no parameters.
+  const props = isObject(parameters) ? parameters.properties : undefined;
+  if (isObject(parameters) && !(parameters.type === 'object' && (!isObject(props) || Object.keys(props).length === 0))) decl.parameters = parameters;
+  return decl;
+}
+
+/** JSON Schema keywords Gemini's OpenAPI-subset Schema rejects. */
+const DROPPED_KEYS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  '$defs',
+  'definitions',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'patternProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'not',
+  'examples',
+  'const',
+  'contentEncoding',
+  'contentMediaType',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+]);
+
+/** Copies a JSON Schema without the keywords Gemini rejects; `properties` keys are names, never dropped. */
+export function cleanSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(cleanSchema);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DROPPED_KEYS.has(key)) continue;
+    if (key === 'properties' && isObject(value)) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, cleanSchema(sub)]));
+    } else if (key === 'type' && Array.isArray(value)) {
+      // ["string", "null"] is written type + nullable.
+      const types = value.filter((t) => t !== 'null');
+      if (types.length === 1) out.type = types[0];
+      if (types.length !== value.length) out.nullable = true;
+    } else if (typeof value === 'object' && value !== null) {
+      out[key] = cleanSchema(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  // `const: "x"` is expressible as a one-value enum.
+  if ('const' in schema && out.enum === undefined && typeof schema.const === 'string') out.enum = [schema.const];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Stream
+
+const FINISH_REASONS: Record<string, FinishReason> = {
+  STOP: 'stop',
+  MAX_TOKENS: 'length',
+  SAFETY: 'content-filter',
+  RECITATION: 'content-filter',
+  BLOCKLIST: 'content-filter',
+  PROHIBITED_CONTENT: 'content-filter',
+  SPII: 'content-filter',
+  IMAGE_SAFETY: 'content-filter',
+  IMAGE_PROHIBITED_CONTENT: 'content-filter',
+};
+
+type Usage = Extract<StreamPart, { type: 'usage' }>;
+
+interface SeenCall {
+  slot: number;
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+class GeminiStreamDecoder {
+  /** Set once a terminal part (finish or error) was produced. */
+  ended = false;
+  private finishRaw?: string;
+  private usage?: Usage;
+  private events = 0;
+  private readonly calls: SeenCall[] = [];
+
+  constructor(
+    private readonly ctx: ErrorContext,
+    private readonly generateId: () => string,
+  ) {}
+
+  event(data: string): StreamPart[] {
+    this.events++;
+    const chunk = tryParse(data);
+    if (!isObject(chunk)) return [];
+    // usageMetadata is cumulative and repeated on every chunk: the last one counts.
+    const usage = readUsage(chunk.usageMetadata);
+    if (usage) this.usage = usage;
+    if (chunk.error !== undefined && chunk.error !== null) return this.error(errorFromStreamPayload(chunk, this.ctx));
+    const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+    const feedback = isObject(chunk.promptFeedback) ? chunk.promptFeedback : undefined;
+    const blockReason = feedback ? nonEmpty(feedback.blockReason) : undefined;
+    if (candidates.length === 0 && blockReason) return this.error(blockedError(blockReason, nonEmpty(feedback?.blockReasonMessage)));
+    // We never ask for several candidates; only the first is ours.
+    const candidate = candidates.find((c) => isObject(c) && (c.index === undefined || c.index === 0));
+    const out: StreamPart[] = [];
+    if (!isObject(candidate)) return out;
+    const content = isObject(candidate.content) ? candidate.content : {};
+    // A content may come with a role and no parts at all (ge08).
+    for (const part of Array.isArray(content.parts) ? content.parts : []) {
+      if (!isObject(part)) continue;
+      if (isObject(part.functionCall)) this.addCall(part.functionCall, nonEmpty(part.thoughtSignature), out);
+      const text = nonEmpty(part.text);
+      if (text) out.push({ type: part.thought === true ? 'reasoning-delta' : 'text-delta', text });
+      // inlineData, executableCode and codeExecutionResult have no StreamPart; skipped.
+    }
+    const finish = nonEmpty(candidate.finishReason);
+    if (finish) this.finishRaw = finish;
+    return out;
+  }
+
+  /** Non-SSE text (Vertex writes a raw error object into the 200 stream, ge05). */
+  residue(text: string): StreamPart[] {
+    const info = parseErrorBody(text);
+    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
+    if (this.events > 0) return [];
+    return this.error(
+      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
+    );
+  }
+
+  /** End of body: complete only if a finish reason was seen. */
+  eof(): StreamPart[] {
+    if (this.ended) return [];
+    if (this.finishRaw) return this.finish();
+    return this.error(
+      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
+    );
+  }
+
+  fail(e: unknown): StreamPart[] {
+    if (this.ended) return [];
+    if (isProviderError(e)) return this.error(e);
+    const reason = e instanceof Error ? e.message : String(e);
+    return this.error(new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }));
+  }
+
+  private addCall(fc: Record<string, unknown>, signature: string | undefined, out: StreamPart[]): void {
+    const name = nonEmpty(fc.name) ?? '';
+    const wireId = nonEmpty(fc.id);
+    const id = wireId ?? this.generateId();
+    const args = isObject(fc.args) ? fc.args : {};
+    const call: SeenCall = { slot: this.calls.length, id, name, args };
+    this.calls.push(call);
+    remember(id, { signature, wireId });
+    if (!name) return;
+    out.push({ type: 'tool-call-start', index: call.slot, id, name });
+    out.push({ type: 'tool-call-delta', index: call.slot, argsText: JSON.stringify(args) });
+  }
+
+  private finish(): StreamPart[] {
+    const out: StreamPart[] = [];
+    for (const c of this.calls) {
+      if (c.name) out.push({ type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args });
+      else out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: JSON.stringify(c.args), reason: 'the model sent a function call without a name' });
+    }
+    if (this.usage) out.push(this.usage);
+    const raw = this.finishRaw!;
+    let reason: FinishReason = FINISH_REASONS[raw] ?? 'other';
+    // Gemini ends tool turns with STOP (ge04).
+    if (reason === 'stop' && this.calls.length > 0) reason = 'tool-calls';
+    out.push({ type: 'finish', reason, raw });
+    this.ended = true;
+    return out;
+  }
+
+  private error(error: ProviderError): StreamPart[] {
+    const out: StreamPart[] = [];
+    if (this.usage) out.push(this.usage);
+    out.push({ type: 'error', error });
+    this.ended = true;
+    return out;
+  }
+}
+
+function blockedError(reason: string, detail?: string): ProviderError {
+  const why = detail ? ` ${detail.replace(/[.\s]*$/, '.')}` : '';
+  return new ProviderError({
+    kind: 'stream',
+    code: reason,
+    message: `Gemini blocked the prompt (block reason ${reason}) and sent no reply.${why} Rephrase the message or check the safety settings.`,
+  });
+}
+
+function readUsage(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const prompt = num(u.promptTokenCount);
+  const candidates = num(u.candidatesTokenCount);
+  const thoughts = num(u.thoughtsTokenCount);
+  if (prompt === undefined && candidates === undefined && thoughts === undefined) return undefined;
+  const usage: Usage = { type: 'usage' };
+  if (prompt !== undefined) usage.inputTokens = prompt;
+  // Gemini counts thoughts apart from candidates; like OpenAI, output includes reasoning here.
+  if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
+  if (thoughts !== undefined) usage.reasoningTokens = thoughts;
+  return usage;
+}
+
+let idCounter = 0;
+function randomCallId(): string {
+  idCounter = (idCounter + 1) % 1_000_000;
+  return `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${idCounter.toString(36)}`;
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

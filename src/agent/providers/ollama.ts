@@ -1,0 +1,219 @@
+/*\
+Ollama's native chat API (`POST {baseUrl}/api/chat`, base URL without /v1), which streams
+newline-delimited JSON: `message.content` and `message.thinking` deltas, whole tool calls
+with object arguments in `message.tool_calls`, and a final `done:true` object with
+`done_reason` and the token counts. A line `{"error":"…"}` is an error inside the 200
+stream; a body that ends without `done:true` is truncated.
+\*/
+import { ProviderError, isProviderError } from './errors';
+import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { openNdjsonStream, readNdjson } from './ndjson';
+import { DEFAULT_IDLE_TIMEOUT_MS } from './sse';
+import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+export function createOllamaModel(settings: ProviderSettings): LanguageModel {
+  return {
+    api: 'ollama',
+    stream: (request, signal) => streamOllama(settings, request, signal),
+  };
+}
+
+async function* streamOllama(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const ctx: ErrorContext = { baseUrl, model: request.model };
+  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const body = await openNdjsonStream({
+    fetch: settings.fetch,
+    url: `${baseUrl}/api/chat`,
+    init: { method: 'POST', headers: buildOllamaHeaders(settings), body: JSON.stringify(buildOllamaRequestBody(request)) },
+    signal,
+    idleTimeoutMs,
+    ctx,
+  });
+  const decoder = new OllamaStreamDecoder(ctx);
+  try {
+    for await (const item of readNdjson(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      yield* item.kind === 'value' ? decoder.value(item.value) : decoder.residue(item.text);
+      if (decoder.ended) return;
+    }
+    yield* decoder.eof();
+  } catch (e) {
+    yield* decoder.fail(e);
+  }
+}
+
+export function buildOllamaHeaders(settings: ProviderSettings): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const key = settings.apiKey?.trim();
+  // Plain Ollama needs no key; one behind a proxy (or ollama.com) takes a Bearer token.
+  if (key) headers.authorization = `Bearer ${key}`;
+  return { ...headers, ...settings.headers };
+}
+
+export function buildOllamaRequestBody(request: ModelRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: request.model, messages: request.messages.map(toWireMessage) };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
+  body.stream = true;
+  const options: Record<string, unknown> = {};
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) options.num_predict = request.maxOutputTokens;
+  if (Object.keys(options).length > 0) body.options = options;
+  return body;
+}
+
+function toWireMessage(m: ModelMessage): Record<string, unknown> {
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return { role: m.role, content: m.content };
+    case 'assistant':
+      if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
+      // Arguments go back as an object, the way Ollama sent them.
+      return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: toArgsObject(c.args) } })) };
+    case 'tool':
+      // tool_name lets newer Ollama versions match the result to its call.
+      return { role: 'tool', content: m.content, tool_name: m.toolName };
+  }
+}
+
+function toWireTool(t: ToolSpec): Record<string, unknown> {
+  return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
+}
+
+function toArgsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      return isObject(parsed) ? parsed : {};
+    } catch {
+      return {};
+    }
+  }
+  return isObject(args) ? args : {};
+}
+
+const FINISH_REASONS: Record<string, FinishReason> = { stop: 'stop', length: 'length' };
+
+type Usage = Extract<StreamPart, { type: 'usage' }>;
+
+interface SeenCall {
+  slot: number;
+  id: string;
+  name: string;
+  args: unknown;
+  argsText?: string;
+}
+
+class OllamaStreamDecoder {
+  /** Set once a terminal part (finish or error) was produced. */
+  ended = false;
+  private values = 0;
+  private readonly calls: SeenCall[] = [];
+
+  constructor(private readonly ctx: ErrorContext) {}
+
+  value(line: unknown): StreamPart[] {
+    this.values++;
+    if (!isObject(line)) return [];
+    if (line.error !== undefined && line.error !== null) return this.error(errorFromStreamPayload(line, this.ctx));
+    const out: StreamPart[] = [];
+    const message = isObject(line.message) ? line.message : {};
+    const thinking = nonEmpty(message.thinking);
+    if (thinking) out.push({ type: 'reasoning-delta', text: thinking });
+    const content = nonEmpty(message.content);
+    if (content) out.push({ type: 'text-delta', text: content });
+    if (Array.isArray(message.tool_calls)) for (const c of message.tool_calls) this.addCall(c, out);
+    if (line.done === true) out.push(...this.finish(line));
+    return out;
+  }
+
+  /** Lines that were not JSON: an error object is raised, anything else only matters if nothing else came. */
+  residue(text: string): StreamPart[] {
+    const info = parseErrorBody(text);
+    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
+    if (this.values > 0) return [];
+    return this.error(
+      new ProviderError({ kind: 'invalid-response', message: `Expected newline-delimited JSON from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
+    );
+  }
+
+  eof(): StreamPart[] {
+    if (this.ended) return [];
+    return this.error(
+      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
+    );
+  }
+
+  fail(e: unknown): StreamPart[] {
+    if (this.ended) return [];
+    if (isProviderError(e)) return this.error(e);
+    const reason = e instanceof Error ? e.message : String(e);
+    return this.error(new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }));
+  }
+
+  private addCall(c: unknown, out: StreamPart[]): void {
+    if (!isObject(c)) return;
+    const fn = isObject(c.function) ? c.function : {};
+    const slot = this.calls.length;
+    const call: SeenCall = { slot, id: nonEmpty(c.id) ?? `call_${slot}`, name: nonEmpty(fn.name) ?? '', args: {} };
+    const args = fn.arguments;
+    if (isObject(args)) call.args = args;
+    else if (typeof args === 'string' && args.trim() !== '') {
+      // Not what Ollama sends, but a proxy might: treat a JSON string like OpenAI's.
+      const parsed = tryParse(args);
+      if (isObject(parsed)) call.args = parsed;
+      else call.argsText = args;
+    }
+    this.calls.push(call);
+    if (!call.name) return;
+    out.push({ type: 'tool-call-start', index: slot, id: call.id, name: call.name });
+    out.push({ type: 'tool-call-delta', index: slot, argsText: call.argsText ?? JSON.stringify(call.args) });
+  }
+
+  private finish(line: Record<string, unknown>): StreamPart[] {
+    const out: StreamPart[] = [];
+    for (const c of this.calls) {
+      if (!c.name) out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: c.argsText ?? JSON.stringify(c.args), reason: 'the model sent a tool call without a name' });
+      else if (c.argsText !== undefined) out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: c.name, argsText: c.argsText, reason: 'the arguments are not a JSON object' });
+      else out.push({ type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args });
+    }
+    const usage = readUsage(line);
+    if (usage) out.push(usage);
+    const raw = nonEmpty(line.done_reason);
+    // ol03 ends with done:true and no done_reason at all.
+    let reason: FinishReason = raw ? (FINISH_REASONS[raw] ?? 'other') : 'stop';
+    // done_reason stays "stop" when the model called tools.
+    if (reason === 'stop' && this.calls.length > 0) reason = 'tool-calls';
+    out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
+    this.ended = true;
+    return out;
+  }
+
+  private error(error: ProviderError): StreamPart[] {
+    this.ended = true;
+    return [{ type: 'error', error }];
+  }
+}
+
+function readUsage(line: Record<string, unknown>): Usage | undefined {
+  const usage: Usage = { type: 'usage' };
+  if (typeof line.prompt_eval_count === 'number') usage.inputTokens = line.prompt_eval_count;
+  if (typeof line.eval_count === 'number') usage.outputTokens = line.eval_count;
+  return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
