@@ -106,6 +106,9 @@ test('a send during a turn is queued; Stop aborts the HTTP request and keeps the
   expect(await chat.locator('.tc-ai-chat-status').textContent()).toContain('1 queued');
   await chat.locator('button.tc-ai-chat-stop').click();
   await chat.locator('.tc-ai-message-queued').waitFor({ state: 'detached' });
+  // the queued words are not lost: they are back in the input
+  expect(await chat.locator('textarea.tc-ai-chat-input').inputValue()).toBe('and one more thing');
+  await chat.locator('textarea.tc-ai-chat-input').fill('');
   await until(() => wiki.mock.requests.length > before && wiki.mock.requests.at(-1).aborted === true, 'the mock to see the request aborted');
   await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached' });
   expect(await chat.getAttribute('data-status')).toBe('canceled');
@@ -126,7 +129,9 @@ test('a reload shows the history; a reload during a turn leaves the chat interru
   await sendInChat('Chat', 'mock:slow and then reload');
   const chat = page.locator(chatSelector('Chat'));
   await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+/ }).waitFor();
-  await waitForSync(page); // the user's message and the `working` status reached the server
+  await sendInChat('Chat', 'queued before the reload');
+  await chat.locator('.tc-ai-message-queued').waitFor();
+  await waitForSync(page); // the user's message, the queue and the `working` status reached the server
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
   await navigate(page, 'Chat');
@@ -138,6 +143,8 @@ test('a reload shows the history; a reload during a turn leaves the chat interru
   expect(texts.some((t) => t.includes('Mock reply'))).toBe(true);
   expect(texts.some((t) => t.includes('mock:slow and then reload'))).toBe(true);
   expect(texts.at(-1)).toMatch(/interrupted/);
+  // the message queued behind the interrupted turn is back in the input, not lost
+  expect(await reloaded.locator('textarea.tc-ai-chat-input').inputValue()).toBe('queued before the reload');
 });
 
 test('the key is absent from the served HTML, tiddlers.json, the saved HTML and the wiki folder', async () => {

@@ -5,10 +5,12 @@ import { createAnthropicModel } from './anthropic';
 import { createGeminiModel } from './gemini';
 import { createOllamaModel } from './ollama';
 import { createOpenAIChatModel } from './openai-chat';
+import { createOpenAIResponsesModel } from './openai-responses';
 import type { LanguageModel, ProviderSettings } from './types';
 
 const ADAPTERS: Record<string, (settings: ProviderSettings) => LanguageModel> = {
   'openai-chat': createOpenAIChatModel,
+  'openai-responses': createOpenAIResponsesModel,
   anthropic: createAnthropicModel,
   gemini: createGeminiModel,
   ollama: createOllamaModel,

@@ -45,6 +45,8 @@ interface ActiveTurn {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
+export const CHAT_QUEUED = 'agent-queued';
 
 export class LocalRunner {
   readonly bus = new EventBus();
@@ -74,6 +76,7 @@ export class LocalRunner {
         const queue = this.queues.get(chat) ?? [];
         queue.push({ text, attachments, resolve });
         this.queues.set(chat, queue);
+        this.saveQueue(chat);
         this.bus.emit({ type: 'status', chat, status: 'working' });
       });
     }
@@ -86,6 +89,7 @@ export class LocalRunner {
   stop(chat: string): void {
     for (const q of this.queues.get(chat) ?? []) q.resolve({ status: 'canceled' });
     this.queues.delete(chat);
+    this.saveQueue(chat);
     const turn = this.active.get(chat);
     if (turn) turn.controller.abort();
     else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
@@ -108,7 +112,7 @@ export class LocalRunner {
     } else if (choice === 'always') {
       this.allowAlways(chat, tool);
     }
-    this.store.updateMessage(message, { approval: choice });
+    this.store.updateFields(message, { approval: choice });
     return this.resumeWhenReady(chat);
   }
 
@@ -117,7 +121,7 @@ export class LocalRunner {
     const fields = this.host.wiki.getFields(message);
     if (!fields || fields['tool-status'] !== 'pending' || fields['agent-chat'] !== chat) return undefined;
     if (answers === null) {
-      this.store.updateMessage(message, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
+      this.store.updateFields(message, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
       this.closePending(chat, 'The user dismissed the question.');
       this.store.setStatus(chat, 'canceled');
       this.bus.emit({ type: 'status', chat, status: 'canceled' });
@@ -130,7 +134,7 @@ export class LocalRunner {
       // the question text is only used to label the answer
     }
     const text = formatClarifications([{ question, answer: answers.join(', ') }]);
-    this.store.updateMessage(message, { 'tool-status': 'ok', text });
+    this.store.updateFields(message, { 'tool-status': 'ok', text });
     return this.resumeWhenReady(chat);
   }
 
@@ -198,7 +202,7 @@ export class LocalRunner {
   }
 
   private closePending(chat: string, reason: string): void {
-    for (const m of this.pendingMessages(chat)) this.store.updateMessage(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
+    for (const m of this.pendingMessages(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
   }
 
   /** Resume once every waiting call of the chat has a decision or an answer. */
@@ -281,6 +285,7 @@ export class LocalRunner {
     const queue = this.queues.get(chat);
     const next = queue?.shift();
     if (!queue?.length) this.queues.delete(chat);
+    this.saveQueue(chat);
     if (next) {
       this.closePending(chat, 'The user sent a new message instead.');
       void this.start(chat, { userText: next.text, attachments: next.attachments }).then(next.resolve);
@@ -291,6 +296,14 @@ export class LocalRunner {
   dispose(): void {
     for (const timer of this.expiryTimers.values()) clearTimeout(timer);
     this.expiryTimers.clear();
+  }
+
+  /** Mirror the in-memory queue into the chat, so the words survive a reload (not the run). */
+  private saveQueue(chat: string): void {
+    const queue = (this.queues.get(chat) ?? []).map(({ text, attachments }) => ({ text, attachments }));
+    const saved = this.host.wiki.getFields(chat)?.[CHAT_QUEUED];
+    const next = queue.length ? JSON.stringify(queue) : undefined;
+    if (saved !== next) this.store.updateFields(chat, { [CHAT_QUEUED]: next });
   }
 
   private createModel(profile: ProviderProfile): LanguageModel {

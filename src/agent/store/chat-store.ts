@@ -136,8 +136,8 @@ export class ChatStore {
     return title;
   }
 
-  /** Change fields of an existing message (a decision, a tool result); one write. */
-  updateMessage(title: string, changes: Record<string, string | undefined>): void {
+  /** Change fields of an existing chat or message (a decision, a tool result); one write; `undefined` removes a field. */
+  updateFields(title: string, changes: Record<string, string | undefined>): void {
     const fields = this.wiki.getFields(title);
     if (!fields) return;
     const next = { ...fields };

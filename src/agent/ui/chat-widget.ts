@@ -55,6 +55,7 @@ class AiChatWidget extends Widget {
   /** Messages sent while a turn runs, shown until their turn starts. */
   private queuedList!: HTMLElement;
   private stopButton?: HTMLButtonElement;
+  private composer?: Composer;
   private views = new Map<string, MessageView>();
   private live: LiveChatState = initialLiveState();
   private streamView?: MessageView;
@@ -626,7 +627,7 @@ class AiChatWidget extends Widget {
               this.makeFakeWidgetWithVariables({ q: query }),
             ),
         send: (message, attachments) => this.send(message, attachments),
-        stop: () => getRunner().stop(this.chat),
+        stop: () => this.stop(),
         isActive: () => getRunner().isActive(this.chat),
         navigate: (title) => this.navigate(title),
       },
@@ -634,13 +635,36 @@ class AiChatWidget extends Widget {
       initial,
     );
     this.stopButton = composer.stopButton;
+    this.composer = composer;
+    // Messages that were queued when the page went away come back into the input.
+    if (!getRunner().isActive(this.chat)) {
+      for (const { text, attachments } of this.savedQueue()) composer.restore([text], attachments);
+    }
     return composer.element;
+  }
+
+  private savedQueue(): { text: string; attachments: string[] }[] {
+    try {
+      const queue = JSON.parse(String(this.wiki.getTiddler(this.chat)?.fields['agent-queued'] ?? '[]'));
+      return Array.isArray(queue) ? queue : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** Stop the turn; messages queued behind it go back into the input rather than being lost. */
+  private stop(): void {
+    const runner = getRunner();
+    this.composer?.restore(runner.queued(this.chat));
+    runner.stop(this.chat);
   }
 
   private send(message: string, attachments: string[]): void {
     const chat = this.wiki.getTiddler(this.chat);
-    // "Talk with AI" leaves the tiddler to attach on the chat; it is in the chips now.
-    if (chat?.fields['agent-draft-attachments'] !== undefined) this.wiki.addTiddler(new $tw.Tiddler(chat, { 'agent-draft-attachments': undefined }));
+    // "Talk with AI" attachments and a queue saved before a reload are in the input now.
+    if (chat && !getRunner().isActive(this.chat) && (chat.fields['agent-draft-attachments'] !== undefined || chat.fields['agent-queued'] !== undefined)) {
+      this.wiki.addTiddler(new $tw.Tiddler(chat, { 'agent-draft-attachments': undefined, 'agent-queued': undefined }));
+    }
     void getRunner().send(this.chat, message, attachments);
     this.updateStatus();
     this.scrollToEnd(true);

@@ -164,6 +164,15 @@ export class Composer {
     }
   }
 
+  /** Put messages back into the input (queued messages after Stop or a reload). */
+  restore(texts: string[], attachments: string[] = []): void {
+    if (!texts.length && !attachments.length) return;
+    this.textarea.value = [...texts, this.textarea.value].filter((t) => t.trim()).join('\n\n');
+    this.draft.text = this.textarea.value;
+    for (const title of attachments) if (!this.draft.attachments.includes(title)) this.draft.attachments.push(title);
+    this.renderChips();
+  }
+
   send(): void {
     const text = this.textarea.value.trim();
     if (!text && !this.draft.attachments.length) return;

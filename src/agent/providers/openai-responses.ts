@@ -1,0 +1,320 @@
+/*\
+OpenAI Responses (`POST {baseUrl}/responses`, stream: true, store: false). Typed SSE events
+(`event: response.output_text.delta` …) become StreamParts. There is no `[DONE]`: the reply is
+complete only after `response.completed`, `response.incomplete` or `response.failed` (or an
+`error` event); a stream that stops before one of them is reported as truncated. As in the
+other adapters, tool calls stream live (start + argument deltas) but are reported complete only
+at the terminal point, so an error after them never leaves a complete-looking call behind.
+\*/
+import { ProviderError, isProviderError } from './errors';
+import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { buildHeaders } from './openai-chat';
+import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
+  return {
+    api: 'openai-responses',
+    stream: (request, signal) => streamResponses(settings, request, signal),
+  };
+}
+
+async function* streamResponses(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const ctx: ErrorContext = { baseUrl, model: request.model };
+  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const body = await openEventStream({
+    fetch: settings.fetch,
+    url: `${baseUrl}/responses`,
+    init: { method: 'POST', headers: buildHeaders(settings), body: JSON.stringify(buildResponsesRequestBody(request)) },
+    signal,
+    idleTimeoutMs,
+    ctx,
+  });
+  const decoder = new ResponsesStreamDecoder(ctx);
+  try {
+    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      yield* item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
+      if (decoder.ended) return;
+    }
+    yield* decoder.eof();
+  } catch (e) {
+    yield* decoder.fail(e);
+  }
+}
+
+export function buildResponsesRequestBody(request: ModelRequest): Record<string, unknown> {
+  const instructions = request.messages
+    .flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : []))
+    .join('\n\n');
+  const body: Record<string, unknown> = { model: request.model };
+  if (instructions !== '') body.instructions = instructions;
+  body.input = request.messages.flatMap(toInputItems);
+  if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toWireTool);
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  body.stream = true;
+  // The history is sent in full every turn; nothing needs to be kept on OpenAI's side.
+  body.store = false;
+  return body;
+}
+
+function toInputItems(m: ModelMessage): Record<string, unknown>[] {
+  switch (m.role) {
+    case 'system':
+      return [];
+    case 'user':
+      return [{ role: 'user', content: [{ type: 'input_text', text: m.content }] }];
+    case 'assistant': {
+      const items: Record<string, unknown>[] = [];
+      if (m.content !== '') items.push({ role: 'assistant', content: [{ type: 'output_text', text: m.content }] });
+      for (const c of m.toolCalls ?? []) {
+        items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: typeof c.args === 'string' ? c.args : JSON.stringify(c.args ?? {}) });
+      }
+      return items;
+    }
+    case 'tool':
+      return [{ type: 'function_call_output', call_id: m.toolCallId, output: m.content }];
+  }
+}
+
+function toWireTool(t: ToolSpec): Record<string, unknown> {
+  // `strict` defaults to true in this API, which rejects ordinary JSON Schemas (optional
+  // properties, no additionalProperties: false); the tools here are not written for strict mode.
+  return { type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false };
+}
+
+const INCOMPLETE_REASONS: Record<string, FinishReason> = {
+  max_output_tokens: 'length',
+  content_filter: 'content-filter',
+};
+
+type Usage = Extract<StreamPart, { type: 'usage' }>;
+
+interface PendingCall {
+  slot: number;
+  id: string;
+  name: string;
+  argsText: string;
+  /** output_item.done was seen: the arguments are final. */
+  done: boolean;
+}
+
+/** Event-by-event state of one reply; every method returns the parts to emit next. */
+class ResponsesStreamDecoder {
+  /** Set once a terminal part (finish or error) was produced. */
+  ended = false;
+  private events = 0;
+  private readonly calls: PendingCall[] = [];
+  /** Output item id and output_index → tool call. */
+  private readonly byItemId = new Map<string, PendingCall>();
+  private readonly byOutputIndex = new Map<number, PendingCall>();
+  /** Which reasoning part the last reasoning delta belonged to, to separate summary parts. */
+  private reasoningPart?: string;
+
+  constructor(private readonly ctx: ErrorContext) {}
+
+  event(name: string | undefined, data: string): StreamPart[] {
+    this.events++;
+    const payload = tryParse(data);
+    // The `type` in the JSON is authoritative; the `event:` name is the fallback.
+    const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
+    if (type === 'error' || name === 'error') return this.error(this.streamError(payload ?? data));
+    if (!isObject(payload)) return [];
+    switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta': {
+        // A refusal is the model's answer to the user, so it is shown like text.
+        const text = nonEmpty(payload.delta);
+        return text ? [{ type: 'text-delta', text }] : [];
+      }
+      case 'response.reasoning_summary_text.delta':
+        return this.reasoning(payload, `summary:${String(payload.item_id)}:${String(payload.summary_index)}`);
+      case 'response.reasoning_text.delta':
+        return this.reasoning(payload, `text:${String(payload.item_id)}:${String(payload.content_index)}`);
+      case 'response.output_item.added':
+        return this.itemAdded(payload);
+      case 'response.function_call_arguments.delta': {
+        const call = this.findCall(payload);
+        const text = nonEmpty(payload.delta);
+        if (!call || call.done || !text) return [];
+        call.argsText += text;
+        return [{ type: 'tool-call-delta', index: call.slot, argsText: text }];
+      }
+      case 'response.function_call_arguments.done':
+        return this.finalArguments(this.findCall(payload), payload.arguments, false);
+      case 'response.output_item.done': {
+        const item = isObject(payload.item) ? payload.item : {};
+        if (item.type !== 'function_call') return [];
+        return this.finalArguments(this.findCall(payload), item.arguments, true);
+      }
+      case 'response.completed':
+        return this.finish(payload, 'completed');
+      case 'response.incomplete':
+        return this.finish(payload, 'incomplete');
+      case 'response.failed':
+        return this.failed(payload);
+      default:
+        // created, in_progress, content_part.*, *.done, annotations, built-in tool events, …
+        return [];
+    }
+  }
+
+  /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
+  residue(text: string): StreamPart[] {
+    if (parseErrorBody(text).isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
+    if (this.events > 0) return [];
+    return this.error(
+      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
+    );
+  }
+
+  /** End of body without response.completed/incomplete/failed: the reply is incomplete. */
+  eof(): StreamPart[] {
+    if (this.ended) return [];
+    return this.error(
+      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
+    );
+  }
+
+  /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
+  fail(e: unknown): StreamPart[] {
+    if (this.ended) return [];
+    if (isProviderError(e)) return this.error(e);
+    const reason = e instanceof Error ? e.message : String(e);
+    return this.error(
+      new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }),
+    );
+  }
+
+  private reasoning(payload: Record<string, unknown>, part: string): StreamPart[] {
+    const text = nonEmpty(payload.delta);
+    if (!text) return [];
+    // Summary parts are separate paragraphs (each opens with a **title**); keep them apart.
+    const sep = this.reasoningPart !== undefined && this.reasoningPart !== part ? '\n\n' : '';
+    this.reasoningPart = part;
+    return [{ type: 'reasoning-delta', text: sep + text }];
+  }
+
+  private itemAdded(payload: Record<string, unknown>): StreamPart[] {
+    const item = isObject(payload.item) ? payload.item : {};
+    if (item.type !== 'function_call') return [];
+    const slot = this.calls.length;
+    const call: PendingCall = { slot, id: nonEmpty(item.call_id) ?? nonEmpty(item.id) ?? `call_${slot}`, name: nonEmpty(item.name) ?? '', argsText: '', done: false };
+    this.calls.push(call);
+    const itemId = nonEmpty(item.id);
+    if (itemId) this.byItemId.set(itemId, call);
+    if (typeof payload.output_index === 'number') this.byOutputIndex.set(payload.output_index, call);
+    const out: StreamPart[] = [{ type: 'tool-call-start', index: slot, id: call.id, name: call.name }];
+    const args = nonEmpty(item.arguments);
+    if (args) {
+      call.argsText = args;
+      out.push({ type: 'tool-call-delta', index: slot, argsText: args });
+    }
+    return out;
+  }
+
+  private findCall(payload: Record<string, unknown>): PendingCall | undefined {
+    const itemId = nonEmpty(payload.item_id) ?? (isObject(payload.item) ? nonEmpty(payload.item.id) : undefined);
+    const byId = itemId ? this.byItemId.get(itemId) : undefined;
+    if (byId) return byId;
+    return typeof payload.output_index === 'number' ? this.byOutputIndex.get(payload.output_index) : undefined;
+  }
+
+  /**
+   * The full argument string of `.done` events is authoritative; deltas that were missed
+   * are sent as one more delta so the live view matches what is completed at the end.
+   */
+  private finalArguments(call: PendingCall | undefined, args: unknown, closes: boolean): StreamPart[] {
+    if (!call || call.done) return [];
+    const out: StreamPart[] = [];
+    if (typeof args === 'string' && args !== call.argsText) {
+      if (args.startsWith(call.argsText)) out.push({ type: 'tool-call-delta', index: call.slot, argsText: args.slice(call.argsText.length) });
+      call.argsText = args;
+    }
+    if (closes) call.done = true;
+    return out;
+  }
+
+  private finish(payload: Record<string, unknown>, status: 'completed' | 'incomplete'): StreamPart[] {
+    const response = isObject(payload.response) ? payload.response : {};
+    let raw: string | undefined;
+    let reason: FinishReason = 'stop';
+    if (status === 'incomplete') {
+      const details = isObject(response.incomplete_details) ? response.incomplete_details : {};
+      raw = nonEmpty(details.reason) ?? 'incomplete';
+      reason = INCOMPLETE_REASONS[raw] ?? 'other';
+    } else if (this.calls.length > 0) {
+      reason = 'tool-calls';
+    }
+    const out: StreamPart[] = [];
+    for (const call of this.calls) out.push(completeCall(call, raw));
+    out.push(...readUsage(response.usage));
+    out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
+    this.ended = true;
+    return out;
+  }
+
+  private failed(payload: Record<string, unknown>): StreamPart[] {
+    const response = isObject(payload.response) ? payload.response : {};
+    const error = isObject(response.error) ? this.streamError({ error: response.error }) : this.streamError({ error: { message: 'the response failed' } });
+    return this.error(error, readUsage(response.usage));
+  }
+
+  /** The documented flat `{type:"error",code,message,param}` and the nested `{error:{…}}` of or04. */
+  private streamError(payload: unknown): ProviderError {
+    if (isObject(payload) && !isObject(payload.error) && (typeof payload.message === 'string' || typeof payload.code === 'string')) {
+      const { message, code, param } = payload;
+      return errorFromStreamPayload({ error: { message, code, param } }, this.ctx);
+    }
+    return errorFromStreamPayload(payload, this.ctx);
+  }
+
+  private error(error: ProviderError, usage: Usage[] = []): StreamPart[] {
+    // Tokens were spent even if the reply failed; budgets still want them.
+    const out: StreamPart[] = [...usage, { type: 'error', error }];
+    this.ended = true;
+    return out;
+  }
+}
+
+function completeCall(call: PendingCall, incompleteReason: string | undefined): StreamPart {
+  const { slot: index, id, name, argsText } = call;
+  if (!name) return { type: 'tool-call-invalid', index, id, name, argsText, reason: 'the model sent a tool call without a name' };
+  const text = argsText.trim();
+  // A tool without arguments may send "" or nothing at all.
+  if (text === '') return { type: 'tool-call', index, id, name, args: {} };
+  try {
+    const args: unknown = JSON.parse(text);
+    return { type: 'tool-call', index, id, name, args: args ?? {} };
+  } catch (e) {
+    const cut = incompleteReason === 'max_output_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
+    return { type: 'tool-call-invalid', index, id, name, argsText, reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+function readUsage(u: unknown): Usage[] {
+  if (!isObject(u)) return [];
+  const usage: Usage = { type: 'usage' };
+  if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
+  if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
+  const details = u.output_tokens_details;
+  if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
+  return usage.inputTokens === undefined && usage.outputTokens === undefined ? [] : [usage];
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
