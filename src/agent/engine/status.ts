@@ -4,8 +4,6 @@ against this table, so no code path can leave a chat in an impossible state.
 \*/
 import type { ChatStatus } from '../store/schemas';
 
-const ENDED: ChatStatus[] = ['idle', 'completed', 'canceled', 'failed', 'interrupted'];
-
 export const STATUS_TRANSITIONS: Record<ChatStatus, readonly ChatStatus[]> = {
   idle: ['working'],
   completed: ['working'],
@@ -18,9 +16,4 @@ export const STATUS_TRANSITIONS: Record<ChatStatus, readonly ChatStatus[]> = {
 
 export function canTransition(from: ChatStatus, to: ChatStatus): boolean {
   return from === to || STATUS_TRANSITIONS[from].includes(to);
-}
-
-/** True when no turn is running or waiting in this status. */
-export function isEnded(status: ChatStatus): boolean {
-  return ENDED.includes(status);
 }
