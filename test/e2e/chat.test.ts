@@ -12,7 +12,7 @@ const { defaultReply } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
 
-const SECRET = 'sk-e2e-SECRET-do-not-leak-0123456789';
+const SECRET = 'e2e-SECRET-key-do-not-leak-0123456789';
 const SCREENSHOT = path.join(ROOT, 'output', 'e2e', 'chat.png');
 
 let wiki: ServedWiki;

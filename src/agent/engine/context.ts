@@ -1,5 +1,5 @@
 /*\
-The context window: token estimates, `agent-duration` expiry and trimming to the window.
+The context window: token estimates, `agent-duration` expiry and trimming to its size.
 
 - estimateTokens: CJK aware. Each CJK ideograph, kana, hangul syllable or CJK/full-width
   punctuation mark counts 1 token; every other character counts 1/4 (ceil over their total).
@@ -17,7 +17,7 @@ The context window: token estimates, `agent-duration` expiry and trimming to the
   message marks trimmed history; it never goes into a tool message's content. When protected
   content plus the newest user message exceed the window, everything kept is still returned
   with `usage.total > usage.window` so the caller can stop with a clear message.
-Pure functions: no $tw, DOM or Node APIs.
+Pure functions: no TiddlyWiki globals, DOM or Node APIs.
 \*/
 import type { ModelMessage, ToolCall } from '../providers/types';
 
@@ -92,7 +92,7 @@ export function estimateMessageTokens(m: ModelMessage): number {
 }
 
 export function placeholderText(count: number): string {
-  return `[${count} earlier messages were left out to fit the context window.]`;
+  return `[${count} earlier messages were left out to fit the context window]`;
 }
 
 /**

@@ -37,7 +37,7 @@ export interface UserMessage {
   title?: string;
 }
 
-/** What processPrompts builds: ordered sections, then flattened and fitted to the window. */
+/** What processPrompts builds: ordered sections, then flattened and fitted to the context size. */
 export interface PromptBuild {
   sections: PromptSection[];
   toolSpecs: ToolSpec[];

@@ -9,7 +9,7 @@ are a bare setTimeout that an AbortSignal cannot cut short, its jitter calls Mat
 directly (no deterministic tests), and it has no notion of a server-asked delay (retry-after)
 or of giving up when that delay is too long. The arithmetic is one line; see `retryDelay`.
 
-No $tw, no DOM, no Node: timers come through the injected `sleep`.
+No TiddlyWiki globals, no DOM, no Node: timers come through the injected `sleep`.
 \*/
 import { isProviderError, ProviderError } from '../providers/errors';
 import type { StreamPart } from '../providers/types';

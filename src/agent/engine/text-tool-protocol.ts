@@ -4,7 +4,7 @@ The system prompt explains the syntax and lists the tools; the model writes
 `<tool_use name="tool">{json}</tool_use>` (several may be wrapped in <parallel_tool_calls>);
 the engine runs the calls and sends the results back as <functions_result> blocks in a user
 message. The wire format follows TidGi's, so prompts written for TidGi agents keep working.
-Pure string handling: no $tw, DOM or Node APIs.
+Pure string handling: no TiddlyWiki globals, DOM or Node APIs.
 \*/
 import type { ToolCall, ToolSpec } from '../providers/types';
 

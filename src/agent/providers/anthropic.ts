@@ -7,7 +7,7 @@ without message_stop is reported as truncated, never as a normal reply.
 \*/
 import { ProviderError, isProviderError } from './errors';
 import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
-import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -22,27 +22,11 @@ export function createAnthropicModel(settings: ProviderSettings): LanguageModel 
 }
 
 async function* streamMessages(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const ctx: ErrorContext = { baseUrl, model: request.model };
-  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const body = await openEventStream({
-    fetch: settings.fetch,
-    url: `${baseUrl}/messages`,
-    init: { method: 'POST', headers: buildAnthropicHeaders(settings), body: JSON.stringify(buildAnthropicRequestBody(request)) },
-    signal,
-    idleTimeoutMs,
-    ctx,
-  });
-  const decoder = new MessagesStreamDecoder(ctx);
-  try {
-    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
-      if (decoder.ended) return;
-    }
-    yield* decoder.eof();
-  } catch (e) {
-    yield* decoder.fail(e);
-  }
+  return yield* streamSse(
+    settings,
+    { model: request.model, signal, path: '/messages', headers: buildAnthropicHeaders(settings), body: buildAnthropicRequestBody(request) },
+    (ctx) => new MessagesStreamDecoder(ctx),
+  );
 }
 
 export function buildAnthropicHeaders(settings: ProviderSettings): Record<string, string> {

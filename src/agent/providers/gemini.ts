@@ -12,7 +12,7 @@ page) and echoed back; when one is missing for a Gemini 3 model the documented s
 \*/
 import { ProviderError, isProviderError } from './errors';
 import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
-import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export interface GeminiOptions {
@@ -29,28 +29,12 @@ export function createGeminiModel(settings: ProviderSettings, options: GeminiOpt
 }
 
 async function* streamGemini(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal, generateId: () => string): AsyncGenerator<StreamPart> {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const ctx: ErrorContext = { baseUrl, model: request.model };
-  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const model = request.model.replace(/^models\//, '');
-  const body = await openEventStream({
-    fetch: settings.fetch,
-    url: `${baseUrl}/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-    init: { method: 'POST', headers: buildGeminiHeaders(settings), body: JSON.stringify(buildGeminiRequestBody(request)) },
-    signal,
-    idleTimeoutMs,
-    ctx,
-  });
-  const decoder = new GeminiStreamDecoder(ctx, generateId);
-  try {
-    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* item.kind === 'event' ? decoder.event(item.data) : decoder.residue(item.text);
-      if (decoder.ended) return;
-    }
-    yield* decoder.eof();
-  } catch (e) {
-    yield* decoder.fail(e);
-  }
+  return yield* streamSse(
+    settings,
+    { model: request.model, signal, path: `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`, headers: buildGeminiHeaders(settings), body: buildGeminiRequestBody(request) },
+    (ctx) => new GeminiStreamDecoder(ctx, generateId),
+  );
 }
 
 export function buildGeminiHeaders(settings: ProviderSettings): Record<string, string> {
@@ -249,7 +233,7 @@ class GeminiStreamDecoder {
     private readonly generateId: () => string,
   ) {}
 
-  event(data: string): StreamPart[] {
+  event(_name: string | undefined, data: string): StreamPart[] {
     this.events++;
     const chunk = tryParse(data);
     if (!isObject(chunk)) return [];

@@ -194,7 +194,7 @@ function readErrorObject(json: unknown): ErrorBodyInfo {
     const type = typeof d['@type'] === 'string' ? d['@type'] : '';
     if (type.endsWith('RetryInfo') && typeof d.retryDelay === 'string') info.retryDelayMs = parseDuration(d.retryDelay);
     if (type.endsWith('ErrorInfo') && typeof d.reason === 'string') codes.push(d.reason);
-    // A per-day Gemini quota will not recover within any sensible retry window.
+    // A per-day Gemini quota will not recover within any sensible retry wait.
     if (type.endsWith('QuotaFailure') && Array.isArray(d.violations)) {
       if (d.violations.some((v) => isObject(v) && /PerDay/i.test(`${v.quotaId ?? ''} ${v.quotaMetric ?? ''}`))) info.quota = true;
     }

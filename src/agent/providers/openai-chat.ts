@@ -7,7 +7,7 @@ finish reason or `[DONE]` is reported as truncated, never as a normal reply.
 \*/
 import { ProviderError, isProviderError } from './errors';
 import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
-import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
@@ -18,28 +18,11 @@ export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel
 }
 
 async function* streamChat(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const ctx: ErrorContext = { baseUrl, model: request.model };
-  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const body = await openEventStream({
-    fetch: settings.fetch,
-    url: `${baseUrl}/chat/completions`,
-    init: { method: 'POST', headers: buildHeaders(settings), body: JSON.stringify(buildRequestBody(request)) },
-    signal,
-    idleTimeoutMs,
-    ctx,
-  });
-  const decoder = new ChatStreamDecoder(ctx);
-  try {
-    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      const parts = item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
-      yield* parts;
-      if (decoder.ended) return;
-    }
-    yield* decoder.eof();
-  } catch (e) {
-    yield* decoder.fail(e);
-  }
+  return yield* streamSse(
+    settings,
+    { model: request.model, signal, path: '/chat/completions', headers: buildHeaders(settings), body: buildRequestBody(request) },
+    (ctx) => new ChatStreamDecoder(ctx),
+  );
 }
 
 export function buildHeaders(settings: ProviderSettings): Record<string, string> {

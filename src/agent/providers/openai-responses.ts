@@ -9,7 +9,7 @@ at the terminal point, so an error after them never leaves a complete-looking ca
 import { ProviderError, isProviderError } from './errors';
 import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
 import { buildHeaders } from './openai-chat';
-import { DEFAULT_IDLE_TIMEOUT_MS, openEventStream, readSse } from './sse';
+import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
@@ -20,27 +20,11 @@ export function createOpenAIResponsesModel(settings: ProviderSettings): Language
 }
 
 async function* streamResponses(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const ctx: ErrorContext = { baseUrl, model: request.model };
-  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const body = await openEventStream({
-    fetch: settings.fetch,
-    url: `${baseUrl}/responses`,
-    init: { method: 'POST', headers: buildHeaders(settings), body: JSON.stringify(buildResponsesRequestBody(request)) },
-    signal,
-    idleTimeoutMs,
-    ctx,
-  });
-  const decoder = new ResponsesStreamDecoder(ctx);
-  try {
-    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
-      if (decoder.ended) return;
-    }
-    yield* decoder.eof();
-  } catch (e) {
-    yield* decoder.fail(e);
-  }
+  return yield* streamSse(
+    settings,
+    { model: request.model, signal, path: '/responses', headers: buildHeaders(settings), body: buildResponsesRequestBody(request) },
+    (ctx) => new ResponsesStreamDecoder(ctx),
+  );
 }
 
 export function buildResponsesRequestBody(request: ModelRequest): Record<string, unknown> {

@@ -11,7 +11,7 @@ the response headers, HTTP errors, and bodies that are JSON or HTML instead of a
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './errors';
 import { errorFromFetchFailure, errorFromHttp, errorFromResponse, parseErrorBody, type ErrorContext } from './http-errors';
-import type { FetchFn } from './types';
+import type { FetchFn, ProviderSettings, StreamPart } from './types';
 
 /** Used when the settings give no idle timeout: long enough for a local model to load. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -188,4 +188,48 @@ export function abortedError(): ProviderError {
 
 function formatSeconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
+/** What an adapter's decoder does with the items of one SSE response. */
+export interface SseDecoder {
+  readonly ended: boolean;
+  event(name: string | undefined, data: string): StreamPart[];
+  residue(text: string): StreamPart[];
+  /** The body ended: complete the reply, or report it as truncated. */
+  eof(): StreamPart[];
+  fail(error: unknown): StreamPart[];
+}
+
+/**
+ * One streaming POST, the way every SSE adapter makes it: open the stream (HTTP errors are
+ * thrown), feed its events to the adapter's decoder, and end with exactly what the decoder
+ * says at the end, on a failure, or once it has seen the terminal event.
+ */
+export async function* streamSse(
+  settings: ProviderSettings,
+  request: { model: string; signal: AbortSignal; path: string; headers: Record<string, string>; body: unknown },
+  makeDecoder: (ctx: ErrorContext) => SseDecoder,
+): AsyncGenerator<StreamPart> {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const ctx: ErrorContext = { baseUrl, model: request.model };
+  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const { signal } = request;
+  const body = await openEventStream({
+    fetch: settings.fetch,
+    url: `${baseUrl}${request.path}`,
+    init: { method: 'POST', headers: request.headers, body: JSON.stringify(request.body) },
+    signal,
+    idleTimeoutMs,
+    ctx,
+  });
+  const decoder = makeDecoder(ctx);
+  try {
+    for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      yield* item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
+      if (decoder.ended) return;
+    }
+    yield* decoder.eof();
+  } catch (e) {
+    yield* decoder.fail(e);
+  }
 }

@@ -1,7 +1,7 @@
 /*\
 The provider contract: one interface for every wire API and one union of stream parts.
 Adapters translate a provider's HTTP stream into StreamParts; nothing else in the product
-knows a wire format. Providers get `fetch` injected and never touch $tw, the DOM or Node.
+knows a wire format. Providers get `fetch` injected and never touch TiddlyWiki globals, the DOM or Node.
 \*/
 import type { ProviderError } from './errors';
 
