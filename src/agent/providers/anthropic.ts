@@ -5,8 +5,10 @@ message_delta, message_stop, ping, error) become StreamParts. As in the OpenAI a
 calls are reported complete only at the terminal point (message_stop), and a stream that ends
 without message_stop is reported as truncated, never as a normal reply.
 \*/
-import { ProviderError, isProviderError } from './errors';
-import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { ProviderError } from './errors';
+import { isObject, nonEmpty, tryParse } from './json';
+import { readFailure, residueError, truncatedError } from './stream-errors';
+import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
@@ -186,29 +188,19 @@ class MessagesStreamDecoder {
 
   /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
   residue(text: string): StreamPart[] {
-    if (parseErrorBody(text).isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
-    if (this.events > 0) return [];
-    return this.error(
-      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
-    );
+    const error = residueError(text, this.ctx, this.events > 0);
+    return error ? this.error(error) : [];
   }
 
   /** End of body without message_stop: the reply is incomplete, even if a stop_reason was seen. */
   eof(): StreamPart[] {
     if (this.ended) return [];
-    return this.error(
-      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
-    );
+    return this.error(truncatedError(this.ctx));
   }
 
   /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
   fail(e: unknown): StreamPart[] {
-    if (this.ended) return [];
-    if (isProviderError(e)) return this.error(e);
-    const reason = e instanceof Error ? e.message : String(e);
-    return this.error(
-      new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }),
-    );
+    return this.ended ? [] : this.error(readFailure(e, this.ctx));
   }
 
   private messageStart(payload: Record<string, unknown>): StreamPart[] {
@@ -333,18 +325,3 @@ function completeCall(call: PendingCall, stopReason: string | undefined): Stream
   }
 }
 
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -10,8 +10,10 @@ ToolCall has no field for: signatures are remembered here by tool-call id (bound
 page) and echoed back; when one is missing for a Gemini 3 model the documented sentinel
 `skip_thought_signature_validator` is sent instead.
 \*/
-import { ProviderError, isProviderError } from './errors';
-import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { ProviderError } from './errors';
+import { isObject, nonEmpty, tryParse } from './json';
+import { readFailure, residueError, truncatedError } from './stream-errors';
+import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
@@ -265,28 +267,19 @@ class GeminiStreamDecoder {
 
   /** Non-SSE text (Vertex writes a raw error object into the 200 stream, ge05). */
   residue(text: string): StreamPart[] {
-    const info = parseErrorBody(text);
-    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
-    if (this.events > 0) return [];
-    return this.error(
-      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
-    );
+    const error = residueError(text, this.ctx, this.events > 0);
+    return error ? this.error(error) : [];
   }
 
   /** End of body: complete only if a finish reason was seen. */
   eof(): StreamPart[] {
     if (this.ended) return [];
     if (this.finishRaw) return this.finish();
-    return this.error(
-      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
-    );
+    return this.error(truncatedError(this.ctx));
   }
 
   fail(e: unknown): StreamPart[] {
-    if (this.ended) return [];
-    if (isProviderError(e)) return this.error(e);
-    const reason = e instanceof Error ? e.message : String(e);
-    return this.error(new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }));
+    return this.ended ? [] : this.error(readFailure(e, this.ctx));
   }
 
   private addCall(fc: Record<string, unknown>, signature: string | undefined, out: StreamPart[]): void {
@@ -357,18 +350,3 @@ function randomCallId(): string {
   return `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${idCounter.toString(36)}`;
 }
 
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -5,8 +5,10 @@ with object arguments in `message.tool_calls`, and a final `done:true` object wi
 `done_reason` and the token counts. A line `{"error":"…"}` is an error inside the 200
 stream; a body that ends without `done:true` is truncated.
 \*/
-import { ProviderError, isProviderError } from './errors';
-import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import type { ProviderError } from './errors';
+import { isObject, nonEmpty, tryParse } from './json';
+import { readFailure, residueError, truncatedError } from './stream-errors';
+import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { openNdjsonStream, readNdjson } from './ndjson';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
@@ -129,26 +131,17 @@ class OllamaStreamDecoder {
 
   /** Lines that were not JSON: an error object is raised, anything else only matters if nothing else came. */
   residue(text: string): StreamPart[] {
-    const info = parseErrorBody(text);
-    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
-    if (this.values > 0) return [];
-    return this.error(
-      new ProviderError({ kind: 'invalid-response', message: `Expected newline-delimited JSON from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
-    );
+    const error = residueError(text, this.ctx, this.values > 0, 'newline-delimited JSON');
+    return error ? this.error(error) : [];
   }
 
   eof(): StreamPart[] {
     if (this.ended) return [];
-    return this.error(
-      new ProviderError({ kind: 'truncated', message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`, retryable: true }),
-    );
+    return this.error(truncatedError(this.ctx));
   }
 
   fail(e: unknown): StreamPart[] {
-    if (this.ended) return [];
-    if (isProviderError(e)) return this.error(e);
-    const reason = e instanceof Error ? e.message : String(e);
-    return this.error(new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }));
+    return this.ended ? [] : this.error(readFailure(e, this.ctx));
   }
 
   private addCall(c: unknown, out: StreamPart[]): void {
@@ -202,18 +195,3 @@ function readUsage(line: Record<string, unknown>): Usage | undefined {
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
 
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -5,8 +5,10 @@ The decoder is lenient where real servers differ (reasoning keys, where usage ri
 calls are split, `[DONE]` or not) and strict about completion: a stream that stops without a
 finish reason or `[DONE]` is reported as truncated, never as a normal reply.
 \*/
-import { ProviderError, isProviderError } from './errors';
-import { errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import type { ProviderError } from './errors';
+import { isObject, nonEmpty, tryParse } from './json';
+import { readFailure, residueError, truncatedError } from './stream-errors';
+import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
@@ -131,35 +133,20 @@ class ChatStreamDecoder {
 
   /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
   residue(text: string): StreamPart[] {
-    const info = parseErrorBody(text);
-    if (info.isError) return this.error(errorFromStreamPayload(tryParse(text), this.ctx));
-    if (this.events > 0) return [];
-    return this.error(
-      new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${this.ctx.baseUrl} but got: ${text.slice(0, 200)}` }),
-    );
+    const error = residueError(text, this.ctx, this.events > 0);
+    return error ? this.error(error) : [];
   }
 
   /** End of body: complete if a finish reason was seen (some servers omit [DONE]), else truncated. */
   eof(): StreamPart[] {
     if (this.ended) return [];
     if (this.finishRaw) return this.finish();
-    return this.error(
-      new ProviderError({
-        kind: 'truncated',
-        message: `The stream from ${this.ctx.baseUrl} ended before the reply was complete.`,
-        retryable: true,
-      }),
-    );
+    return this.error(truncatedError(this.ctx));
   }
 
   /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
   fail(e: unknown): StreamPart[] {
-    if (this.ended) return [];
-    if (isProviderError(e)) return this.error(e);
-    const reason = e instanceof Error ? e.message : String(e);
-    return this.error(
-      new ProviderError({ kind: 'network', message: `The connection to ${this.ctx.baseUrl} broke during the reply (${reason}).`, retryable: true }),
-    );
+    return this.ended ? [] : this.error(readFailure(e, this.ctx));
   }
 
   private finish(): StreamPart[] {
@@ -291,18 +278,3 @@ function readUsage(u: unknown): Usage | undefined {
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
 
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
