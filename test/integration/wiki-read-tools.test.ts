@@ -222,6 +222,15 @@ describe('wiki-read', () => {
     expect(out.content).not.toContain('secret banana plan');
     expect(out.content).toContain('Rendered view not available');
   });
+
+  test('nor through a transclusion in another tiddler: rendering sees the wiki without hidden tiddlers', async () => {
+    $tw.wiki.addTiddler({ title: 'Innocent looking', text: 'Before {{Relay}} after' });
+    $tw.wiki.addTiddler({ title: 'Relay', text: 'relay: {{$:/temp/HttpRequest/1}} {{$:/ai/messages/My chat/000000}} <$list filter="[[Request log]]"><$view field="text"/></$list>' });
+    const out = await run('wiki-read', { title: 'Innocent looking', rendered: true });
+    expect(out.content).toContain('view="rendered"');
+    expect(out.content).toContain('relay:');
+    expect(out.content).not.toMatch(SECRETS);
+  });
 });
 
 describe('wiki-list', () => {

@@ -3,6 +3,7 @@ WikiPort over a real TiddlyWiki wiki object.
 \*/
 import type { Wiki } from 'tiddlywiki';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
 
 export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
@@ -24,8 +25,11 @@ export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
     renderPlainText(title, variables = {}) {
       // Global procedures are only visible through an explicit import (as in the page template).
       const text = '\\import [subfilter{$:/core/config/GlobalImportFilter}]\n<$transclude $tiddler=<<tiddlyagent-source>> $mode=block/>';
-      const parser = wiki.parseText('text/vnd.tiddlywiki', text, {});
-      const widget = wiki.makeWidget(parser, { document: $tw.fakeDocument, variables: { ...variables, 'tiddlyagent-source': title } });
+      // Rendered through a view of the wiki without hidden tiddlers: a transclusion cannot
+      // pull a chat, a message or a request's headers into what the agent reads.
+      const view = agentView(wiki);
+      const parser = view.parseText('text/vnd.tiddlywiki', text, {});
+      const widget = view.makeWidget(parser, { document: $tw.fakeDocument, variables: { ...variables, 'tiddlyagent-source': title } });
       const container = $tw.fakeDocument.createElement('div');
       widget.render(container as unknown as Element, null);
       return plainTextOf(container as unknown as Parameters<typeof plainTextOf>[0]);
@@ -82,4 +86,18 @@ export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
       return $tw.utils.stringifyDate(new Date());
     },
   };
+}
+
+/**
+ * The wiki as the agent may see it when rendering: lookups of hidden tiddlers (see
+ * tools/visibility.ts) find nothing. Widgets and most filter runs look tiddlers up through
+ * `this.getTiddler`, so an object that inherits from the wiki and overrides it is enough.
+ */
+function agentView(wiki: Wiki): Wiki {
+  const view = Object.create(wiki) as Wiki;
+  view.getTiddler = ((title: string) => {
+    const tiddler = wiki.getTiddler(title);
+    return tiddler && !isHiddenFromAgent(title, tiddler.getFieldStrings() as TiddlerFields) ? tiddler : undefined;
+  }) as Wiki['getTiddler'];
+  return view;
 }
