@@ -8,94 +8,32 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAnthropicModel } from '../../../src/agent/providers/anthropic';
 import type { StreamPart } from '../../../src/agent/providers/types';
-import { FIXTURES, GOLDEN, collect, fakeFetch, normalize, split, sseResponse, streamOf, type SplitMode } from './replay';
+import { FIXTURES, GOLDEN, collect, describeReplays, fakeFetch, sseResponse, streamOf, summary, typedEventsBody } from './replay';
 
 const DIR = 'anthropic';
 const fixtures = fs
   .readdirSync(path.join(FIXTURES, DIR))
   .filter((f) => /\.(sse|chunks\.jsonl)$/.test(f))
   .sort();
-const SEEDS = [1, 7, 42, 1234, 99991];
-const MODES: SplitMode[] = ['whole', 'bytes', ...SEEDS.map((seed) => ({ seed }))];
-
-/** The HTTP body of an Anthropic fixture. */
-function anthropicBody(file: string): Uint8Array {
-  const raw = fs.readFileSync(path.join(FIXTURES, DIR, file));
-  if (!file.endsWith('.chunks.jsonl')) return new Uint8Array(raw);
-  const lines = raw
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '');
-  const events = lines.map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`);
-  return new TextEncoder().encode(events.join(''));
-}
+const body = (file: string) => typedEventsBody(`${DIR}/${file}`);
 
 function streamChunks(chunks: Uint8Array[]): Promise<StreamPart[]> {
   const model = createAnthropicModel({ baseUrl: 'https://api.example.com/v1', apiKey: 'k', fetch: fakeFetch(() => sseResponse(streamOf(chunks))) });
   return collect(model.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
 }
 
-function replay(file: string, mode: SplitMode): Promise<StreamPart[]> {
-  return streamChunks(split(anthropicBody(file), mode));
-}
-
-function goldenPath(file: string): string {
-  return path.join(GOLDEN, DIR, `${file.replace(/\.(sse|chunks\.jsonl)$/, '')}.json`);
-}
-
 it('finds the six Anthropic fixtures', () => {
   expect(fixtures.map((f) => f.slice(0, 4))).toEqual(['an01', 'an02', 'an03', 'an05', 'an07', 'an08']);
 });
 
-describe.each(fixtures)('%s', (file) => {
-  let whole: StreamPart[];
-  beforeAll(async () => {
-    whole = await replay(file, 'whole');
-    if (process.env.UPDATE_GOLDEN) fs.writeFileSync(goldenPath(file), JSON.stringify(normalize(whole), null, 2) + '\n');
-  });
-
-  it('matches the golden file', () => {
-    const golden: unknown = JSON.parse(fs.readFileSync(goldenPath(file), 'utf8'));
-    expect(normalize(whole)).toEqual(golden);
-  });
-
-  it.each(MODES.slice(1).map((m) => [typeof m === 'string' ? m : `seed ${m.seed}`, m] as const))('gives identical parts when split: %s', async (_, mode) => {
-    expect(await replay(file, mode)).toEqual(whole);
-  });
-
-  it.each(['\r\n', '\r'])('gives identical parts with %j line endings, byte by byte', async (eol) => {
-    const text = new TextDecoder().decode(anthropicBody(file)).replace(/\r\n|\r|\n/g, eol);
-    expect(await streamChunks(split(new TextEncoder().encode(text), 'bytes'))).toEqual(whole);
-  });
-
-  it('ends with exactly one terminal part and at most one usage part', () => {
-    const terminal = whole.filter((p) => p.type === 'finish' || p.type === 'error');
-    expect(terminal).toHaveLength(1);
-    expect(whole[whole.length - 1]).toBe(terminal[0]);
-    expect(whole.filter((p) => p.type === 'usage').length).toBeLessThanOrEqual(1);
-  });
+const replay = describeReplays({
+  fixtures,
+  body,
+  streamChunks,
+  goldenPath: (file) => path.join(GOLDEN, DIR, `${file.replace(/\.(sse|chunks\.jsonl)$/, '')}.json`),
+  lineEndings: ['\r\n', '\r'],
+  twoPieceBelow: 3000,
 });
-
-describe('every two-piece split of the small fixtures', () => {
-  const small = fixtures.filter((f) => anthropicBody(f).length < 3000);
-  it.each(small)('%s', async (file) => {
-    const bytes = anthropicBody(file);
-    const whole = await replay(file, 'whole');
-    for (let cut = 1; cut < bytes.length; cut++) {
-      expect(await streamChunks([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(whole);
-    }
-  });
-});
-
-function summary(parts: StreamPart[]) {
-  const text = parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');
-  const reasoning = parts.flatMap((p) => (p.type === 'reasoning-delta' ? [p.text] : [])).join('');
-  const calls = parts.filter((p) => p.type === 'tool-call');
-  const invalid = parts.filter((p) => p.type === 'tool-call-invalid');
-  const usage = parts.find((p) => p.type === 'usage');
-  const last = parts[parts.length - 1];
-  return { text, reasoning, calls, invalid, usage, last };
-}
 
 describe('explicit checks per fixture', () => {
   const parts = (name: string) => replay(fixtures.find((f) => f.startsWith(name))!, 'whole');

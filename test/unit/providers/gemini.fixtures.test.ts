@@ -7,82 +7,30 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createGeminiModel } from '../../../src/agent/providers/gemini';
 import type { StreamPart } from '../../../src/agent/providers/types';
-import { FIXTURES, GOLDEN, collect, fakeFetch, fixtureBody, normalize, split, sseResponse, streamOf, type SplitMode } from './replay';
+import { FIXTURES, GOLDEN, collect, describeReplays, fakeFetch, fixtureBody, sseResponse, streamOf, summary } from './replay';
 
 const fixtures = fs
   .readdirSync(path.join(FIXTURES, 'gemini'))
   .filter((f) => f.endsWith('.sse'))
   .sort()
   .map((f) => `gemini/${f}`);
-const SEEDS = [1, 7, 42, 1234, 99991];
-const MODES: SplitMode[] = ['whole', 'bytes', ...SEEDS.map((seed) => ({ seed }))];
-
-function modelFor(chunks: Uint8Array[]) {
+function streamChunks(chunks: Uint8Array[]): Promise<StreamPart[]> {
   let n = 0;
-  return createGeminiModel(
+  const model = createGeminiModel(
     { baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKey: 'k', fetch: fakeFetch(() => sseResponse(streamOf(chunks))) },
     { generateId: () => `gen_${n++}` },
   );
+  return collect(model.stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
 }
 
-async function replayBytes(bytes: Uint8Array, mode: SplitMode): Promise<StreamPart[]> {
-  return collect(modelFor(split(bytes, mode)).stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
-}
-
-const replay = (fixture: string, mode: SplitMode) => replayBytes(fixtureBody(fixture), mode);
-
-function goldenPath(fixture: string): string {
-  return path.join(GOLDEN, 'gemini', `${path.basename(fixture, '.sse')}.json`);
-}
-
-describe.each(fixtures)('%s', (fixture) => {
-  let whole: StreamPart[];
-  beforeAll(async () => {
-    whole = await replay(fixture, 'whole');
-    if (process.env.UPDATE_GOLDEN) fs.writeFileSync(goldenPath(fixture), JSON.stringify(normalize(whole), null, 2) + '\n');
-  });
-
-  it('matches the golden file', () => {
-    const golden: unknown = JSON.parse(fs.readFileSync(goldenPath(fixture), 'utf8'));
-    expect(normalize(whole)).toEqual(golden);
-  });
-
-  it.each(MODES.slice(1).map((m) => [typeof m === 'string' ? m : `seed ${m.seed}`, m] as const))('gives identical parts when split: %s', async (_, mode) => {
-    expect(await replay(fixture, mode)).toEqual(whole);
-  });
-
-  it.each(['\n', '\r\n', '\r'])('gives identical parts with %j line endings, byte by byte', async (eol) => {
-    const text = new TextDecoder().decode(fixtureBody(fixture)).replace(/\r\n|\r|\n/g, eol);
-    expect(await replayBytes(new TextEncoder().encode(text), 'bytes')).toEqual(whole);
-  });
-
-  it('ends with exactly one terminal part and at most one usage part', () => {
-    const terminal = whole.filter((p) => p.type === 'finish' || p.type === 'error');
-    expect(terminal).toHaveLength(1);
-    expect(whole[whole.length - 1]).toBe(terminal[0]);
-    expect(whole.filter((p) => p.type === 'usage').length).toBeLessThanOrEqual(1);
-  });
+const replay = describeReplays({
+  fixtures,
+  body: fixtureBody,
+  streamChunks,
+  goldenPath: (fixture) => path.join(GOLDEN, 'gemini', `${path.basename(fixture, '.sse')}.json`),
+  lineEndings: ['\n', '\r\n', '\r'],
+  twoPieceBelow: 3100,
 });
-
-describe('every two-piece split of the small fixtures', () => {
-  const small = fixtures.filter((f) => fixtureBody(f).length < 3100);
-  it.each(small)('%s', async (fixture) => {
-    const bytes = fixtureBody(fixture);
-    const whole = await replay(fixture, 'whole');
-    for (let cut = 1; cut < bytes.length; cut++) {
-      expect(await collect(modelFor([bytes.subarray(0, cut), bytes.subarray(cut)]).stream({ model: 'm', messages: [] }, new AbortController().signal))).toEqual(whole);
-    }
-  });
-});
-
-function summary(parts: StreamPart[]) {
-  const text = parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');
-  const reasoning = parts.flatMap((p) => (p.type === 'reasoning-delta' ? [p.text] : [])).join('');
-  const calls = parts.filter((p) => p.type === 'tool-call');
-  const usage = parts.find((p) => p.type === 'usage');
-  const last = parts[parts.length - 1];
-  return { text, reasoning, calls, usage, last };
-}
 
 describe('explicit checks per fixture', () => {
   const parts = (name: string) => replay(fixtures.find((f) => f.includes(name))!, 'whole');

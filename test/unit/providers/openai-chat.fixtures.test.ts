@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createOpenAIChatModel } from '../../../src/agent/providers/openai-chat';
 import type { StreamPart } from '../../../src/agent/providers/types';
-import { FIXTURES, GOLDEN, collect, fakeFetch, fixtureBody, normalize, split, sseResponse, streamOf, type SplitMode } from './replay';
+import { FIXTURES, GOLDEN, collect, describeReplays, fakeFetch, fixtureBody, sseResponse, streamOf, summary } from './replay';
 
 const fixtures = ['openai-chat', 'openai-compat'].flatMap((dir) =>
   fs
@@ -15,76 +15,19 @@ const fixtures = ['openai-chat', 'openai-compat'].flatMap((dir) =>
     .sort()
     .map((f) => `${dir}/${f}`),
 );
-const SEEDS = [1, 7, 42, 1234, 99991];
-const MODES: SplitMode[] = ['whole', 'bytes', ...SEEDS.map((seed) => ({ seed }))];
-
-async function replay(fixture: string, mode: SplitMode): Promise<StreamPart[]> {
-  const chunks = split(fixtureBody(fixture), mode);
+function streamChunks(chunks: Uint8Array[]): Promise<StreamPart[]> {
   const model = createOpenAIChatModel({ baseUrl: 'https://api.example.com/v1', apiKey: 'k', fetch: fakeFetch(() => sseResponse(streamOf(chunks))) });
   return collect(model.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
 }
 
-function goldenPath(fixture: string): string {
-  return path.join(GOLDEN, `${path.basename(fixture).replace(/\.(sse|chunks\.jsonl)$/, '')}.json`);
-}
-
-describe.each(fixtures)('%s', (fixture) => {
-  let whole: StreamPart[];
-  beforeAll(async () => {
-    whole = await replay(fixture, 'whole');
-    if (process.env.UPDATE_GOLDEN) fs.writeFileSync(goldenPath(fixture), JSON.stringify(normalize(whole), null, 2) + '\n');
-  });
-
-  it('matches the golden file', () => {
-    const golden: unknown = JSON.parse(fs.readFileSync(goldenPath(fixture), 'utf8'));
-    expect(normalize(whole)).toEqual(golden);
-  });
-
-  it.each(MODES.slice(1).map((m) => [typeof m === 'string' ? m : `seed ${m.seed}`, m] as const))('gives identical parts when split: %s', async (_, mode) => {
-    expect(await replay(fixture, mode)).toEqual(whole);
-  });
-
-  // Line endings are framing only (no fixture has a raw CR/LF inside a payload), so CRLF and
-  // bare-CR versions of the same body must decode to the same parts.
-  it.each(['\r\n', '\r'])('gives identical parts with %j line endings, byte by byte', async (eol) => {
-    const text = new TextDecoder().decode(fixtureBody(fixture)).replace(/\r\n|\r|\n/g, eol);
-    const chunks = split(new TextEncoder().encode(text), 'bytes');
-    const model = createOpenAIChatModel({ baseUrl: 'https://api.example.com/v1', apiKey: 'k', fetch: fakeFetch(() => sseResponse(streamOf(chunks))) });
-    expect(await collect(model.stream({ model: 'm', messages: [] }, new AbortController().signal))).toEqual(whole);
-  });
-
-  it('ends with exactly one terminal part', () => {
-    const terminal = whole.filter((p) => p.type === 'finish' || p.type === 'error');
-    expect(terminal).toHaveLength(1);
-    expect(whole[whole.length - 1]).toBe(terminal[0]);
-    expect(whole.filter((p) => p.type === 'usage').length).toBeLessThanOrEqual(1);
-  });
+const replay = describeReplays({
+  fixtures,
+  body: fixtureBody,
+  streamChunks,
+  goldenPath: (fixture) => path.join(GOLDEN, `${path.basename(fixture).replace(/\.(sse|chunks\.jsonl)$/, '')}.json`),
+  lineEndings: ['\r\n', '\r'],
+  twoPieceBelow: 2000,
 });
-
-describe('every two-piece split of the small fixtures', () => {
-  const small = fixtures.filter((f) => fixtureBody(f).length < 2000);
-  it.each(small)('%s', async (fixture) => {
-    const bytes = fixtureBody(fixture);
-    const whole = await replay(fixture, 'whole');
-    for (let cut = 1; cut < bytes.length; cut++) {
-      const model = createOpenAIChatModel({
-        baseUrl: 'https://api.example.com/v1',
-        fetch: fakeFetch(() => sseResponse(streamOf([bytes.subarray(0, cut), bytes.subarray(cut)]))),
-      });
-      expect(await collect(model.stream({ model: 'm', messages: [] }, new AbortController().signal))).toEqual(whole);
-    }
-  });
-});
-
-/** Plain reading of the normalized parts, for the explicit per-fixture checks. */
-function summary(parts: StreamPart[]) {
-  const text = parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');
-  const reasoning = parts.flatMap((p) => (p.type === 'reasoning-delta' ? [p.text] : [])).join('');
-  const calls = parts.filter((p) => p.type === 'tool-call');
-  const usage = parts.find((p) => p.type === 'usage');
-  const last = parts[parts.length - 1];
-  return { text, reasoning, calls, usage, last };
-}
 
 describe('explicit checks per fixture', () => {
   const run = async (name: string) => summary(await replay(fixtures.find((f) => f.includes(name))!, 'whole'));

@@ -115,3 +115,87 @@ export function normalize(parts: StreamPart[]): unknown[] {
   }
   return out;
 }
+
+/** The body of a fixture whose `.chunks.jsonl` lines become typed SSE events (Anthropic, Responses: no [DONE]). */
+export function typedEventsBody(rel: string): Uint8Array {
+  const raw = fs.readFileSync(path.join(FIXTURES, rel));
+  if (!rel.endsWith('.chunks.jsonl')) return new Uint8Array(raw);
+  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  return new TextEncoder().encode(lines.map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`).join(''));
+}
+
+const SEEDS = [1, 7, 42, 1234, 99991];
+const SPLITS: SplitMode[] = ['bytes', ...SEEDS.map((seed) => ({ seed }))];
+
+export interface ReplaySuite {
+  fixtures: string[];
+  body(fixture: string): Uint8Array;
+  /** Stream these byte chunks through the adapter and collect the parts. */
+  streamChunks(chunks: Uint8Array[]): Promise<StreamPart[]>;
+  goldenPath(fixture: string): string;
+  /** Line endings to re-frame each fixture with (framing only: payloads hold no raw CR/LF). */
+  lineEndings: string[];
+  /** Fixtures smaller than this are also cut at every byte into two pieces. */
+  twoPieceBelow: number;
+}
+
+/**
+ * The replay checks every adapter gets: the whole stream matches its golden file (checked by
+ * hand; `UPDATE_GOLDEN=1` rewrites it), and one byte per read, seeded random splits, other
+ * line endings and every two-piece cut of small fixtures give identical parts; a stream ends
+ * with exactly one terminal part and at most one usage part.
+ */
+export function describeReplays(suite: ReplaySuite): (fixture: string, mode: SplitMode) => Promise<StreamPart[]> {
+  const replay = (fixture: string, mode: SplitMode) => suite.streamChunks(split(suite.body(fixture), mode));
+  describe.each(suite.fixtures)('%s', (fixture) => {
+    let whole: StreamPart[];
+    beforeAll(async () => {
+      whole = await replay(fixture, 'whole');
+      if (process.env.UPDATE_GOLDEN) fs.writeFileSync(suite.goldenPath(fixture), JSON.stringify(normalize(whole), null, 2) + '\n');
+    });
+
+    it('matches the golden file', () => {
+      const golden: unknown = JSON.parse(fs.readFileSync(suite.goldenPath(fixture), 'utf8'));
+      expect(normalize(whole)).toEqual(golden);
+    });
+
+    it.each(SPLITS.map((m) => [typeof m === 'string' ? m : `seed ${m.seed}`, m] as const))('gives identical parts when split: %s', async (_, mode) => {
+      expect(await replay(fixture, mode)).toEqual(whole);
+    });
+
+    it.each(suite.lineEndings)('gives identical parts with %j line endings, byte by byte', async (eol) => {
+      const text = new TextDecoder().decode(suite.body(fixture)).replace(/\r\n|\r|\n/g, eol);
+      expect(await suite.streamChunks(split(new TextEncoder().encode(text), 'bytes'))).toEqual(whole);
+    });
+
+    it('ends with exactly one terminal part and at most one usage part', () => {
+      const terminal = whole.filter((p) => p.type === 'finish' || p.type === 'error');
+      expect(terminal).toHaveLength(1);
+      expect(whole[whole.length - 1]).toBe(terminal[0]);
+      expect(whole.filter((p) => p.type === 'usage').length).toBeLessThanOrEqual(1);
+    });
+  });
+
+  describe('every two-piece split of the small fixtures', () => {
+    const small = suite.fixtures.filter((f) => suite.body(f).length < suite.twoPieceBelow);
+    it.each(small)('%s', async (fixture) => {
+      const bytes = suite.body(fixture);
+      const whole = await replay(fixture, 'whole');
+      for (let cut = 1; cut < bytes.length; cut++) {
+        expect(await suite.streamChunks([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(whole);
+      }
+    });
+  });
+  return replay;
+}
+
+/** Plain reading of parts, for the explicit per-fixture checks. */
+export function summary(parts: StreamPart[]) {
+  const text = parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');
+  const reasoning = parts.flatMap((p) => (p.type === 'reasoning-delta' ? [p.text] : [])).join('');
+  const calls = parts.filter((p) => p.type === 'tool-call');
+  const invalid = parts.filter((p) => p.type === 'tool-call-invalid');
+  const usage = parts.find((p) => p.type === 'usage');
+  const last = parts[parts.length - 1];
+  return { text, reasoning, calls, invalid, usage, last };
+}
