@@ -6,7 +6,7 @@ calls are reported complete only at the terminal point (message_stop), and a str
 without message_stop is reported as truncated, never as a normal reply.
 \*/
 import { ProviderError } from './errors';
-import { isObject, nonEmpty, tryParse } from './json';
+import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
@@ -82,7 +82,7 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
     } else if (m.role === 'assistant') {
       role = 'assistant';
       if (m.content !== '') blocks.push({ type: 'text', text: m.content });
-      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: toInput(c.args) });
+      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
     } else {
       role = 'user';
       blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
@@ -102,15 +102,6 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
 
 function isToolResult(b: Block): boolean {
   return b.type === 'tool_result';
-}
-
-/** `input` must be a JSON object; arguments kept as text are parsed, anything else becomes `{}`. */
-function toInput(args: unknown): Record<string, unknown> {
-  if (typeof args === 'string') {
-    const parsed = tryParse(args);
-    return isObject(parsed) ? parsed : {};
-  }
-  return isObject(args) ? args : {};
 }
 
 function toWireTool(t: ToolSpec): Record<string, unknown> {

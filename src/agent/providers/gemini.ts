@@ -11,7 +11,7 @@ page) and echoed back; when one is missing for a Gemini 3 model the documented s
 `skip_thought_signature_validator` is sent instead.
 \*/
 import { ProviderError } from './errors';
-import { isObject, nonEmpty, tryParse } from './json';
+import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
@@ -98,7 +98,7 @@ function toContents(messages: ModelMessage[], needsSignature: boolean): Content[
         if (m.content !== '') parts.push({ text: m.content });
         (m.toolCalls ?? []).forEach((c, i) => {
           const memo = memos.get(c.id);
-          const call: Record<string, unknown> = { name: c.name, args: toArgsObject(c.args) };
+          const call: Record<string, unknown> = { name: c.name, args: argsObject(c.args) };
           if (memo?.wireId) call.id = memo.wireId;
           const part: Record<string, unknown> = { functionCall: call };
           // Of parallel calls only the first carries a signature.
@@ -124,18 +124,6 @@ function toContents(messages: ModelMessage[], needsSignature: boolean): Content[
     }
   }
   return contents;
-}
-
-function toArgsObject(args: unknown): Record<string, unknown> {
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      return isObject(parsed) ? parsed : {};
-    } catch {
-      return {};
-    }
-  }
-  return isObject(args) ? args : {};
 }
 
 function toFunctionDeclaration(t: ToolSpec): Record<string, unknown> {

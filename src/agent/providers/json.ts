@@ -18,3 +18,9 @@ export function nonEmpty(v: unknown): string | undefined {
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** Tool-call arguments as an object, whether kept as JSON text or as an object; else `{}`. */
+export function argsObject(args: unknown): Record<string, unknown> {
+  const value = typeof args === 'string' ? tryParse(args) : args;
+  return isObject(value) ? value : {};
+}

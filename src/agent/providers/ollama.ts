@@ -6,7 +6,7 @@ with object arguments in `message.tool_calls`, and a final `done:true` object wi
 stream; a body that ends without `done:true` is truncated.
 \*/
 import type { ProviderError } from './errors';
-import { isObject, nonEmpty, tryParse } from './json';
+import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { openNdjsonStream, readNdjson } from './ndjson';
@@ -71,7 +71,7 @@ function toWireMessage(m: ModelMessage): Record<string, unknown> {
     case 'assistant':
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
       // Arguments go back as an object, the way Ollama sent them.
-      return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: toArgsObject(c.args) } })) };
+      return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argsObject(c.args) } })) };
     case 'tool':
       // tool_name lets newer Ollama versions match the result to its call.
       return { role: 'tool', content: m.content, tool_name: m.toolName };
@@ -80,18 +80,6 @@ function toWireMessage(m: ModelMessage): Record<string, unknown> {
 
 function toWireTool(t: ToolSpec): Record<string, unknown> {
   return { type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } };
-}
-
-function toArgsObject(args: unknown): Record<string, unknown> {
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      return isObject(parsed) ? parsed : {};
-    } catch {
-      return {};
-    }
-  }
-  return isObject(args) ? args : {};
 }
 
 const FINISH_REASONS: Record<string, FinishReason> = { stop: 'stop', length: 'length' };
