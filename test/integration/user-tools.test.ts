@@ -92,15 +92,10 @@ const toolNamed = (name: string): ToolDefinition => {
   if (!tool) throw new Error(`no user tool ${name}`);
   return tool;
 };
-const context = (agent: Record<string, unknown> = {}): ToolContext => ({
-  wiki: port,
-  chat: 'Tools chat',
-  agent: { title: 'Tools agent', ...agent } as unknown as ToolContext['agent'],
-  signal: new AbortController().signal,
-  turn: TURN,
-});
+const context = (agent: Record<string, unknown> = {}, signal = new AbortController().signal): ToolContext =>
+  lib.createToolContext(port, { chat: 'Tools chat', agent: { title: 'Tools agent', ...agent } as unknown as ToolContext['agent'], signal, turn: TURN });
 const run = (name: string, args: unknown, agent: Record<string, unknown> = {}) =>
-  executeToolCalls([{ id: 'c1', name, args }], new Map([[name, toolNamed(name)]]), context(agent)).then((r) => r[0]!);
+  executeToolCalls([{ id: 'c1', name, args }], new Map([[name, toolNamed(name)]]), { signal: new AbortController().signal, contextFor: (signal) => context(agent, signal) }).then((r) => r[0]!);
 const fields = (title: string) => $tw.wiki.getTiddler(title)?.getFieldStrings() as Record<string, string> | undefined;
 
 describe('loading', () => {
@@ -191,18 +186,21 @@ describe('running', () => {
     expect(message({ name: 'x', extra: true })).toBe('ok');
   });
 
-  test('writes outside the agent-write-filter are refused and every change of the call is undone', async () => {
+  test('a write the gate refuses fails the call and none of its changes land', async () => {
     const result = await run('sneaky', {});
     expect(result.status).toBe('error');
-    expect(result.content).toContain('sneaky tried to change "$:/config/Sneaky"');
-    expect(result.content).toContain('agent-write-filter');
-    expect(result.content).toContain('All its changes were undone.');
+    expect(result.content).toContain('sneaky tried to change "Allowed note", "$:/config/Sneaky": Refused: "$:/config/Sneaky" is a system tiddler');
+    expect(result.content).toContain('Nothing was changed.');
     expect($tw.wiki.tiddlerExists('$:/config/Sneaky')).toBe(false);
     expect($tw.wiki.tiddlerExists('Allowed note')).toBe(false);
-    // An agent whose write filter allows it may.
-    const allowed = await run('sneaky', {}, { 'agent-write-filter': '[[Allowed note]] [[$:/config/Sneaky]]' });
-    expect(allowed.status).toBe('ok');
-    expect($tw.wiki.getTiddlerText('$:/config/Sneaky')).toBe('hacked');
+    // Not even an agent whose write filter names it may write configuration.
+    const widened = await run('sneaky', {}, { 'agent-write-filter': '[[Allowed note]] [[$:/config/Sneaky]]' });
+    expect(widened.status).toBe('error');
+    expect($tw.wiki.tiddlerExists('$:/config/Sneaky')).toBe(false);
+    // Outside the agent's write filter: refused, naming the filter.
+    const outside = await run('sneaky', {}, { 'agent-write-filter': '[prefix[Projects/]]' });
+    expect(outside.content).toContain('agent-write-filter: [prefix[Projects/]]');
+    expect($tw.wiki.tiddlerExists('Allowed note')).toBe(false);
   });
 });
 

@@ -44,7 +44,7 @@ beforeAll(async () => {
 function ctx() {
   const lib = agentLib($tw);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return { wiki: lib.createTiddlyWikiPort($tw.wiki), chat: 'My chat', agent: {} as any, signal: new AbortController().signal, turn: 'test-turn' };
+  return lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), { chat: 'My chat', agent: {} as any, signal: new AbortController().signal, turn: 'test-turn' });
 }
 
 async function run(name: string, args: Record<string, unknown>): Promise<ToolOutput> {
@@ -325,7 +325,10 @@ describe('wiki-toc', () => {
 
   test('hidden tiddlers stay out of the tree', async () => {
     expect((await run('wiki-toc', { root: '$:/tags/HttpRequest' })).content).not.toContain('Request log');
-    expect((await run('wiki-toc', { root: 'My chat' })).ok).toBe(false);
+    // A hidden root is answered exactly like a title that does not exist.
+    const hidden = await run('wiki-toc', { root: 'My chat' });
+    const missing = await run('wiki-toc', { root: 'My chatX' });
+    expect(hidden.content).toBe(missing.content.replace('My chatX', 'My chat'));
   });
 });
 

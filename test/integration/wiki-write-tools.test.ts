@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 
 function context(turn: string, agent: Record<string, unknown> = {}): ToolContext {
-  return { wiki: lib.createTiddlyWikiPort($tw.wiki), chat: 'A chat', agent: agent as ToolContext['agent'], signal: new AbortController().signal, turn };
+  return lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), { chat: 'A chat', agent: agent as ToolContext['agent'], signal: new AbortController().signal, turn });
 }
 
 async function call(name: string, args: unknown, ctx: ToolContext) {

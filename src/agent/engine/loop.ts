@@ -15,7 +15,7 @@ import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
-import type { ToolDefinition } from '../tools/tool';
+import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
 import { evaluateApproval, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
 import type { AgentEvent } from './events';
@@ -159,7 +159,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     await hooks.responseComplete.call(response, ctx);
     deps.emit({ type: 'reply-finished', chat: ctx.chat, title: response.title });
     for (const call of response.toolCalls.filter((c) => c.invalid)) {
-      await hooks.toolExecuted.call({ result: (await executeToolCalls([call], ctx.tools, toolContext(ctx)))[0]! }, ctx);
+      await hooks.toolExecuted.call({ result: (await executeToolCalls([call], ctx.tools, toolTurn(ctx)))[0]! }, ctx);
     }
     if (response.canceled) return cancel();
     if (response.error) return fail(response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error);
@@ -206,8 +206,13 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
   return tools;
 }
 
-function toolContext(ctx: TurnContext) {
-  return { wiki: ctx.store.wiki, chat: ctx.chat, agent: ctx.agent, signal: ctx.signal, turn: String(ctx.metadata.turn ?? '') };
+/** A tool call's context: the agent's view of the wiki and the write gate (tools/tool.ts). */
+function toolContext(ctx: TurnContext, signal = ctx.signal): ToolContext {
+  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? '') });
+}
+
+function toolTurn(ctx: TurnContext) {
+  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, signal) };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
@@ -273,6 +278,8 @@ async function runToolPhase(
         round: ctx.round,
         approvalExpires: String(now() + timeout),
       });
+      const changes = plannedChanges(tool, call.args, ctx);
+      if (changes) ctx.store.updateFields(title, { [TOOL_CHANGES]: changes });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
       waiting = true;
     }
@@ -284,7 +291,7 @@ async function runToolPhase(
     const executed = await executeToolCalls(
       toRun.map((r) => r.call),
       ctx.tools,
-      toolContext(ctx),
+      toolTurn(ctx),
       {
         timeoutMs: (ctx.agent['agent-tool-timeout'] ?? 30) * 1000,
         now,
@@ -309,6 +316,20 @@ async function runToolPhase(
   if (ctx.signal.aborted) return { kind: 'none' };
   if (summary !== undefined && !waiting) return { kind: 'end', text: summary };
   return { kind: waiting ? 'wait' : 'continue' };
+}
+
+/** Pending tool message field: what the call would change (JSON, a journal's shape), for the approval card. */
+export const TOOL_CHANGES = 'tool-changes';
+
+/** The call's planned changes as JSON, when the tool can tell them (a refused plan shows none). */
+function plannedChanges(tool: ToolDefinition, args: unknown, ctx: TurnContext): string | undefined {
+  if (!tool.plan) return undefined;
+  try {
+    const parsed = tool.parameters.safeParse(args);
+    return parsed.success ? JSON.stringify(tool.plan(parsed.data, toolContext(ctx))) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function safePreview(tool: ToolDefinition, args: unknown, ctx: TurnContext): string {

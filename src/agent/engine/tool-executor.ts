@@ -1,7 +1,9 @@
 /*\
 Runs the tool calls of one reply: all concurrently, each with its own timeout, every result
 kept (allSettled). Bad arguments, an unknown tool, a thrown error and a timeout each become
-an error result for the model, never a crash of the turn.
+an error result for the model, never a crash of the turn. Each call gets its own
+AbortSignal, aborted by Stop and by its timeout, so a tool that is given up is cancelled and
+a write it still attempts afterwards is refused by the write gate.
 \*/
 import * as z from 'zod/mini';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../tools/tool';
@@ -27,7 +29,8 @@ export interface ToolCallResult {
 export async function executeToolCalls(
   calls: ToolCallRequest[],
   tools: ReadonlyMap<string, ToolDefinition>,
-  context: ToolContext,
+  /** The turn's signal (Stop), and the context of one call given that call's own signal. */
+  turn: { signal: AbortSignal; contextFor(signal: AbortSignal): ToolContext },
   options: { timeoutMs?: number; now?: () => number; onStart?(call: ToolCallRequest): void } = {},
 ): Promise<ToolCallResult[]> {
   const now = options.now ?? Date.now;
@@ -47,28 +50,38 @@ export async function executeToolCalls(
       const parsed = tool.parameters.safeParse(call.args ?? {});
       if (!parsed.success) return done('error', `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
       const stopped = () => done('error', `The user stopped the turn before ${call.name} finished.`);
-      if (context.signal.aborted) return stopped();
+      if (turn.signal.aborted) return stopped();
       options.onStart?.(call);
       const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+      const own = new AbortController();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => {
+          own.abort(new Error(`${call.name} timed out`));
+          resolve('timeout');
+        }, timeoutMs);
+      });
       // Stop ends the call at once, even when the tool ignores the signal it was given.
       let onAbort = () => {};
       const aborted = new Promise<'aborted'>((resolve) => {
-        onAbort = () => resolve('aborted');
-        context.signal.addEventListener('abort', onAbort, { once: true });
+        onAbort = () => {
+          own.abort(turn.signal.reason);
+          resolve('aborted');
+        };
+        turn.signal.addEventListener('abort', onAbort, { once: true });
       });
       try {
+        const context = turn.contextFor(own.signal);
         const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout, aborted]);
         if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${formatSeconds(timeoutMs)} and was given up.`);
         if (outcome === 'aborted') return stopped();
         return done(outcome.ok === false ? 'error' : 'ok', outcome.content, outcome);
       } catch (e) {
-        if (context.signal.aborted) return stopped();
+        if (turn.signal.aborted) return stopped();
         return done('error', `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
         clearTimeout(timer);
-        context.signal.removeEventListener('abort', onAbort);
+        turn.signal.removeEventListener('abort', onAbort);
       }
     }),
   );

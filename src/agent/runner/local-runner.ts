@@ -13,7 +13,8 @@ import { ChatStore } from '../store/chat-store';
 import type { Message, ProviderProfile } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
-import { journalTitle, planRollback, readJournal, rollback } from '../tools/journal';
+import { journalTitle, planRollback, readJournal } from '../tools/journal';
+import { restoreJournal } from '../tools/write-gate';
 import { ensureWebGlobals } from './host';
 import type { ToolDefinition } from '../tools/tool';
 import { loadUserTools } from '../tools/user-tools';
@@ -156,10 +157,11 @@ export class LocalRunner {
     const journal = readJournal(this.host.wiki, title);
     const plan = planRollback(this.host.wiki, journal);
     if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };
-    rollback(this.host.wiki, journal);
+    // Through the write gate's rule for what may be restored: a journal never plants code.
+    const { restored } = restoreJournal(this.host.wiki, journal);
     const fields = this.host.wiki.getFields(title);
     if (fields) this.host.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.host.wiki.now() });
-    return { conflicts: plan.conflicts, restored: plan.titles };
+    return { conflicts: plan.conflicts, restored };
   }
 
   /** Regenerate the last turn: its replies go, the user's message stays and is answered again. */

@@ -1,79 +1,118 @@
 /*\
-WikiPort over a real TiddlyWiki wiki object.
+WikiPort over a real TiddlyWiki wiki object, and the two views the agent's tools work
+through:
+
+- the agent view: the wiki without the tiddlers hidden from the agent (tools/visibility.ts).
+  Not a filter on results but a wiki object in which they do not exist: lookups, the four
+  iterators, shadow queries, indexes (switched off, so operators fall back to iterating)
+  and every cache (the filter cache, the global cache, parse caches) are the view's own, so
+  no result, count, yes/no answer or error of a filter, search or render depends on them;
+- the sandbox: a copy-on-write layer over a view. Writes land in the layer, so a tool's
+  change can be computed (and rendered, filtered, relinked) exactly as it would land and
+  then be checked before it touches the wiki.
+
+Both inherit from the wiki (Object.create) and override the closures that TiddlyWiki's
+Wiki constructor defines per instance; every prototype method then works through them.
 \*/
 import type { Wiki } from 'tiddlywiki';
-import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
 
+type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
+type Each = (callback: (tiddler: Tiddler, title: string) => void) => void;
+type Overlay = Map<string, Tiddler | null>;
+
+interface ViewWiki extends Wiki {
+  each: Each;
+  eachShadow: Each;
+  eachTiddlerPlusShadows: Each;
+  eachShadowPlusTiddlers: Each;
+  allTitles(): string[];
+  allShadowTitles(): string[];
+  tiddlerExists(title: string): boolean;
+  isShadowTiddler(title: string): boolean;
+  getShadowSource(title: string): string | null;
+  getIndexer(name: string): null;
+}
+
 export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
-  return {
+  return portOver(wiki, { agentWiki: () => agentView(wiki) });
+}
+
+interface PortOptions {
+  /** The wiki that renders for the agent see (this port's own when it is already hiding). */
+  agentWiki(): Wiki;
+  /** The sandbox's layer, when this port is a sandbox. */
+  layer?: Overlay;
+  readOnly?: boolean;
+}
+
+function portOver(wiki: Wiki, options: PortOptions): WikiPort {
+  /** A view's caches are dropped at every call, so nothing cached outlives a change underneath. */
+  const fresh = <W extends Wiki>(w: W): W => (views.has(w) ? resetCaches(w) : w);
+  const writable = () => {
+    if (options.readOnly) throw new Error('The agent view of the wiki is read-only; writes go through the write gate.');
+    return wiki;
+  };
+  const port: WikiPort = {
     getFields(title) {
       const tiddler = wiki.getTiddler(title);
       return tiddler ? (tiddler.getFieldStrings() as TiddlerFields) : undefined;
     },
     putTiddler(fields) {
-      wiki.addTiddler(new $tw.Tiddler(fields));
+      writable().addTiddler(new $tw.Tiddler(fields));
     },
     deleteTiddler(title) {
-      wiki.deleteTiddler(title);
+      writable().deleteTiddler(title);
     },
     filter(expression, variables) {
-      const widget = variables ? $tw.rootWidget.makeFakeWidgetWithVariables(variables) : undefined;
-      return wiki.filterTiddlers(expression, widget);
+      const w = fresh(wiki);
+      return w.filterTiddlers(expression, variableWidget(w, variables));
     },
     renderPlainText(title, variables = {}) {
+      // Rendering for the agent (system prompt, attachments, wiki-read) never sees hidden
+      // tiddlers, whichever port asks: a transclusion cannot pull them in.
+      const w = fresh(options.agentWiki());
       // Global procedures are only visible through an explicit import (as in the page template).
-      const text = '\\import [subfilter{$:/core/config/GlobalImportFilter}]\n<$transclude $tiddler=<<tiddlyagent-source>> $mode=block/>';
-      // Rendered through a view of the wiki without hidden tiddlers: a transclusion cannot
-      // pull a chat, a message or a request's headers into what the agent reads.
-      const view = agentView(wiki);
-      const parser = view.parseText('text/vnd.tiddlywiki', text, {});
-      const widget = view.makeWidget(parser, { document: $tw.fakeDocument, variables: { ...variables, 'tiddlyagent-source': title } });
+      const text = `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${dataVariables(variables)}<$transclude $tiddler=<<tiddlyagent-source>> $mode=block/>`;
+      const parser = w.parseText('text/vnd.tiddlywiki', text, {});
+      const widget = w.makeWidget(parser, { document: $tw.fakeDocument, variables: { ...prefixed(variables), 'tiddlyagent-source': title } });
       const container = $tw.fakeDocument.createElement('div');
       widget.render(container as unknown as Element, null);
       return plainTextOf(container as unknown as Parameters<typeof plainTextOf>[0]);
     },
     runActions(actions, variables = {}) {
-      const before: Record<string, TiddlerFields | null> = {};
-      const note = (title: unknown) => {
-        if (typeof title === 'string' && !(title in before)) before[title] = (wiki.getTiddler(title)?.getFieldStrings() as TiddlerFields | undefined) ?? null;
+      const w = fresh(writable());
+      const refusedMessages: string[] = [];
+      // A parent of its own, not the root widget: messages such as tm-http-request (which can
+      // send a stored password) or tm-navigate never reach a handler.
+      const isolated = w.makeWidget({ tree: [] }, {}) as unknown as { dispatchEvent(event: { type: string }): boolean };
+      isolated.dispatchEvent = (event) => {
+        refusedMessages.push(event.type);
+        return false;
       };
-      // Every write goes through these two; watch them while the actions run (synchronously).
-      const w = wiki as unknown as Record<'addTiddler' | 'deleteTiddler', (...args: unknown[]) => unknown>;
-      const { addTiddler, deleteTiddler } = w;
-      w.addTiddler = (tiddler, ...rest) => {
-        const t = tiddler as { fields?: { title?: unknown }; title?: unknown } | undefined;
-        note(t?.fields?.title ?? t?.title);
-        return addTiddler.call(wiki, tiddler, ...rest);
+      const host = w.makeWidget({ tree: [] }, { parentWidget: isolated as never }) as unknown as {
+        invokeActionString(actions: string, triggering: unknown, event: unknown, variables: Record<string, string>): void;
       };
-      w.deleteTiddler = (title, ...rest) => {
-        note(title);
-        return deleteTiddler.call(wiki, title, ...rest);
-      };
-      try {
-        const text = `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${actions}`;
-        wiki.invokeActionString(text, null, variables, { parentWidget: $tw.rootWidget });
-      } finally {
-        w.addTiddler = addTiddler;
-        w.deleteTiddler = deleteTiddler;
-      }
-      return before;
+      host.invokeActionString(`\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${dataVariables(variables)}${actions}`, null, null, prefixed(variables));
+      return { refusedMessages };
     },
     renderHtml(title) {
-      return wiki.renderTiddler('text/html', title, { importPageMacros: true } as object);
+      return fresh(wiki).renderTiddler('text/html', title, { importPageMacros: true } as object);
     },
     renameTiddler(from, to, relink) {
-      if (relink) (wiki as unknown as { renameTiddler(a: string, b: string): void }).renameTiddler(from, to);
+      const w = writable();
+      if (relink) (w as unknown as { renameTiddler(a: string, b: string): void }).renameTiddler(from, to);
       else {
-        const tiddler = wiki.getTiddler(from);
+        const tiddler = w.getTiddler(from);
         if (!tiddler) return;
-        wiki.addTiddler(new $tw.Tiddler(tiddler, { title: to }));
-        wiki.deleteTiddler(from);
+        w.addTiddler(new $tw.Tiddler(tiddler, { title: to }));
+        w.deleteTiddler(from);
       }
     },
     search(query, options) {
-      const found = wiki.search(query, options.titlesOnly ? { field: 'title' } : {}) as string[];
+      const found = fresh(wiki).search(query, options.titlesOnly ? { field: 'title' } : {}) as string[];
       const out: string[] = [];
       for (const title of found) {
         if (options.exclude?.(title)) continue;
@@ -85,19 +124,143 @@ export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
     now() {
       return $tw.utils.stringifyDate(new Date());
     },
+    agentView() {
+      const view = options.agentWiki();
+      if (view === wiki) return port;
+      agent ??= portOver(view, { agentWiki: () => view, readOnly: true });
+      return agent;
+    },
+    sandbox() {
+      const layer: Overlay = new Map();
+      const view = filteredView(wiki, () => true, layer);
+      const hiding = options.agentWiki() === wiki;
+      const sandbox = portOver(view, { agentWiki: () => (hiding ? view : agentView(view)), layer }) as SandboxPort;
+      sandbox.changes = () => {
+        const out: Record<string, TiddlerFields | null> = {};
+        for (const [title, tiddler] of layer) out[title] = tiddler ? (tiddler.getFieldStrings() as TiddlerFields) : null;
+        return out;
+      };
+      return sandbox;
+    },
   };
+  let agent: WikiPort | undefined;
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments as data
+
+/** Action wikitext sees each argument through a function, whose transclusion shows text. */
+function dataVariables(variables: Record<string, string>): string {
+  return Object.keys(variables)
+    .map((name) => `\\function ${name}() [<tiddlyagent-arg-${name}>]\n`)
+    .join('');
+}
+
+function prefixed(variables: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).map(([k, v]) => [`tiddlyagent-arg-${k}`, v]));
+}
+
+/** Variables for a filter run, on a widget of the same (view) wiki, not the root widget's. */
+function variableWidget(wiki: Wiki, variables: Record<string, string> | undefined) {
+  if (!variables) return undefined;
+  const root = wiki.makeWidget({ tree: [] }, {}) as unknown as { makeFakeWidgetWithVariables(v: Record<string, string>): unknown };
+  return root.makeFakeWidgetWithVariables(variables) as Parameters<Wiki['filterTiddlers']>[1];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+function resetCaches<W extends Wiki>(view: W): W {
+  const caches = view as unknown as Record<string, unknown>;
+  caches.globalCache = Object.create(null);
+  caches.caches = Object.create(null);
+  if (!Object.prototype.hasOwnProperty.call(view, 'filterCache')) {
+    caches.filterCache = Object.create(null);
+    caches.filterCacheCount = 0;
+  }
+  return view;
+}
+
+/** The wiki objects made here, whose caches are their own. */
+const views = new WeakSet<Wiki>();
+const agentViews = new WeakMap<Wiki, Wiki>();
+
+/** The wiki without the tiddlers hidden from the agent (one view per wiki, caches reset per call). */
+export function agentView(wiki: Wiki): Wiki {
+  let view = agentViews.get(wiki);
+  if (!view) {
+    view = filteredView(wiki, (title, tiddler) => !isHiddenFromAgent(title, tiddler.fields as Record<string, unknown>));
+    agentViews.set(wiki, view);
+  }
+  return view;
 }
 
 /**
- * The wiki as the agent may see it when rendering: lookups of hidden tiddlers (see
- * tools/visibility.ts) find nothing. Widgets and most filter runs look tiddlers up through
- * `this.getTiddler`, so an object that inherits from the wiki and overrides it is enough.
+ * A view of `base` in which only tiddlers that pass `visible` exist, and which writes into
+ * `overlay` (when given) instead of `base`.
  */
-function agentView(wiki: Wiki): Wiki {
-  const view = Object.create(wiki) as Wiki;
+function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => boolean, overlay?: Overlay): Wiki {
+  const b = base as ViewWiki;
+  const view = Object.create(base) as ViewWiki;
+  const lookup = (title: string): Tiddler | undefined => {
+    if (overlay?.has(title)) return overlay.get(title) ?? undefined;
+    return b.getTiddler(title);
+  };
+  const shows = (title: string, tiddler: Tiddler | undefined): tiddler is Tiddler => !!tiddler && visible(title, tiddler);
+  /** Wrap one of the wiki's iterators: overlaid tiddlers replace theirs, new ones come last. */
+  const iterate = (baseEach: Each, append: 'none' | 'tiddlers' | 'tiddlers+shadows'): Each => (callback) => {
+    baseEach((tiddler, title) => {
+      const t = overlay?.has(title) ? overlay.get(title) ?? undefined : tiddler;
+      if (shows(title, t)) callback(t, title);
+    });
+    if (!overlay || append === 'none') return;
+    for (const [title, t] of [...overlay]) {
+      const inBase = b.tiddlerExists(title) || (append === 'tiddlers+shadows' && b.isShadowTiddler(title));
+      if (!inBase && shows(title, t ?? undefined)) callback(t!, title);
+    }
+  };
   view.getTiddler = ((title: string) => {
-    const tiddler = wiki.getTiddler(title);
-    return tiddler && !isHiddenFromAgent(title, tiddler.getFieldStrings() as TiddlerFields) ? tiddler : undefined;
+    if (!title) return undefined;
+    const tiddler = lookup(title);
+    return shows(title, tiddler) ? tiddler : undefined;
   }) as Wiki['getTiddler'];
+  view.each = iterate(b.each, 'tiddlers');
+  view.eachShadow = iterate(b.eachShadow, 'none');
+  view.eachTiddlerPlusShadows = iterate(b.eachTiddlerPlusShadows, 'tiddlers+shadows');
+  view.eachShadowPlusTiddlers = iterate(b.eachShadowPlusTiddlers, 'tiddlers+shadows');
+  view.allTitles = () => {
+    const titles: string[] = [];
+    view.each((_t, title) => titles.push(title));
+    return titles;
+  };
+  view.allShadowTitles = () => b.allShadowTitles().filter((title) => view.isShadowTiddler(title));
+  view.tiddlerExists = (title) => {
+    if (overlay?.has(title)) return shows(title, overlay.get(title) ?? undefined);
+    return b.tiddlerExists(title) && shows(title, b.getTiddler(title));
+  };
+  view.isShadowTiddler = (title) => b.isShadowTiddler(title) && shows(title, lookup(title) ?? b.getTiddler(title));
+  view.getShadowSource = (title) => (view.isShadowTiddler(title) ? b.getShadowSource(title) : null);
+  // Indexes are built over the whole wiki; without them every operator iterates the view.
+  view.getIndexer = () => null;
+  views.add(view);
+  resetCaches(view);
+  if (overlay) {
+    view.addTiddler = ((tiddler: Tiddler | Record<string, unknown>) => {
+      const t = tiddler instanceof $tw.Tiddler ? (tiddler as Tiddler) : (new $tw.Tiddler(tiddler as Record<string, unknown>) as Tiddler);
+      overlay.set(t.fields.title as string, t);
+      resetCaches(view);
+    }) as Wiki['addTiddler'];
+    view.deleteTiddler = ((title: string) => {
+      if (b.tiddlerExists(title)) overlay.set(title, null);
+      else overlay.delete(title);
+      resetCaches(view);
+    }) as Wiki['deleteTiddler'];
+  } else {
+    view.addTiddler = (() => {
+      throw new Error('This view of the wiki is read-only.');
+    }) as Wiki['addTiddler'];
+    view.deleteTiddler = view.addTiddler as unknown as Wiki['deleteTiddler'];
+  }
   return view;
 }

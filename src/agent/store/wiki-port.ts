@@ -17,19 +17,34 @@ export interface WikiPort {
   /** Render a tiddler's wikitext to plain text (transclusions, procedures, globals work). */
   renderPlainText(title: string, variables?: Record<string, string>): string;
   /**
-   * Run action wikitext (global procedures visible), `variables` set as variables. Returns
-   * every tiddler the actions wrote or deleted, with its fields before the first change
-   * (null: it did not exist), so the caller can check, journal or undo the writes.
+   * Run action wikitext (global procedures visible). `variables` reach the actions as data:
+   * `<<name>>` shows a value as text, it is never parsed as wikitext. The actions run under
+   * a parent widget that refuses every message (tm-http-request, tm-navigate, …); the types
+   * of the refused messages are returned.
    */
-  runActions(actions: string, variables?: Record<string, string>): Record<string, TiddlerFields | null>;
+  runActions(actions: string, variables?: Record<string, string>): { refusedMessages: string[] };
   /** Render a tiddler to HTML, as it would show in the story river. */
   renderHtml(title: string): string;
-  /** Rename a tiddler; with `relink`, links and tags pointing to it follow where TiddlyWiki can. */
+  /** Rename a tiddler; with `relink`, tags and lists pointing to it follow (TiddlyWiki's relinkers). */
   renameTiddler(from: string, to: string, relink: boolean): void;
   /** Full-text search as TiddlyWiki's own [search[]] does; `titlesOnly` searches titles only. */
   search(query: string, options: { titlesOnly?: boolean; limit?: number; exclude?: (title: string) => boolean }): string[];
   /** The current time, in TiddlyWiki's date field format (YYYYMMDDHHMMSSmmm, UTC). */
   now(): string;
+  /**
+   * The same wiki as the agent sees it: tiddlers hidden from the agent (tools/visibility.ts)
+   * do not exist for any lookup, iteration, index, cache, filter, search or render. Read-only.
+   */
+  agentView(): WikiPort;
+  /**
+   * A scratch layer over this port: reads see this port plus the layer, writes land in the
+   * layer only. `changes()` lists what the layer changed (fields, or null for a deletion).
+   */
+  sandbox(): SandboxPort;
+}
+
+export interface SandboxPort extends WikiPort {
+  changes(): Record<string, TiddlerFields | null>;
 }
 
 /** TiddlyWiki's string-list format: `a [[b c]] d`. */

@@ -56,11 +56,3 @@ export function planRollback(wiki: WikiPort, journal: Journal): RollbackPlan {
   const titles = Object.keys(journal);
   return { titles, conflicts: titles.filter((t) => !sameFields(wiki.getFields(t), journal[t]!.after)) };
 }
-
-/** Restore every before-image exactly (a tiddler that did not exist is deleted). */
-export function rollback(wiki: WikiPort, journal: Journal): void {
-  for (const [title, entry] of Object.entries(journal)) {
-    if (entry.before) wiki.putTiddler(entry.before);
-    else wiki.deleteTiddler(title);
-  }
-}

@@ -1,18 +1,26 @@
 /*\
 A tool the agent can call: a name, a description, a zod schema for its arguments and an
-`execute` over a WikiPort. The engine validates arguments, applies approvals and timeouts,
-and turns the output into a `tool` message; a tool never sees the engine.
+`execute` over the agent's view of the wiki. The engine validates arguments, applies
+approvals and timeouts, and turns the output into a `tool` message; a tool never sees the
+engine. A tool reads through `context.wiki` (hidden tiddlers do not exist there) and changes
+the wiki only through `context.gate` (every change checked as it would land, then journaled).
 \*/
 import type * as z from 'zod/mini';
 import type { AgentDefinition } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
+import type { Journal } from './journal';
+import { WriteGate } from './write-gate';
 
 export type ToolAccess = 'read' | 'write' | 'control';
 
 export interface ToolContext {
+  /** The wiki as the agent sees it: chats, messages, `$:/ai/*` and secrets do not exist here. */
   wiki: WikiPort;
+  /** The only way a tool changes the wiki. */
+  gate: WriteGate;
   chat: string;
   agent: AgentDefinition;
+  /** This call's own signal: aborted by Stop and by the call's timeout. */
   signal: AbortSignal;
   /** The user message that started this turn: the key of its journal (rollback). */
   turn: string;
@@ -46,9 +54,25 @@ export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
   execute(args: z.output<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
   /** A short human-readable preview of what a call will change, for the approval card. */
   preview?(args: z.output<S>, context: ToolContext): string;
+  /**
+   * Exactly what a call would change, before and after, tiddler by tiddler, for the approval
+   * card (it shows every field and flags active content). Throws WriteRefused when the call
+   * would be refused anyway.
+   */
+  plan?(args: z.output<S>, context: ToolContext): Journal;
+  /**
+   * The titles a call reads or writes, which approval allow/deny patterns are tested against
+   * (engine/approval.ts). Without it the patterns test the call's arguments.
+   */
+  targets?(args: z.output<S>, context: ToolContext): string[];
 }
 
 /** Keeps the schema's type for `execute` while storing tools in one list. */
 export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): ToolDefinition {
   return tool as unknown as ToolDefinition;
+}
+
+/** The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`. */
+export function createToolContext(wiki: WikiPort, call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal }): ToolContext {
+  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call) };
 }

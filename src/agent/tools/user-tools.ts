@@ -16,10 +16,14 @@ The text is action wikitext, run with each declared parameter as a variable of t
 Without `result-tiddler` the result is the text rendered to plain text with the same
 variables, so a tool can compute and return something without writing anything.
 
-Whatever the actions write is held to the same rules as the built-in write tools: every
-changed tiddler must be visible to the agent, match its `agent-write-filter` and not be open
-in an editor, else all the changes are undone and the call fails. Accepted changes are
-journaled with the turn, so they can be rolled back.
+Sandboxed (DESIGN 8), because the arguments come from the model:
+- arguments are data: `<<name>>` shows the value as text and attributes get it verbatim; it
+  is never parsed as wikitext, so an argument cannot inject widgets;
+- the actions run against the agent's view (hidden tiddlers do not exist) under a parent
+  widget that refuses every message (tm-http-request could send a stored password anywhere);
+  a tool that sends one fails and changes nothing;
+- they write into a sandbox; the write gate then checks every change as it would land (the
+  same rules as the built-in write tools) and applies and journals all of it, or none.
 
 A tool whose definition is broken but whose name is usable stays listed, with the problem in
 its description, and every call returns that problem; a bad or clashing name cannot be
@@ -27,13 +31,13 @@ offered at all, so such a tiddler is only reported by `scanUserTools`.
 \*/
 import * as z from 'zod/mini';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
-import { journaled } from './journal';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
-import { isHiddenFromAgent } from './visibility';
-import { checkWritable } from './write-guard';
+import { errorText } from './write-gate';
 
 export const USER_TOOL_TAG = '$:/tags/AI/Tool';
 const NAME = /^[a-z0-9-]{1,64}$/;
+/** Parameters become wikitext variables (functions): names TiddlyWiki can declare. */
+const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export interface UserToolProblem {
   title: string;
@@ -65,7 +69,7 @@ export function scanUserTools(wiki: WikiPort, reserved: ReadonlySet<string>): { 
       try {
         tools.push(userTool(title, name, fields));
       } catch (e) {
-        const error = `User tool "${title}": ${e instanceof Error ? e.message : String(e)}`;
+        const error = `User tool "${title}": ${errorText(e)}`;
         problems.push({ title, name, error });
         tools.push(unavailableTool(name, error));
       }
@@ -109,43 +113,29 @@ function unavailableTool(name: string, error: string): ToolDefinition {
 }
 
 function runUserTool(title: string, name: string, actions: string, resultTiddler: string, variables: Record<string, string>, context: ToolContext): ToolOutput {
-  const { wiki } = context;
-  const changed = wiki.runActions(actions, variables);
-  const titles = Object.keys(changed);
-  const after = new Map(titles.map((t) => [t, wiki.getFields(t) ?? null]));
-  const undo = () => {
-    for (const t of titles) {
-      const before = changed[t];
-      if (before) wiki.putTiddler(before);
-      else wiki.deleteTiddler(t);
-    }
-  };
-  for (const t of titles) {
-    try {
-      checkWritable(context, t);
-    } catch (e) {
-      undo();
-      return { ok: false, content: `${name} tried to change "${t}": ${e instanceof Error ? e.message : String(e)} All its changes were undone.` };
-    }
+  // The actions run in a sandbox of the agent's view: what they write is only a proposal
+  // until the write gate has checked all of it.
+  const sandbox = context.wiki.sandbox();
+  const { refusedMessages } = sandbox.runActions(actions, variables);
+  if (refusedMessages.length) {
+    const sent = [...new Set(refusedMessages)].join(', ');
+    return { ok: false, content: `${name} tried to send ${sent}: user tools may not send messages (they could make HTTP requests, read stored passwords or leave the wiki). Nothing was changed.` };
   }
+  const changes = sandbox.changes();
+  const titles = Object.keys(changes);
   if (titles.length) {
-    // Journal the accepted changes with the turn: restore, then redo them through the journal.
-    undo();
-    journaled(wiki, context.chat, context.turn, titles, () => {
-      for (const t of titles) {
-        const fields = after.get(t);
-        if (fields) wiki.putTiddler(fields);
-        else wiki.deleteTiddler(t);
-      }
-    });
+    try {
+      context.gate.apply(changes);
+    } catch (e) {
+      return { ok: false, content: `${name} tried to change ${titles.map((t) => `"${t}"`).join(', ')}: ${errorText(e)} Nothing was changed.` };
+    }
   }
   if (resultTiddler) {
-    const fields = wiki.getFields(resultTiddler);
-    if (isHiddenFromAgent(resultTiddler, fields)) return { ok: false, content: `The result tiddler "${resultTiddler}" of "${title}" is not accessible to the agent.` };
+    const fields = sandbox.getFields(resultTiddler);
     if (!fields) return { ok: false, content: `${name} ran, but its result tiddler "${resultTiddler}" does not exist.` };
     return { content: fields.text ?? '' };
   }
-  const text = wiki.renderPlainText(title, variables).trim();
+  const text = sandbox.renderPlainText(title, variables).trim();
   return { content: text || (titles.length ? `Done; changed: ${titles.map((t) => `"${t}"`).join(', ')}.` : '(no output)') };
 }
 
@@ -234,6 +224,9 @@ export function parseParameters(text: string): JsonSchema {
     }
   };
   check(raw, '');
+  for (const key of Object.keys((raw.properties ?? {}) as object)) {
+    if (!PARAMETER_NAME.test(key)) throw fail(`properties.${key}`, 'is not a usable parameter name (letters, digits, "_" and "-", starting with a letter or "_")');
+  }
   return raw as JsonSchema;
 }
 

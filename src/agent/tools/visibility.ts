@@ -1,15 +1,27 @@
 /*\
 What the agent's tools may never see: chats and their messages (the conversation itself),
-`$:/temp/HttpRequest*` tiddlers (their JSON carries request headers, keys included) and
-anything else that may hold a secret. Enforced in code for every read tool and every
-filter the model supplies.
+`$:/ai/*` (journals and the engine's own state), `$:/temp/HttpRequest*` tiddlers (their JSON
+carries request headers, keys included) and anything else that may hold a secret. The
+runner's agent view of the wiki (WikiPort.agentView) applies this to every read path, so
+for the model these tiddlers do not exist at all.
 \*/
-import type { TiddlerFields } from '../store/wiki-port';
+import { parseTitleList } from '../store/wiki-port';
 
-export function isHiddenFromAgent(title: string, fields: TiddlerFields | undefined): boolean {
-  if (title.startsWith('$:/ai/') || title.startsWith('$:/temp/HttpRequest') || title.startsWith('$:/temp/tiddlyagent/')) return true;
-  if (title === '$:/isEncrypted' || title.startsWith('$:/state/password')) return true;
+/** Field values as strings (WikiPort) or as TiddlyWiki stores them (tags as an array). */
+type AnyFields = Record<string, unknown>;
+
+const HIDDEN_PREFIXES = ['$:/ai/', '$:/temp/HttpRequest', '$:/temp/tiddlyagent/', '$:/state/password'];
+const HTTP_REQUEST_TAG = '$:/tags/HttpRequest';
+
+export function isHiddenTitle(title: string): boolean {
+  return title === '$:/isEncrypted' || HIDDEN_PREFIXES.some((p) => title.startsWith(p));
+}
+
+export function isHiddenFromAgent(title: string, fields: AnyFields | undefined): boolean {
+  if (isHiddenTitle(title)) return true;
   if (!fields) return false;
   if (fields.agent !== undefined || fields['agent-chat'] !== undefined) return true;
-  return /(^|\s)\$:\/tags\/HttpRequest(\s|$)/.test(fields.tags ?? '');
+  const tags = fields.tags;
+  if (Array.isArray(tags)) return tags.includes(HTTP_REQUEST_TAG);
+  return typeof tags === 'string' && tags.includes(HTTP_REQUEST_TAG) && parseTitleList(tags).includes(HTTP_REQUEST_TAG);
 }

@@ -1,15 +1,15 @@
 /*\
 The write tools: wiki-create, wiki-update, wiki-edit, wiki-rename, wiki-delete. Each one
-passes the write guard (visibility, agent-write-filter, drafts, the `modified` it read),
-journals before- and after-images for rollback, and on any failure refreshes the tiddler
-into the "Current tiddler" section so the next attempt starts from its real text. They need
-confirmation by default (access: write).
+works out its change in a sandbox (so a rename relinks exactly as TiddlyWiki would), then
+hands it to the write gate, which checks the existing and the resulting tiddlers as they
+would land (write-gate.ts) and journals them for rollback. The same plan is what the
+approval card shows. On any failure the tiddler is refreshed into the "Current tiddler"
+section so the next attempt starts from its real text. They need confirmation by default.
 \*/
 import * as z from 'zod/mini';
 import type { TiddlerFields } from '../store/wiki-port';
-import { journaled } from './journal';
-import { defineTool, type ToolContext, type ToolDefinition } from './tool';
-import { checkUnchanged, checkWritable, guardedWrite, modificationFields, WriteRefused } from './write-guard';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
+import { errorText, WriteRefused, type Changes } from './write-gate';
 
 const title = z.string().check(z.minLength(1), z.describe('Exact tiddler title'));
 const modified = z.string().check(z.describe('The `modified` value you last read for this tiddler (wiki-read, wiki-search or the Current tiddler section); "" if it has none'));
@@ -18,7 +18,7 @@ const fieldMap = z.optional(
 );
 const tags = z.optional(z.array(z.string()).check(z.describe('Tags (titles), replacing the existing tags')));
 
-const RESERVED = new Set(['title', 'text', 'tags', 'modified', 'created', 'draft.of', 'draft.title']);
+const RESERVED = new Set(['title', 'text', 'tags', 'modified', 'created']);
 
 function applyFields(base: TiddlerFields, fields: Record<string, string> | undefined): TiddlerFields {
   const out = { ...base };
@@ -34,14 +34,65 @@ function stringifyTags(list: string[]): string {
   return list.map((t) => (/\s/.test(t) ? `[[${t}]]` : t)).join(' ');
 }
 
-function write(context: ToolContext, titles: string[], change: () => void): void {
-  journaled(context.wiki, context.chat, context.turn, titles, change);
+/** The tiddler as the agent sees it, or a refusal that does not tell a hidden one from a missing one. */
+function existing(context: ToolContext, title: string): TiddlerFields {
+  context.gate.checkTitle(title);
+  const fields = context.wiki.getFields(title);
+  if (!fields) throw new WriteRefused(`"${title}" does not exist.`);
+  return fields;
 }
 
-export const wikiCreateTool = defineTool({
+/** Refuse when the tiddler changed since the agent read it (optimistic concurrency on `modified`). */
+function unchanged(fields: TiddlerFields, modified: string): void {
+  const current = fields.modified ?? '';
+  if (current !== modified.trim()) {
+    throw new WriteRefused(`"${fields.title}" changed since you read it (modified ${current || 'never'}, you sent ${modified || 'nothing'}). Its current text is in the "Current tiddler" section; use it and its modified value.`);
+  }
+}
+
+/**
+ * A write tool: `plan` works out the change (throwing WriteRefused for a call that cannot be
+ * made), `execute` passes it through the gate and reports; targets are the changed titles.
+ */
+function writeTool<S extends z.ZodMiniType>(tool: {
+  name: string;
+  description: string;
+  parameters: S;
+  preview: (args: z.output<S>) => string;
+  changes: (args: z.output<S>, context: ToolContext) => Changes;
+  titles: (args: z.output<S>) => string[];
+  done: (args: z.output<S>, changes: Changes) => string;
+  current: (args: z.output<S>) => string;
+}): ToolDefinition {
+  return defineTool({
+    name: tool.name,
+    description: tool.description,
+    access: 'write',
+    parameters: tool.parameters,
+    preview: tool.preview,
+    plan: (args, context) => context.gate.plan(tool.changes(args, context)),
+    targets: (args, context) => {
+      try {
+        return [...new Set([...tool.titles(args), ...Object.keys(tool.changes(args, context))])];
+      } catch {
+        return tool.titles(args);
+      }
+    },
+    execute: (args, context): ToolOutput => {
+      try {
+        const changes = tool.changes(args, context);
+        context.gate.apply(changes);
+        return { content: tool.done(args, changes), currentTiddler: tool.current(args) };
+      } catch (e) {
+        return { ok: false, content: errorText(e), currentTiddler: tool.current(args) };
+      }
+    },
+  });
+}
+
+export const wikiCreateTool = writeTool({
   name: 'wiki-create',
   description: 'Create a new tiddler. Fails if a tiddler with that title exists (use wiki-update or wiki-edit for those).',
-  access: 'write',
   parameters: z.object({
     title,
     text: z.string().check(z.describe('The text, in TiddlyWiki wikitext')),
@@ -50,23 +101,23 @@ export const wikiCreateTool = defineTool({
     fields: fieldMap,
   }),
   preview: (args) => `Create "${args.title}"${args.tags?.length ? ` tagged ${args.tags.join(', ')}` : ''}:\n${args.text}`,
-  execute: (args, context) =>
-    guardedWrite(args.title, () => {
-      checkWritable(context, args.title);
-      if (context.wiki.getFields(args.title)) throw new WriteRefused(`"${args.title}" already exists; read it and use wiki-edit or wiki-update.`);
-      const now = context.wiki.now();
-      const fields = applyFields({ title: args.title, text: args.text, created: now, modified: now }, args.fields);
-      if (args.tags?.length) fields.tags = stringifyTags(args.tags);
-      if (args.type) fields.type = args.type;
-      write(context, [args.title], () => context.wiki.putTiddler(fields));
-      return `Created "${args.title}" (modified ${now}).`;
-    }),
+  titles: (args) => [args.title],
+  changes: (args, context) => {
+    context.gate.checkTitle(args.title);
+    if (context.wiki.getFields(args.title)) throw new WriteRefused(`"${args.title}" already exists; read it and use wiki-edit or wiki-update.`);
+    const now = context.wiki.now();
+    const fields = applyFields({ title: args.title, text: args.text, created: now, modified: now }, args.fields);
+    if (args.tags?.length) fields.tags = stringifyTags(args.tags);
+    if (args.type) fields.type = args.type;
+    return { [args.title]: fields };
+  },
+  done: (args, changes) => `Created "${args.title}" (modified ${changes[args.title]?.modified}).`,
+  current: (args) => args.title,
 });
 
-export const wikiUpdateTool = defineTool({
+export const wikiUpdateTool = writeTool({
   name: 'wiki-update',
   description: 'Replace the text and/or set tags and fields of an existing tiddler. Prefer wiki-edit for changes to part of the text.',
-  access: 'write',
   parameters: z.object({
     title,
     modified,
@@ -74,31 +125,28 @@ export const wikiUpdateTool = defineTool({
     tags,
     fields: fieldMap,
   }),
-  preview: (args, context) => {
-    const before = context.wiki.getFields(args.title) ?? {};
+  preview: (args) => {
     const lines = [`Update "${args.title}"`];
-    if (args.text !== undefined) lines.push(`text: ${before.text?.length ?? 0} → ${args.text.length} characters`, args.text);
-    if (args.tags) lines.push(`tags: ${before.tags ?? ''} → ${stringifyTags(args.tags)}`);
-    for (const [k, v] of Object.entries(args.fields ?? {})) lines.push(`${k}: ${before[k] ?? '(none)'} → ${v || '(removed)'}`);
+    if (args.text !== undefined) lines.push(args.text);
     return lines.join('\n');
   },
-  execute: (args, context) =>
-    guardedWrite(args.title, () => {
-      checkWritable(context, args.title);
-      checkUnchanged(context.wiki, args.title, args.modified);
-      const fields = applyFields({ ...context.wiki.getFields(args.title)!, ...modificationFields(context.wiki) }, args.fields);
-      if (args.text !== undefined) fields.text = args.text;
-      if (args.tags) fields.tags = stringifyTags(args.tags);
-      write(context, [args.title], () => context.wiki.putTiddler(fields));
-      return `Updated "${args.title}" (modified ${fields.modified}).`;
-    }),
+  titles: (args) => [args.title],
+  changes: (args, context) => {
+    const before = existing(context, args.title);
+    unchanged(before, args.modified);
+    const fields = applyFields({ ...before, modified: context.wiki.now() }, args.fields);
+    if (args.text !== undefined) fields.text = args.text;
+    if (args.tags) fields.tags = stringifyTags(args.tags);
+    return { [args.title]: fields };
+  },
+  done: (args, changes) => `Updated "${args.title}" (modified ${changes[args.title]?.modified}).`,
+  current: (args) => args.title,
 });
 
-export const wikiEditTool = defineTool({
+export const wikiEditTool = writeTool({
   name: 'wiki-edit',
   description:
     'Change parts of a tiddler\'s text: each edit replaces one exact snippet ("find", copied from the current text, unique in it) with "replace". All edits apply together or none does.',
-  access: 'write',
   parameters: z.object({
     title,
     modified,
@@ -107,18 +155,15 @@ export const wikiEditTool = defineTool({
       .check(z.minLength(1), z.describe('One or more non-overlapping find/replace pairs')),
   }),
   preview: (args) => [`Edit "${args.title}"`, ...args.edits.map((e, i) => `#${i + 1} − ${e.find}\n#${i + 1} + ${e.replace}`)].join('\n'),
-  execute: (args, context) =>
-    guardedWrite(args.title, () => {
-      checkWritable(context, args.title);
-      checkUnchanged(context.wiki, args.title, args.modified);
-      const before = context.wiki.getFields(args.title)!;
-      const text = applyEdits(before.text ?? '', args.edits);
-      const fields = { ...before, ...modificationFields(context.wiki), text };
-      write(context, [args.title], () => context.wiki.putTiddler(fields));
-      return `Edited "${args.title}": ${args.edits.length} change(s) (modified ${fields.modified}).`;
-    }),
+  titles: (args) => [args.title],
+  changes: (args, context) => {
+    const before = existing(context, args.title);
+    unchanged(before, args.modified);
+    return { [args.title]: { ...before, modified: context.wiki.now(), text: applyEdits(before.text ?? '', args.edits) } };
+  },
+  done: (args, changes) => `Edited "${args.title}": ${args.edits.length} change(s) (modified ${changes[args.title]?.modified}).`,
+  current: (args) => args.title,
 });
-
 /** Apply exact, unique, non-overlapping snippets; any problem refuses the whole edit. */
 export function applyEdits(text: string, edits: { find: string; replace: string }[]): string {
   const spans = edits.map((edit, i) => {
@@ -140,10 +185,9 @@ export function applyEdits(text: string, edits: { find: string; replace: string 
   return out + text.slice(pos);
 }
 
-export const wikiRenameTool = defineTool({
+export const wikiRenameTool = writeTool({
   name: 'wiki-rename',
   description: 'Rename a tiddler. With relink (default), tags and lists that reference it follow the new title.',
-  access: 'write',
   parameters: z.object({
     title,
     modified,
@@ -151,32 +195,40 @@ export const wikiRenameTool = defineTool({
     relink: z._default(z.boolean(), true),
   }),
   preview: (args) => `Rename "${args.title}" → "${args.newTitle}"${args.relink ? ' (and update references)' : ''}`,
-  execute: (args, context) =>
-    guardedWrite(args.title, () => {
-      checkWritable(context, args.title);
-      checkWritable(context, args.newTitle);
-      checkUnchanged(context.wiki, args.title, args.modified);
-      if (context.wiki.getFields(args.newTitle)) throw new WriteRefused(`"${args.newTitle}" already exists.`);
-      // Relinking may touch the tiddlers that tag or list the renamed one: journal them too.
-      const referrers = args.relink ? context.wiki.filter('[all[tiddlers]tag<title>] [all[tiddlers]contains:list<title>]', { title: args.title }) : [];
-      write(context, [args.title, args.newTitle, ...referrers], () => context.wiki.renameTiddler(args.title, args.newTitle, args.relink));
-      return `Renamed "${args.title}" to "${args.newTitle}"${referrers.length ? ` and updated ${referrers.length} reference(s)` : ''}.`;
-    }),
+  titles: (args) => [args.title, args.newTitle],
+  changes: (args, context) => {
+    const before = existing(context, args.title);
+    unchanged(before, args.modified);
+    context.gate.checkTitle(args.newTitle);
+    if (context.wiki.getFields(args.newTitle)) throw new WriteRefused(`"${args.newTitle}" already exists.`);
+    // Renamed in a sandbox of the agent's view: TiddlyWiki's own relinkers change exactly the
+    // tags and lists they would, and only of tiddlers the agent can see.
+    const sandbox = context.wiki.sandbox();
+    sandbox.renameTiddler(args.title, args.newTitle, args.relink);
+    const changes = sandbox.changes();
+    // References in tiddlers the agent may not write (e.g. $:/StoryList) are left as they are.
+    for (const [t, after] of Object.entries(changes)) if (t !== args.title && t !== args.newTitle && context.gate.refusal(t, after)) delete changes[t];
+    return changes;
+  },
+  done: (args, changes) => {
+    const references = Object.keys(changes).length - 2;
+    return `Renamed "${args.title}" to "${args.newTitle}"${references > 0 ? ` and updated ${references} reference(s)` : ''}.`;
+  },
+  current: (args) => args.title,
 });
 
-export const wikiDeleteTool = defineTool({
+export const wikiDeleteTool = writeTool({
   name: 'wiki-delete',
   description: 'Delete a tiddler. It can be restored by rolling back the turn.',
-  access: 'write',
   parameters: z.object({ title, modified }),
-  preview: (args, context) => `Delete "${args.title}" (${context.wiki.getFields(args.title)?.text?.length ?? 0} characters of text)`,
-  execute: (args, context) =>
-    guardedWrite(args.title, () => {
-      checkWritable(context, args.title);
-      checkUnchanged(context.wiki, args.title, args.modified);
-      write(context, [args.title], () => context.wiki.deleteTiddler(args.title));
-      return `Deleted "${args.title}". Rolling back this turn restores it.`;
-    }),
+  preview: (args) => `Delete "${args.title}"`,
+  titles: (args) => [args.title],
+  changes: (args, context) => {
+    unchanged(existing(context, args.title), args.modified);
+    return { [args.title]: null };
+  },
+  done: (args) => `Deleted "${args.title}". Rolling back this turn restores it.`,
+  current: (args) => args.title,
 });
 
 export const WIKI_WRITE_TOOLS: ToolDefinition[] = [wikiCreateTool, wikiUpdateTool, wikiEditTool, wikiRenameTool, wikiDeleteTool];

@@ -1,0 +1,166 @@
+/*\
+The write gate: the one place where every change the agent makes lands (the built-in write
+tools, user tools, the rollback of a turn; later MCP and sub-agents). A change is checked as
+it would land, not by its title: the existing tiddler and the resulting one are both held to
+the rules below, whatever the prompt, the approval or the agent's write filter say
+(DESIGN 8). A refusal is a WriteRefused error naming the rule, and nothing of the change is
+applied. Accepted changes are journaled with the turn, so it can be diffed and rolled back.
+
+The rules, for the tiddler as it is and as it would be:
+- it is not hidden from the agent (a chat, a message, `$:/ai/*`, a request's headers);
+- it is not a system tiddler (`$:/…`: configuration), except scratch tiddlers under `$:/temp/`;
+- it is not code or configuration: content type among the document types below, no
+  `module-type`, `plugin-type` or `draft.*` field, no tag beginning `$:/` (Global, Macro,
+  RawMarkup, StartupAction, ViewTemplate, the AI/* definitions…);
+- it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin);
+- it matches the agent's `agent-write-filter` (the result: in a sandbox where it has landed);
+- it is not open in an editor (a draft), and the call that makes it has not timed out or
+  been stopped.
+\*/
+import type { AgentDefinition } from '../store/schemas';
+import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
+import { journaled, type Journal } from './journal';
+import { isHiddenFromAgent } from './visibility';
+
+/** Non-system tiddlers; chats and messages are excluded by the rules above. */
+export const DEFAULT_WRITE_FILTER = '[!is[system]]';
+
+/** Content types the agent may write: documents, never code. */
+export const WRITABLE_TYPES = ['', 'text/vnd.tiddlywiki', 'text/plain', 'text/markdown', 'text/x-markdown', 'application/json', 'application/x-tiddler-dictionary', 'text/csv'];
+
+export class WriteRefused extends Error {}
+
+/** What a change does: the resulting fields per title, null for a deletion. */
+export type Changes = Record<string, TiddlerFields | null>;
+
+export interface GateOptions {
+  chat: string;
+  /** The user message that started the turn: the key of its journal. */
+  turn: string;
+  agent: AgentDefinition;
+  /** The signal of the call that writes: a write after a timeout or Stop is refused. */
+  signal: AbortSignal;
+}
+
+export class WriteGate {
+  /** @param wiki the whole wiki (the gate journals into `$:/ai/`), never handed to a tool. */
+  constructor(
+    private readonly wiki: WikiPort,
+    private readonly options: GateOptions,
+  ) {}
+
+  /** Before and after images of `changes`, checked: what the approval card shows. */
+  plan(changes: Changes): Journal {
+    const journal: Journal = {};
+    for (const [title, after] of Object.entries(changes)) {
+      const before = this.wiki.getFields(title) ?? null;
+      this.check(title, before, after);
+      journal[title] = { before, after };
+    }
+    return journal;
+  }
+
+  /** Check every change, then apply them all and journal them with the turn; or apply none. */
+  apply(changes: Changes): void {
+    this.plan(changes);
+    const titles = Object.keys(changes);
+    journaled(this.wiki, this.options.chat, this.options.turn, titles, () => {
+      for (const title of titles) {
+        const after = changes[title];
+        if (after) this.wiki.putTiddler(after);
+        else this.wiki.deleteTiddler(title);
+      }
+    });
+  }
+
+  /** Why `changes` would be refused for this title, or undefined when it would land. */
+  refusal(title: string, after: TiddlerFields | null): string | undefined {
+    try {
+      this.check(title, this.wiki.getFields(title) ?? null, after);
+      return undefined;
+    } catch (e) {
+      return errorText(e);
+    }
+  }
+
+  /** Refuse a single title before any work is done (e.g. the tiddler a tool is asked to edit). */
+  checkTitle(title: string): void {
+    this.check(title, this.wiki.getFields(title) ?? null, undefined);
+  }
+
+  private check(title: string, before: TiddlerFields | null, after: TiddlerFields | null | undefined): void {
+    if (this.options.signal.aborted) throw new WriteRefused(`The call was stopped or timed out before it wrote "${title}"; nothing was written.`);
+    if (!title.trim()) throw new WriteRefused('The title is empty.');
+    const problem = (before && tiddlerProblem(title, before)) || (after && resultProblem(title, after)) || (!before && !after ? tiddlerProblem(title, { title }) : undefined);
+    if (problem) throw new WriteRefused(`Refused: ${problem}`);
+    const filter = this.options.agent['agent-write-filter']?.trim() || DEFAULT_WRITE_FILTER;
+    const outside = `"${title}" is outside what this agent may write (agent-write-filter: ${filter}).`;
+    const view = this.wiki.agentView();
+    if (before && !matches(view, title, filter)) throw new WriteRefused(`Refused: ${outside}`);
+    if (after) {
+      const landed = view.sandbox();
+      landed.putTiddler(after);
+      if (!matches(landed, title, filter)) throw new WriteRefused(`Refused: ${outside}`);
+    }
+    if (this.wiki.filter('[all[tiddlers]field:draft.of<title>]', { title }).length) {
+      throw new WriteRefused(`"${title}" is open in an editor right now; the user's draft must be saved or cancelled first.`);
+    }
+  }
+}
+
+function matches(wiki: WikiPort, title: string, filter: string): boolean {
+  return wiki.filter('[<title>] +[subfilter<write-filter>]', { title, 'write-filter': filter }).length > 0;
+}
+
+/**
+ * Why the agent may not touch a tiddler as it is (or was: a rollback restores only what
+ * passes this), or undefined.
+ */
+export function tiddlerProblem(title: string, fields: TiddlerFields): string | undefined {
+  // Hidden tiddlers are "reserved", never "exists": the answer must not tell them apart.
+  if (isHiddenFromAgent(title, fields)) return `"${title}" is reserved and cannot be written by the agent.`;
+  if (title.startsWith('$:/') && !title.startsWith('$:/temp/')) return `"${title}" is a system tiddler ($:/…): configuration, which the agent never writes.`;
+  const type = fields.type ?? '';
+  if (!WRITABLE_TYPES.includes(type)) return `"${title}" has the type ${type}; the agent writes only documents (${WRITABLE_TYPES.filter(Boolean).join(', ')}), never code.`;
+  for (const field of ['module-type', 'plugin-type']) if (fields[field] !== undefined) return `"${title}" has the field ${field}: it is code, which the agent never writes.`;
+  const systemTag = parseTitleList(fields.tags).find((tag) => tag.startsWith('$:/'));
+  if (systemTag) return `"${title}" is tagged ${systemTag}: system tags make a tiddler configuration (global definitions, page parts, start-up actions, agent definitions…), which the agent never writes.`;
+  return undefined;
+}
+
+/** Fields no resulting tiddler may carry: the marks of chats, messages, drafts and code. */
+const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|draft\..*|module-type|plugin-type)$/;
+
+/** Why the agent may not make a tiddler into these fields, or undefined. */
+export function resultProblem(title: string, fields: TiddlerFields): string | undefined {
+  if (fields.title !== title) return `the fields of "${title}" carry another title ("${fields.title ?? ''}").`;
+  const field = Object.keys(fields).find((name) => FORBIDDEN_FIELD.test(name));
+  if (field) return `the field "${field}" is reserved (it marks chats, messages, drafts or code); the agent may not set it on "${title}".`;
+  return tiddlerProblem(title, fields);
+}
+
+/**
+ * Roll a turn back: restore every before-image exactly (a tiddler that did not exist is
+ * deleted). Only tiddlers whose current state and restored state both pass tiddlerProblem
+ * are restored, so a journal can never plant code or configuration; the others are returned.
+ */
+export function restoreJournal(wiki: WikiPort, journal: Journal): { restored: string[]; refused: string[] } {
+  const restored: string[] = [];
+  const refused: string[] = [];
+  for (const [title, entry] of Object.entries(journal)) {
+    const current = wiki.getFields(title);
+    if ((current && tiddlerProblem(title, current)) || (entry.before && tiddlerProblem(title, entry.before))) {
+      refused.push(title);
+      continue;
+    }
+    if (entry.before) wiki.putTiddler(entry.before);
+    else wiki.deleteTiddler(title);
+    restored.push(title);
+  }
+  return { restored, refused };
+}
+
+/** The message of a refusal or any other error (also one thrown from another realm). */
+export function errorText(e: unknown): string {
+  return typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as Error).message : String(e);
+}
