@@ -50,7 +50,9 @@ const booted = performance.now() - t0;
 
 const lib = $tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '');
 const tool = lib.WIKI_READ_TOOLS.find((t) => t.name === 'wiki-search');
-const context = { wiki: lib.createTiddlyWikiPort($tw.wiki), chat: 'bench', agent: {}, signal: new AbortController().signal, turn: 'bench' };
+const port = lib.createTiddlyWikiPort($tw.wiki);
+// The tool reads through the agent view, as in a real turn (hidden tiddlers do not exist there).
+const context = lib.createToolContext(port, { chat: 'bench', agent: {}, signal: new AbortController().signal, turn: 'bench' });
 
 const QUERIES = [
   { what: 'common word (~50%)', query: 'this' },
@@ -93,6 +95,33 @@ for (const q of QUERIES) {
   console.log(
     `| ${label} | ${q.what} | ${hits} | ${count} | ${fmt(median(f))} | ${fmt(Math.min(...f))} | ${fmt(Math.max(...f))} | ${fmt(median(t))} | ${fmt(Math.min(...t))} | ${fmt(Math.max(...t))} | ${(median(t) / median(f)).toFixed(2)} |`,
   );
+}
+// The agent view has no indexes and its own caches (so that no result depends on hidden
+// tiddlers): what that costs against the real wiki for filters the model typically writes.
+const FILTERS = [
+  { what: 'tag (indexed in the real wiki)', filter: '[tag[Project]limit[10]]' },
+  { what: 'tag count', filter: '[tag[Project]count[]]' },
+  { what: 'non-system, sorted by title, first 10', filter: '[!is[system]sort[title]limit[10]]' },
+  { what: 'field value', filter: '[field:modified[20200101000000000]]' },
+  { what: 'tags of all tiddlers', filter: '[all[tiddlers]tags[]count[]]' },
+];
+console.log('');
+console.log('Filters: the real wiki against the agent view (WikiPort.agentView().filter)');
+console.log('');
+console.log('| filter | what | real median ms | view median ms | view/real |');
+console.log('|---|---|---|---|---|');
+const view = port.agentView();
+for (const f of FILTERS) {
+  const times = { real: [], view: [] };
+  for (let r = 0; r < WARMUP + REPS; r++) {
+    for (const which of r % 2 ? ['view', 'real'] : ['real', 'view']) {
+      const start = performance.now();
+      if (which === 'real') $tw.wiki.filterTiddlers(f.filter);
+      else view.filter(f.filter);
+      if (r >= WARMUP) times[which].push(performance.now() - start);
+    }
+  }
+  console.log(`| \`${f.filter}\` | ${f.what} | ${fmt(median(times.real))} | ${fmt(median(times.view))} | ${(median(times.view) / median(times.real)).toFixed(2)} |`);
 }
 const heapAfter = heapMB();
 console.log('');

@@ -185,7 +185,7 @@ describe('hidden tiddlers are absent from every read', () => {
       ['c5', 'wiki-search', { query: 'hunter2', includeSystem: true }],
       ['c6', 'wiki-list', { filter: '[all[tiddlers]prefix[$:/ai/]count[]] [tag[$:/tags/HttpRequest]]' }],
     ]);
-    expect(results.get('c1')!.text).toBe(results.get('c2')!.text.replace('nothere', 'password'));
+    expect(results.get('c1')!.text).toBe(results.get('c2')!.text!.replace('nothere', 'password'));
     expect(results.get('c1')!.text).toContain('No titles found');
     expect(results.get('c3')!.text).toContain('No titles found');
     expect(results.get('c4')!.text).not.toContain('title="1"');

@@ -49,8 +49,11 @@ interface PortOptions {
 }
 
 function portOver(wiki: Wiki, options: PortOptions): WikiPort {
-  /** A view's caches are dropped at every call, so nothing cached outlives a change underneath. */
-  const fresh = <W extends Wiki>(w: W): W => (views.has(w) ? resetCaches(w) : w);
+  /** A view's caches are dropped whenever the wiki underneath changed, so nothing cached outlives a change. */
+  const fresh = <W extends Wiki>(w: W): W => {
+    views.get(w)?.();
+    return w;
+  };
   const writable = () => {
     if (options.readOnly) throw new Error('The agent view of the wiki is read-only; writes go through the write gate.');
     return wiki;
@@ -182,8 +185,8 @@ function resetCaches<W extends Wiki>(view: W): W {
   return view;
 }
 
-/** The wiki objects made here, whose caches are their own. */
-const views = new WeakSet<Wiki>();
+/** The wiki objects made here (whose caches are their own), each with the function that keeps its caches current. */
+const views = new WeakMap<Wiki, () => void>();
 const agentViews = new WeakMap<Wiki, Wiki>();
 
 /** The wiki without the tiddlers hidden from the agent (one view per wiki, caches reset per call). */
@@ -194,6 +197,18 @@ export function agentView(wiki: Wiki): Wiki {
     agentViews.set(wiki, view);
   }
   return view;
+}
+
+/** An indexer whose lookups (at any depth, e.g. `subIndexers[3].lookup`) pass their results through `keep`. */
+function withoutHidden<T extends object>(indexer: T, keep: (result: unknown) => unknown): T {
+  return new Proxy(indexer, {
+    get(target, property) {
+      const value = Reflect.get(target, property) as unknown;
+      if (typeof value === 'function') return (...args: unknown[]) => keep((value as (...a: unknown[]) => unknown).apply(target, args));
+      if (value && typeof value === 'object') return withoutHidden(value, keep);
+      return value;
+    },
+  });
 }
 
 /**
@@ -241,9 +256,33 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
   };
   view.isShadowTiddler = (title) => b.isShadowTiddler(title) && shows(title, lookup(title) ?? b.getTiddler(title));
   view.getShadowSource = (title) => (view.isShadowTiddler(title) ? b.getShadowSource(title) : null);
-  // Indexes are built over the whole wiki; without them every operator iterates the view.
-  view.getIndexer = () => null;
-  views.add(view);
+  if (overlay) {
+    // The wiki's indexes do not know the layer: every operator iterates the view instead.
+    view.getIndexer = () => null;
+    views.set(view, () => resetCaches(view));
+  } else {
+    // The wiki's own indexes, with hidden titles taken out of every lookup.
+    const keep = (titles: unknown) => (Array.isArray(titles) ? titles.filter((t) => typeof t !== 'string' || shows(t, b.getTiddler(t))) : titles);
+    view.getIndexer = ((name: string) => {
+      const indexer = b.getIndexer(name) as object | null;
+      return indexer && withoutHidden(indexer, keep);
+    }) as never;
+    // Indexers also hang lookups on the iterators (each.byTag, each.byField, …).
+    for (const name of ['each', 'eachShadow', 'eachTiddlerPlusShadows', 'eachShadowPlusTiddlers'] as const) {
+      const own = b[name] as unknown as Record<string, unknown>;
+      const iterator = view[name] as unknown as Record<string, unknown>;
+      for (const key of Object.keys(own)) {
+        if (key.startsWith('by') && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
+      }
+    }
+    // The wiki renews its global cache object at every change: that tells when to drop the view's.
+    let seen: unknown;
+    views.set(view, () => {
+      const generation = (b as unknown as { globalCache?: unknown }).globalCache;
+      if (generation !== seen) resetCaches(view);
+      seen = generation;
+    });
+  }
   resetCaches(view);
   if (overlay) {
     view.addTiddler = ((tiddler: Tiddler | Record<string, unknown>) => {

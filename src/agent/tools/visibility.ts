@@ -18,7 +18,9 @@ export function isHiddenTitle(title: string): boolean {
 }
 
 export function isHiddenFromAgent(title: string, fields: AnyFields | undefined): boolean {
-  if (isHiddenTitle(title)) return true;
+  // Called for every tiddler a view iterates or looks up (millions of times for a sort of a
+  // big wiki): titles that cannot be hidden are told apart by their first character.
+  if (title.charCodeAt(0) === 36 /* $ */ && isHiddenTitle(title)) return true;
   if (!fields) return false;
   if (fields.agent !== undefined || fields['agent-chat'] !== undefined) return true;
   const tags = fields.tags;
