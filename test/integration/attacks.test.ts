@@ -103,6 +103,14 @@ describe('writes are checked as they would land', () => {
     expect(fields(agent)).toEqual(own);
   });
 
+  test('an ordinary note is never taken for an agent definition or a provider profile', async () => {
+    h.$tw.wiki.addTiddler({ title: 'Note chat', agent: 'Garden', 'agent-status': 'idle' });
+    const runner = scriptedRunner(h, scriptedModel([]).model, tools);
+    expect((await within(runner.send('Note chat', 'go'), 'the turn')).error).toContain('"Garden" is not an agent definition: it must be tagged $:/tags/AI/Agent');
+    const chat = h.newChat({ 'agent-provider': 'Garden' }, 'Untagged');
+    expect((await within(runner.send(chat, 'go'), 'the turn')).error).toContain('"Garden" is not a provider profile');
+  });
+
   test('a write filter cannot open system tiddlers, and a rename cannot relink into them', async () => {
     h.$tw.wiki.addTiddler({ title: '$:/StoryList', list: 'Garden [[Render leak]]' });
     const garden = fields('Garden')!;

@@ -4,10 +4,12 @@ and messages. Message tiddlers are system tiddlers ($:/ai/messages/<chat>/<seq>)
 never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
 import {
+  AGENT_TAG,
   AgentDefinitionSchema,
   ChatSchema,
   ConfigError,
   MessageSchema,
+  PROVIDER_TAG,
   ProviderProfileSchema,
   parseTiddler,
   type AgentDefinition,
@@ -17,7 +19,7 @@ import {
   type MessageRole,
   type ProviderProfile,
 } from './schemas';
-import { stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
+import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
 
 export const MESSAGE_PREFIX = '$:/ai/messages/';
 export const WIKITEXT = 'text/vnd.tiddlywiki';
@@ -53,12 +55,16 @@ export class ChatStore {
   readAgent(title: string): AgentDefinition {
     const fields = this.wiki.getFields(title);
     if (!fields) throw new ConfigError(title, undefined, `The agent definition "${title}" does not exist.`);
+    // Only a tagged tiddler is a definition: the agent can never write such a tag (write gate),
+    // so it cannot make an ordinary note into the agent or provider a chat refers to.
+    if (!parseTitleList(fields.tags).includes(AGENT_TAG)) throw new ConfigError(title, 'tags', `"${title}" is not an agent definition: it must be tagged ${AGENT_TAG}.`);
     return parseTiddler(AgentDefinitionSchema, 'Agent definition', fields);
   }
 
   readProvider(title: string): ProviderProfile {
     const fields = this.wiki.getFields(title);
     if (!fields) throw new ConfigError(title, undefined, `The provider profile "${title}" does not exist.`);
+    if (!parseTitleList(fields.tags).includes(PROVIDER_TAG)) throw new ConfigError(title, 'tags', `"${title}" is not a provider profile: it must be tagged ${PROVIDER_TAG}.`);
     return parseTiddler(ProviderProfileSchema, 'Provider profile', fields);
   }
 
