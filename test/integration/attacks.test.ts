@@ -210,6 +210,19 @@ describe('hidden tiddlers are absent from every read', () => {
     expect(h.port.agentView().filter('[tag[Notes]]')).toEqual(h.$tw.wiki.filterTiddlers('[tag[Notes]]'));
   });
 
+  test('a failed write to a hidden tiddler does not bring it into the "Current tiddler" section', async () => {
+    const chat = h.newChat({ ...TRUSTING, 'agent-tools': ALL_TOOLS() }, 'Current');
+    const { model, requests } = scriptedModel([
+      toolCalls(['c1', 'wiki-update', { title: '$:/ai/messages/Secret chat/000001', modified: '', text: 'x' }]),
+      toolCalls(['c2', 'wiki-edit', { title: 'Secret chat', modified: '', edits: [{ find: 'a', replace: 'b' }] }]),
+      reply('done'),
+    ]);
+    await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
+    expect(requests).toHaveLength(3);
+    for (const request of requests) expect(JSON.stringify(request)).not.toContain('hunter2');
+    expect(JSON.stringify(requests[2])).not.toContain('agent-status');
+  });
+
   test('rendering (wiki-get-errors, wiki-read rendered) cannot transclude hidden text', async () => {
     const { results } = await attack([
       ['c1', 'wiki-get-errors', { title: 'Render leak' }],

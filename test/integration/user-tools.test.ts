@@ -328,7 +328,7 @@ describe('Describe and DataSource tiddlers', () => {
       expect(describe).toContain('- Health tracker/Records (filter: [tag[Illness]])');
       expect(describe).not.toContain('never shown');
       // An agent with wiki-read is told it can read them.
-      expect(describeSection(port, true)).toContain('Tiddlers tagged $:/tags/AI/Prompt/DataSource, data sources you can read with wiki-read:');
+      expect(describeSection(port.agentView(), true)).toContain('Tiddlers tagged $:/tags/AI/Prompt/DataSource, data sources you can read with wiki-read:');
     } finally {
       for (const t of added) $tw.wiki.deleteTiddler(t.title);
     }

@@ -4,10 +4,10 @@ TiddlyWiki issue 9378. Tiddlers tagged `$:/tags/AI/Prompt/Describe` (rendered to
 each under its title) and the list of `$:/tags/AI/Prompt/DataSource` tiddlers (whose text says
 what the data is and whose `filter` field selects it) go into one protected system section
 right after the system prompt. No such tiddlers, no section. Tiddlers hidden from the agent
-(visibility.ts) and drafts are left out; shadow tiddlers count, as plugins ship them.
+(visibility.ts) do not exist in the agent's view this reads; drafts are left out; shadow
+tiddlers count, as plugins ship them.
 \*/
 import type { WikiPort } from '../../store/wiki-port';
-import { isHiddenFromAgent } from '../../tools/visibility';
 import type { EnginePlugin } from '../hooks';
 
 export const DESCRIBE_TAG = '$:/tags/AI/Prompt/Describe';
@@ -17,7 +17,7 @@ export const describePlugin: EnginePlugin = {
   name: 'describe',
   apply(hooks) {
     hooks.processPrompts.tap('describe', (build, ctx) => {
-      const content = describeSection(ctx.store.wiki, ctx.tools.has('wiki-read'));
+      const content = describeSection(ctx.store.wiki.agentView(), ctx.tools.has('wiki-read'));
       if (!content) return;
       const system = build.sections.findIndex((section) => section.id === 'system');
       build.sections.splice(system + 1, 0, { id: 'describe', kind: 'system', protected: true, messages: [{ role: 'system', content }] });
@@ -27,8 +27,7 @@ export const describePlugin: EnginePlugin = {
 
 /** The section's text, or '' when the wiki has no Describe or DataSource tiddlers. */
 export function describeSection(wiki: WikiPort, canRead: boolean): string {
-  const tagged = (tag: string) =>
-    wiki.filter('[all[shadows+tiddlers]tag<tag>!has[draft.of]]', { tag }).filter((title) => !isHiddenFromAgent(title, wiki.getFields(title)));
+  const tagged = (tag: string) => wiki.filter('[all[shadows+tiddlers]tag<tag>!has[draft.of]]', { tag });
   const describes = tagged(DESCRIBE_TAG);
   const sources = tagged(DATA_SOURCE_TAG);
   if (!describes.length && !sources.length) return '';

@@ -1,11 +1,12 @@
 /*\
 Built-in plugin: prompt assembly. The agent's system prompt (wikitext rendered to plain
 text), the "Current tiddler" section (seed 002: the authoritative text of the tiddler being
-worked on, re-read from the wiki every round, never trimmed) and the chat history.
+worked on, re-read from the wiki every round, never trimmed) and the chat history. What the
+model reads of the wiki here (the Current tiddler, attachments) comes from the agent's view,
+where hidden tiddlers do not exist, like everything its tools read.
 \*/
 import type { EnginePlugin, TurnContext } from '../hooks';
 import { tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
-import { isHiddenFromAgent } from '../../tools/visibility';
 import { buildHistory } from '../history';
 import { selectHistory } from '../context';
 
@@ -18,7 +19,8 @@ export const promptPlugin: EnginePlugin = {
       const system = ctx.store.renderSystemPrompt(ctx.agent.title, ctx.chat);
       if (system) build.sections.push({ id: 'system', kind: 'system', protected: true, messages: [{ role: 'system', content: system }] });
       const current = ctx.store.wiki.getFields(ctx.chat)?.[CURRENT_TIDDLER_FIELD];
-      const section = current ? currentTiddlerSection(ctx.store.wiki.getFields(current), current) : undefined;
+      // A failed write names its target as the Current tiddler, even when that is a chat.
+      const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current) : undefined;
       if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
       const entries = buildHistory(build.history, ctx.agent['agent-tool-protocol'], (title) => attachmentBlock(ctx, title));
       build.sections.push({ id: 'history', kind: 'history', messages: selectHistory(entries) });
@@ -28,9 +30,10 @@ export const promptPlugin: EnginePlugin = {
 
 /** An attached tiddler as the model sees it: its rendered text, labelled as untrusted data. */
 function attachmentBlock(ctx: TurnContext, title: string): string {
-  const fields = ctx.store.wiki.getFields(title);
-  if (!fields || isHiddenFromAgent(title, fields)) return `[Attached tiddler "${title}" is not available.]`;
-  const text = ctx.store.wiki.renderPlainText(title);
+  const view = ctx.store.wiki.agentView();
+  const fields = view.getFields(title);
+  if (!fields) return `[Attached tiddler "${title}" is not available.]`;
+  const text = view.renderPlainText(title);
   return `Attached tiddler "${title}" (its rendered text). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
 }
 
