@@ -223,6 +223,20 @@ describe('hidden tiddlers are absent from every read', () => {
     expect(JSON.stringify(requests[2])).not.toContain('agent-status');
   });
 
+  test('editing, renaming or deleting a chat is answered as for a tiddler that does not exist', async () => {
+    const { results } = await attack([
+      ['c1', 'wiki-delete', { title: 'Secret chat', modified: '' }],
+      ['c2', 'wiki-delete', { title: 'No such chat', modified: '' }],
+      ['c3', 'wiki-edit', { title: 'Secret chat', modified: '', edits: [{ find: 'a', replace: 'b' }] }],
+      ['c4', 'wiki-rename', { title: 'Secret chat', modified: '', newTitle: 'Renamed' }],
+    ]);
+    expect(results.get('c1')!.text).toBe('"Secret chat" does not exist.');
+    expect(results.get('c2')!.text).toBe('"No such chat" does not exist.');
+    expect(results.get('c3')!.text).toBe('"Secret chat" does not exist.');
+    expect(results.get('c4')!.text).toBe('"Secret chat" does not exist.');
+    expect(h.$tw.wiki.getTiddler('Secret chat')).toBeDefined();
+  });
+
   test('rendering (wiki-get-errors, wiki-read rendered) cannot transclude hidden text', async () => {
     const { results } = await attack([
       ['c1', 'wiki-get-errors', { title: 'Render leak' }],

@@ -36,9 +36,9 @@ function stringifyTags(list: string[]): string {
 
 /** The tiddler as the agent sees it, or a refusal that does not tell a hidden one from a missing one. */
 function existing(context: ToolContext, title: string): TiddlerFields {
-  context.gate.checkTitle(title);
   const fields = context.wiki.getFields(title);
   if (!fields) throw new WriteRefused(`"${title}" does not exist.`);
+  context.gate.checkTitle(title);
   return fields;
 }
 
