@@ -192,7 +192,9 @@ describe('hidden tiddlers are absent from every read', () => {
       ['c4', 'wiki-list', { filter: '[has[agent-chat]count[]]' }],
       ['c5', 'wiki-search', { query: 'hunter2', includeSystem: true }],
       ['c6', 'wiki-list', { filter: '[all[tiddlers]prefix[$:/ai/]count[]] [tag[$:/tags/HttpRequest]]' }],
+      ['c7', 'wiki-list', { filter: '[[Secret chat]haschanged[]then[Garden]]' }],
     ]);
+    expect(results.get('c7')!.text).toContain('No titles found');
     expect(results.get('c1')!.text).toBe(results.get('c2')!.text!.replace('nothere', 'password'));
     expect(results.get('c1')!.text).toContain('No titles found');
     expect(results.get('c3')!.text).toContain('No titles found');

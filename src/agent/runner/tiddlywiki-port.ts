@@ -34,6 +34,7 @@ interface ViewWiki extends Wiki {
   isShadowTiddler(title: string): boolean;
   getShadowSource(title: string): string | null;
   getIndexer(name: string): null;
+  getChangeCount(title: string): number;
 }
 
 export function createTiddlyWikiPort(wiki: Wiki): WikiPort {
@@ -256,6 +257,11 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
   };
   view.isShadowTiddler = (title) => b.isShadowTiddler(title) && shows(title, lookup(title) ?? b.getTiddler(title));
   view.getShadowSource = (title) => (view.isShadowTiddler(title) ? b.getShadowSource(title) : null);
+  // [haschanged[]] and <<changecount>>: a hidden tiddler has never changed.
+  view.getChangeCount = (title: string) => {
+    const tiddler = lookup(title) ?? ({ fields: { title } } as unknown as Tiddler);
+    return shows(title, tiddler) ? (b.getChangeCount(title) as number) : 0;
+  };
   if (overlay) {
     // The wiki's indexes do not know the layer: every operator iterates the view instead.
     view.getIndexer = () => null;
