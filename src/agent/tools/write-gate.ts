@@ -12,7 +12,8 @@ The rules, for the tiddler as it is and as it would be:
 - it is not code or configuration: content type among the document types below, no
   `module-type`, `plugin-type` or `draft.*` field, no tag beginning `$:/` (Global, Macro,
   RawMarkup, StartupAction, ViewTemplate, the AI/* definitions…);
-- it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin);
+- it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin),
+  nor `_canonical_uri` (content loaded from another address);
 - it matches the agent's `agent-write-filter` (the result: in a sandbox where it has landed);
 - it is not open in an editor (a draft), and the call that makes it has not timed out or
   been stopped.
@@ -128,14 +129,14 @@ export function tiddlerProblem(title: string, fields: TiddlerFields): string | u
   return undefined;
 }
 
-/** Fields no resulting tiddler may carry: the marks of chats, messages, drafts and code. */
-const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|draft\..*|module-type|plugin-type)$/;
+/** Fields no resulting tiddler may carry: the marks of chats, messages, drafts and code, and `_canonical_uri` (content loaded from elsewhere). */
+const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|draft\..*|module-type|plugin-type|_canonical_uri)$/;
 
 /** Why the agent may not make a tiddler into these fields, or undefined. */
 export function resultProblem(title: string, fields: TiddlerFields): string | undefined {
   if (fields.title !== title) return `the fields of "${title}" carry another title ("${fields.title ?? ''}").`;
   const field = Object.keys(fields).find((name) => FORBIDDEN_FIELD.test(name));
-  if (field) return `the field "${field}" is reserved (it marks chats, messages, drafts or code); the agent may not set it on "${title}".`;
+  if (field) return `the field "${field}" is reserved (it marks chats, messages, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
   return tiddlerProblem(title, fields);
 }
 
