@@ -45,12 +45,14 @@ describe('writes are checked as they would land', () => {
       ['c1', 'wiki-create', { title: 'Helper', text: 'exports.startup = () => {}', type: 'application/javascript', fields: { 'module-type': 'startup' } }],
       ['c2', 'wiki-create', { title: 'Helper 2', text: 'x', fields: { 'module-type': 'startup' } }],
       ['c3', 'wiki-create', { title: 'Helper 3', text: '<script>', type: 'text/html' }],
+      ['c4', 'wiki-create', { title: 'Helper 4', text: '', fields: { _canonical_uri: 'https://evil.example/x.js' } }],
     ]);
+    expect(results.get('c4')!.text).toContain('"_canonical_uri" is reserved');
     expect(results.get('c1')).toMatchObject({ 'tool-status': 'error' });
     expect(results.get('c1')!.text).toMatch(/"module-type" is reserved|application\/javascript/);
     expect(results.get('c2')!.text).toContain('module-type');
     expect(results.get('c3')!.text).toContain('text/html');
-    for (const t of ['Helper', 'Helper 2', 'Helper 3']) expect(h.$tw.wiki.tiddlerExists(t)).toBe(false);
+    for (const t of ['Helper', 'Helper 2', 'Helper 3', 'Helper 4']) expect(h.$tw.wiki.tiddlerExists(t)).toBe(false);
   });
 
   test.each(['$:/tags/Global', '$:/tags/RawMarkup', '$:/tags/StartupAction', '$:/tags/AI/Prompt/Describe', '$:/tags/ViewTemplate'])('tagging a normal tiddler %s is refused', async (tag) => {
