@@ -1,6 +1,9 @@
 // `npm start`: serve the demo wiki with the Node.js server edition on 127.0.0.1:8080 (PORT
-// overrides), browser edits saved to disk, plus the mock LLM (a scripted test double, not a
-// real model) on 127.0.0.1:8765 so the demo chat works offline. MOCK_LLM=0 skips the mock.
+// overrides), plus the mock LLM (a scripted test double, not a real model) on 127.0.0.1:8765
+// so the demo chat works offline. MOCK_LLM=0 skips the mock. The wiki folder is the repo root
+// (WIKI_DIR overrides): it includes wiki/ read-only, so everything saved from the browser,
+// including edits of the shipped demo tiddlers, goes to its own git-ignored tiddlers/ folder,
+// which loads last on every start.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,6 +13,7 @@ const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const port = process.env.PORT || '8080';
 const host = process.env.HOST || '127.0.0.1';
+const wikiDir = path.resolve(process.env.WIKI_DIR || ROOT);
 
 let mock;
 if (process.env.MOCK_LLM !== '0') {
@@ -26,8 +30,8 @@ if (process.env.MOCK_LLM !== '0') {
 const tiddlywiki = path.join(path.dirname(require.resolve('tiddlywiki/package.json')), 'tiddlywiki.js');
 const server = spawn(
   process.execPath,
-  [tiddlywiki, '+plugins/tiddlywiki/filesystem', '+plugins/tiddlywiki/tiddlyweb', ROOT, '--listen', `port=${port}`, `host=${host}`],
-  { stdio: 'inherit', cwd: ROOT },
+  [tiddlywiki, '+plugins/tiddlywiki/filesystem', '+plugins/tiddlywiki/tiddlyweb', wikiDir, '--listen', `port=${port}`, `host=${host}`],
+  { stdio: 'inherit', cwd: wikiDir },
 );
 const shutdown = () => {
   server.kill('SIGTERM');
