@@ -91,7 +91,7 @@ async function until(what: string, condition: () => boolean, ms = 10_000): Promi
 }
 
 const CHAT = 'Restart chat';
-const SAVED = [
+const SAVED: Record<string, string>[] = [
   { title: CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'completed', text: '' },
   { title: `$:/ai/messages/${CHAT}/000001`, 'agent-chat': CHAT, 'agent-seq': '1', role: 'user', text: 'Please write a note' },
   { title: `$:/ai/messages/${CHAT}/000002`, 'agent-chat': CHAT, 'agent-seq': '2', role: 'assistant', text: "''Done''", type: 'text/vnd.tiddlywiki' },
