@@ -114,7 +114,7 @@ test('a new chat, its messages, a created note and an edited demo tiddler surviv
 
   await start();
   for (const fields of SAVED) {
-    const tiddler = await get(fields.title);
+    const tiddler = await get(fields.title!);
     expect(tiddler).toBeDefined();
     for (const [name, value] of Object.entries(fields)) {
       if (name === 'tags') expect(tiddler!.tags).toBe(value);
