@@ -6,7 +6,7 @@ export { getRunner } from './runner/default-runner';
 export { LocalRunner, type ApprovalChoice, type RunnerHost } from './runner/local-runner';
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';
-export { ChatStore, messagePrefix, MESSAGE_PREFIX } from './store/chat-store';
+export { ChatStore, messagePrefix, MESSAGE_PREFIX, REPLY_TYPE } from './store/chat-store';
 export { createLanguageModel } from './providers';
 export * from './store/schemas';
 export { EventBus, type AgentEvent } from './engine/events';

@@ -80,7 +80,7 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
     return tw.wiki.getTiddler(title).getFieldStrings();
   });
   expect(stored.text).toBe(defaultReply('Hello agent, what can you do?'));
-  expect(stored.type).toBe('text/vnd.tiddlywiki');
+  expect(stored.type).toBe('text/vnd.tiddlyagent.reply');
   expect(wiki.mock.requests.at(-1).headers.authorization).toBe(`Bearer ${SECRET}`);
 
   await waitForSync(page);

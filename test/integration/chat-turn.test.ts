@@ -72,7 +72,7 @@ test('a send writes the user message and the reply as two message tiddlers with 
     'agent-chat': chat,
     'agent-seq': '1',
     role: 'assistant',
-    type: 'text/vnd.tiddlywiki',
+    type: 'text/vnd.tiddlyagent.reply',
     model: 'mock-model',
     'agent-finish': 'stop',
     text: defaultReply(text),

@@ -94,7 +94,7 @@ const CHAT = 'Restart chat';
 const SAVED: Record<string, string>[] = [
   { title: CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'completed', text: '' },
   { title: `$:/ai/messages/${CHAT}/000001`, 'agent-chat': CHAT, 'agent-seq': '1', role: 'user', text: 'Please write a note' },
-  { title: `$:/ai/messages/${CHAT}/000002`, 'agent-chat': CHAT, 'agent-seq': '2', role: 'assistant', text: "''Done''", type: 'text/vnd.tiddlywiki' },
+  { title: `$:/ai/messages/${CHAT}/000002`, 'agent-chat': CHAT, 'agent-seq': '2', role: 'assistant', text: "''Done''", type: 'text/vnd.tiddlyagent.reply' },
   { title: 'Note from the agent', text: 'Written in the demo', tags: 'Notes' },
 ];
 

@@ -22,7 +22,8 @@ import {
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
 
 export const MESSAGE_PREFIX = '$:/ai/messages/';
-export const WIKITEXT = 'text/vnd.tiddlywiki';
+/** The content type of replies: safe wikitext (ui/reply-parser.ts). */
+export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
 /** The fields a caller supplies for a new message; the store assigns title, seq and time. */
 export interface NewMessage {
@@ -115,7 +116,8 @@ export class ChatStore {
     const fields: TiddlerFields = {
       title,
       text: message.text,
-      type: message.type ?? (message.role === 'assistant' ? WIKITEXT : 'text/plain'),
+      // Replies and errors (which quote what a server said) render only through the safe rules.
+      type: message.type ?? (message.role === 'assistant' || message.role === 'error' ? REPLY_TYPE : 'text/plain'),
       created: this.wiki.now(),
       'agent-chat': chat,
       'agent-seq': String(seq),

@@ -25,23 +25,65 @@ export function parseSafeWikitext(wiki: { parseText(type: string, text: string, 
   return { tree };
 }
 
-/** Defence in depth: whatever the rules let through, no element may carry a script URL. */
+/** Elements the safe rules produce, with the attributes each may keep. */
+const ELEMENT_ATTRIBUTES: Record<string, string[]> = {
+  a: ['href', 'target', 'rel', 'class'],
+  td: ['colspan', 'rowspan', 'align'],
+  th: ['colspan', 'rowspan', 'align'],
+  tr: ['class'],
+  blockquote: ['class'],
+};
+for (const tag of ['p', 'div', 'span', 'strong', 'em', 'strike', 'sub', 'sup', 'u', 'code', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'cite', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'br']) {
+  ELEMENT_ATTRIBUTES[tag] ??= [];
+}
+/** The only classes a reply's elements keep: those TiddlyWiki's own rules add, never one the reply names. */
+const RULE_CLASSES = new Set(['tc-tiddlylink-external', 'tc-quote', 'evenRow', 'oddRow']);
+/** Widgets the safe rules produce, with the attributes each may keep. */
+const WIDGET_ATTRIBUTES: Record<string, string[]> = { link: ['to'], codeblock: ['code', 'language'] };
+const PLAIN_NODES = new Set(['text', 'entity', 'void']);
+
+/**
+ * Defence in depth: whatever the rules let through, no element may carry a script URL, and
+ * no element or widget keeps an attribute it does not need. Classes and styles a reply
+ * names (`!.tc-ai-card`, `*.cls`, `<<<.cls`, `|cls|k`) are dropped, so a reply cannot
+ * borrow the product's own classes to fake a card or a button.
+ */
 function sanitize(nodes: IParseTreeNode[]): void {
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i] as IParseTreeNode & { tag?: string; attributes?: Record<string, { value?: unknown }>; children?: IParseTreeNode[] };
-    if (node.type === 'element' && node.attributes) {
-      const href = node.attributes.href?.value;
+    if (node.type === 'element') {
+      const allowed = ELEMENT_ATTRIBUTES[(node.tag ?? '').toLowerCase()];
+      if (!allowed) {
+        nodes[i] = { type: 'text', text: '' } as IParseTreeNode;
+        continue;
+      }
+      const href = node.attributes?.href?.value;
       if (href !== undefined && !(typeof href === 'string' && SAFE_HREF.test(href.trim()))) {
         nodes[i] = { type: 'text', text: String(href) } as IParseTreeNode;
         continue;
       }
-      if (node.tag && !/^(a|p|div|span|strong|em|strike|sub|sup|u|code|pre|h[1-6]|hr|ul|ol|li|dl|dt|dd|blockquote|cite|table|caption|thead|tbody|tfoot|tr|th|td|br)$/i.test(node.tag)) {
-        nodes[i] = { type: 'text', text: '' } as IParseTreeNode;
-        continue;
+      keepAttributes(node, allowed);
+      const classes = node.attributes?.class;
+      if (classes) {
+        const kept = String(classes.value ?? '').split(/\s+/).filter((c) => RULE_CLASSES.has(c));
+        if (kept.length) node.attributes!.class = { ...classes, value: kept.join(' ') };
+        else delete node.attributes!.class;
       }
+    } else if (WIDGET_ATTRIBUTES[node.type]) {
+      keepAttributes(node, WIDGET_ATTRIBUTES[node.type]!);
+    } else if (!PLAIN_NODES.has(node.type)) {
+      nodes[i] = { type: 'text', text: '' } as IParseTreeNode;
+      continue;
     }
     if (node.children) sanitize(node.children);
   }
+}
+
+function keepAttributes(node: { attributes?: Record<string, unknown>; orderedAttributes?: unknown[] }, allowed: string[]): void {
+  if (!node.attributes) return;
+  for (const name of Object.keys(node.attributes)) if (!allowed.includes(name)) delete node.attributes[name];
+  // Widgets read orderedAttributes when present; keep it in step.
+  if (Array.isArray(node.orderedAttributes)) node.orderedAttributes = node.orderedAttributes.filter((a) => allowed.includes((a as { name: string }).name));
 }
 
 /**

@@ -400,7 +400,7 @@ describe('control tools', () => {
     const list = h.messages(chat);
     expect(list.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(list[2]).toMatchObject({ 'tool-name': 'summary', 'tool-status': 'ok' });
-    expect(list[3]).toMatchObject({ role: 'assistant', text: "''Done'': all checked.", type: 'text/vnd.tiddlywiki', 'agent-finish': 'stop' });
+    expect(list[3]).toMatchObject({ role: 'assistant', text: "''Done'': all checked.", type: 'text/vnd.tiddlyagent.reply', 'agent-finish': 'stop' });
     expect(list[3]!['tool-calls']).toBeUndefined();
     expect(t.events.statuses()).toEqual(['working', 'completed']);
   });
