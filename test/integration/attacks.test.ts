@@ -184,6 +184,42 @@ describe('writes are checked as they would land', () => {
   });
 });
 
+describe('approval rules match the titles a call touches', () => {
+  test('an allow rule for Drafts/ does not approve an edit of another tiddler whose new text mentions Drafts/', async () => {
+    h.$tw.wiki.addTiddler({ title: 'Diary', text: 'Dear diary', modified: '20260101000000000' });
+    h.$tw.wiki.addTiddler({ title: 'Drafts/one', text: 'A draft', modified: '20260101000000000' });
+    const chat = h.newChat({ 'agent-tools': ALL_TOOLS(), 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: ['Drafts/'] } }) }, 'Allow');
+    const edit = (title: string, id: string) => [id, 'wiki-edit', { title, modified: '20260101000000000', edits: [{ find: title === 'Diary' ? 'Dear diary' : 'A draft', replace: 'See Drafts/one' }] }] as [string, string, unknown];
+    const { model } = scriptedModel([toolCalls(edit('Drafts/one', 'c1'), edit('Diary', 'c2')), reply('done')]);
+    const result = await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
+    expect(result.status).toBe('input-required');
+    const messages = h.messages(chat).filter((m) => m.role === 'tool');
+    expect(messages.find((m) => m['tool-call-id'] === 'c1')!['tool-status']).toBe('ok');
+    expect(messages.find((m) => m['tool-call-id'] === 'c2')!['tool-status']).toBe('pending');
+    expect(h.$tw.wiki.getTiddlerText('Drafts/one')).toBe('See Drafts/one');
+    expect(h.$tw.wiki.getTiddlerText('Diary')).toBe('Dear diary');
+  });
+
+  test('a deny rule on titles cannot be dodged through a search that would show them', async () => {
+    h.$tw.wiki.addTiddler({ title: 'Private/diary', text: 'very private words', modified: '20260101000000000' });
+    const { results } = await attack(
+      [
+        ['c1', 'wiki-read', { title: 'Private/diary' }],
+        ['c2', 'wiki-search', { query: 'private words', fullText: true }],
+        ['c3', 'wiki-list', { filter: '[prefix[Private/]]' }],
+        ['c4', 'wiki-search', { query: 'Dear diary' }],
+      ],
+      { 'agent-approval': JSON.stringify({ '*': { mode: 'auto', deny: ['^Private/'] } }) },
+    );
+    for (const id of ['c1', 'c2', 'c3']) {
+      expect(results.get(id)!['tool-status']).toBe('denied');
+      expect(results.get(id)!.text).toContain('(it matches "Private/diary")');
+    }
+    expect(results.get('c4')!['tool-status']).toBe('ok');
+    for (const m of results.values()) expect(m.text).not.toContain('very private words');
+  });
+});
+
 describe('hidden tiddlers are absent from every read', () => {
   test('a filter is no yes/no oracle on hidden text', async () => {
     const oracle = (word: string) => `[[$:/ai/messages/Secret chat/000001]get[text]search[${word}]then[Garden]]`;

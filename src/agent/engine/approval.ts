@@ -1,8 +1,11 @@
 /*\
 Tool-call approval, enforced in code: deny patterns, then allow patterns, then what the user
-allowed for this chat, then the tool's mode ("Always" sets the mode to auto in the agent). Patterns are regular
-expressions tested case-insensitively against the serialized call `{"tool":…,"args":…}`.
-`agent-approval` holds the rules as JSON: {"wiki-edit": {"mode": "confirm", "deny": ["\\$:/"]}, "*": {…}}.
+allowed for this chat, then the tool's mode ("Always" sets the mode to auto in the agent).
+Patterns are regular expressions, tested case-insensitively against what a call touches:
+for wiki tools the titles it reads or writes (ToolDefinition.targets), for other tools its
+arguments as JSON. A deny pattern that matches any target denies the call; allow patterns
+approve it only when every target matches one of them (anchor them, e.g. "^Drafts/").
+`agent-approval` holds the rules as JSON: {"wiki-edit": {"mode": "confirm", "allow": ["^Drafts/"]}, "*": {…}}.
 A tool's own allow list and mode win over "*"; the deny patterns of "*" apply to every tool.
 \*/
 import * as z from 'zod/mini';
@@ -50,8 +53,11 @@ export function parseApprovalConfig(json: string | undefined, agentTitle: string
   return out;
 }
 
-export function serializeCall(tool: string, args: unknown): string {
-  return JSON.stringify({ tool, args });
+/** Whether any allow or deny pattern applies to the tool (else its targets need not be worked out). */
+export function hasPatterns(config: ApprovalConfig, tool: string): boolean {
+  const own = config[tool];
+  const any = config['*'];
+  return !!(own?.deny.length || any?.deny.length || (own?.allow ?? any?.allow)?.length);
 }
 
 export function evaluateApproval(
@@ -59,15 +65,25 @@ export function evaluateApproval(
   tool: Pick<ToolDefinition, 'name' | 'access' | 'defaultMode'>,
   args: unknown,
   allowedInChat = false,
+  /**
+   * The titles the call reads or writes; undefined: the patterns test the arguments; null:
+   * the tool could not tell, so deny patterns test the arguments and no allow pattern applies.
+   */
+  targets?: string[] | null,
 ): ApprovalDecision {
   const own = config[tool.name];
   const any = config['*'];
-  const call = serializeCall(tool.name, args);
+  const subjects = targets ?? [JSON.stringify(args ?? {})];
+  const what = (subject: string) => (targets ? `"${subject}"` : 'the arguments');
   // The '*' deny patterns apply to every tool, even one with its own rule.
-  const deny = [...(own?.deny ?? []), ...(any?.deny ?? [])].find((re) => re.test(call));
-  if (deny) return { decision: 'deny', reason: `denied by the rule /${deny.source}/` };
-  const allow = (own?.allow ?? any?.allow ?? []).find((re) => re.test(call));
-  if (allow) return { decision: 'allow', reason: `allowed by the rule /${allow.source}/` };
+  for (const re of [...(own?.deny ?? []), ...(any?.deny ?? [])]) {
+    const hit = subjects.find((subject) => re.test(subject));
+    if (hit !== undefined) return { decision: 'deny', reason: `denied by the rule /${re.source}/ (it matches ${what(hit)})` };
+  }
+  const allow = own?.allow ?? any?.allow ?? [];
+  if (targets !== null && allow.length && subjects.length && subjects.every((subject) => allow.some((re) => re.test(subject)))) {
+    return { decision: 'allow', reason: `allowed by the rule${allow.length > 1 ? 's' : ''} ${allow.map((re) => `/${re.source}/`).join(', ')}` };
+  }
   if (allowedInChat) return { decision: 'allow', reason: 'allowed in this chat by the user' };
   const mode = own?.mode ?? any?.mode ?? tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
   return mode === 'auto' ? { decision: 'allow', reason: 'the tool runs without confirmation' } : { decision: 'confirm', reason: 'the tool needs confirmation' };

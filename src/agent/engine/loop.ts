@@ -16,7 +16,7 @@ import type { ChatStore } from '../store/chat-store';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
-import { evaluateApproval, parseApprovalConfig } from './approval';
+import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
 import type { AgentEvent } from './events';
 import { parseToolCalls } from './history';
@@ -263,7 +263,7 @@ async function runToolPhase(
       toRun.push({ call }); // the executor reports the unknown tool or the bad arguments
       continue;
     }
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name));
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, ctx) : undefined);
     if (verdict.decision === 'allow') toRun.push({ call });
     else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
     else {
@@ -316,6 +316,20 @@ async function runToolPhase(
   if (ctx.signal.aborted) return { kind: 'none' };
   if (summary !== undefined && !waiting) return { kind: 'end', text: summary };
   return { kind: waiting ? 'wait' : 'continue' };
+}
+
+/**
+ * The titles a call touches, for the approval patterns (undefined: the tool has no targets,
+ * patterns test its arguments; null: it failed to tell, see evaluateApproval).
+ */
+function callTargets(tool: ToolDefinition, args: unknown, ctx: TurnContext): string[] | null | undefined {
+  if (!tool.targets) return undefined;
+  try {
+    const parsed = tool.parameters.safeParse(args);
+    return parsed.success ? tool.targets(parsed.data, toolContext(ctx)) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Pending tool message field: what the call would change (JSON, a journal's shape), for the approval card. */

@@ -2,6 +2,7 @@
 wiki-backlinks: the tiddlers that link to a title.
 \*/
 import * as z from 'zod/mini';
+import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
 import { oneLine, removeHidden, tiddlerRef, UNTRUSTED_NOTE } from './format';
@@ -15,10 +16,11 @@ export const wikiBacklinksTool = defineTool({
     title: z.string().check(z.minLength(1), z.describe('Exact title of the tiddler that is linked to (it need not exist)')),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Most titles to return (1–200)')), 20),
   }),
+  targets: ({ title, limit }, { wiki }) => [title, ...backlinks(wiki, title).slice(0, limit)],
   execute({ title, limit }, { wiki }) {
     const target = wiki.getFields(title);
     const exists = !!target && !isHiddenFromAgent(title, target);
-    const titles = removeHidden(wiki, wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
+    const titles = backlinks(wiki, title);
     const lines: string[] = [];
     for (const t of titles.slice(0, limit)) {
       const fields = wiki.getFields(t);
@@ -30,3 +32,7 @@ export const wikiBacklinksTool = defineTool({
     return { content: [`${titles.length} tiddler(s) link to ${name}.${more}`, UNTRUSTED_NOTE, ...lines].join('\n') };
   },
 });
+
+function backlinks(wiki: WikiPort, title: string): string[] {
+  return removeHidden(wiki, wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
+}

@@ -18,6 +18,7 @@ export const wikiGetErrorsTool = defineTool({
   parameters: z.object({
     title: z.string().check(z.minLength(1), z.describe('Exact tiddler title')),
   }),
+  targets: ({ title }) => [title],
   execute({ title }, { wiki }) {
     const fields = wiki.getFields(title);
     if (!fields || isHiddenFromAgent(title, fields)) return { ok: false, content: `Tiddler "${oneLine(title)}" does not exist.` };

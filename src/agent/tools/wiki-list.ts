@@ -18,6 +18,7 @@ export const wikiListTool = defineTool({
     offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Titles to skip, for the next page')), 0),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Titles per page (1–200)')), 50),
   }),
+  targets: ({ filter, offset, limit }, { wiki }) => runAgentFilter(wiki, filter?.trim() || DEFAULT_LIST_FILTER).slice(offset, offset + limit),
   execute({ filter, offset, limit }, { wiki }) {
     const expression = filter?.trim() || DEFAULT_LIST_FILTER;
     const titles = runAgentFilter(wiki, expression);

@@ -29,6 +29,7 @@ export const wikiReadTool = defineTool({
     title: z.string().check(z.minLength(1), z.describe('Exact tiddler title')),
     rendered: z.optional(z.boolean().check(z.describe('Also return the rendered plain text; default false'))),
   }),
+  targets: ({ title }) => [title],
   execute({ title, rendered }, { wiki }) {
     const fields = wiki.getFields(title);
     if (!fields || isHiddenFromAgent(title, fields)) {

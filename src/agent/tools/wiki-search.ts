@@ -4,6 +4,7 @@ one page at a time, with a snippet around the first match (or the full text with
 result budget). Hidden tiddlers never appear, whatever the query or filter.
 \*/
 import * as z from 'zod/mini';
+import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { filterError, isBinaryType, pageLine, removeHidden, runAgentFilter, showable, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
@@ -36,19 +37,13 @@ export const wikiSearchTool = defineTool({
   access: 'read',
   defaultMode: 'auto',
   parameters,
+  targets: (args, { wiki }) => select(wiki, args).slice(args.offset, args.offset + args.limit),
   execute(args, { wiki }) {
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    let titles: string[];
-    if (filter) {
-      const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
-      titles = runAgentFilter(wiki, filter, extra, { 'agent-query': query });
-      const error = filterError(wiki, titles);
-      if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
-    } else {
-      const system = !!args.includeSystem;
-      titles = removeHidden(wiki, wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
-    }
+    const titles = select(wiki, args);
+    const error = filter ? filterError(wiki, titles) : undefined;
+    if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
     let budget = SEARCH_TEXT_BUDGET;
@@ -95,6 +90,18 @@ export const wikiSearchTool = defineTool({
     return { content: lines.join('\n') };
   },
 });
+
+/** The titles a search selects, in order (or a filter error, as TiddlyWiki reports it). */
+function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
+  const query = args.query?.trim() ?? '';
+  const filter = args.filter?.trim() ?? '';
+  if (filter) {
+    const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
+    return runAgentFilter(wiki, filter, extra, { 'agent-query': query });
+  }
+  const system = !!args.includeSystem;
+  return removeHidden(wiki, wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
+}
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
 export function searchTerms(query: string): string[] {

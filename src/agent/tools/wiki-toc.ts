@@ -21,6 +21,8 @@ export const wikiTocTool = defineTool({
     root: z.string().check(z.minLength(1), z.describe('Title of the root tiddler (the tag at the top of the tree)')),
     depth: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(6), z.describe('Levels below the root to show (1–6)')), 3),
   }),
+  // The outline's titles are only known by walking it: patterns test the root.
+  targets: ({ root }) => [root],
   execute({ root, depth }, { wiki }) {
     const rootFields = wiki.getFields(root);
     if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };

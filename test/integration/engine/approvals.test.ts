@@ -34,54 +34,69 @@ describe('evaluateApproval', () => {
   const rules = (json: unknown) => parseApprovalConfig(JSON.stringify(json), 'Some agent');
 
   test('a deny pattern beats an allow pattern (and everything else)', () => {
-    const config = rules({ 'wiki-edit': { mode: 'auto', allow: ['.*'], deny: ['\\$:/'] } });
-    expect(evaluateApproval(config, write, { title: '$:/config/x' }, true)).toEqual({ decision: 'deny', reason: 'denied by the rule /\\$:\\//' });
-    expect(evaluateApproval(config, write, { title: 'Notes' }).decision).toBe('allow');
+    const config = rules({ 'wiki-edit': { mode: 'auto', allow: ['.*'], deny: ['^\\$:/'] } });
+    expect(evaluateApproval(config, write, {}, true, ['$:/config/x'])).toEqual({ decision: 'deny', reason: 'denied by the rule /^\\$:\\// (it matches "$:/config/x")' });
+    expect(evaluateApproval(config, write, {}, false, ['Notes']).decision).toBe('allow');
   });
 
-  test('an allow pattern beats the confirm mode', () => {
-    const config = rules({ 'wiki-edit': { mode: 'confirm', allow: ['"title":"Drafts/'] } });
-    expect(evaluateApproval(config, write, { title: 'Drafts/one' })).toEqual({ decision: 'allow', reason: 'allowed by the rule /"title":"Drafts\\//' });
-    expect(evaluateApproval(config, write, { title: 'Other' }).decision).toBe('confirm');
+  test('an allow pattern beats the confirm mode only when it matches every title the call touches', () => {
+    const config = rules({ 'wiki-edit': { mode: 'confirm', allow: ['^Drafts/'] } });
+    expect(evaluateApproval(config, write, {}, false, ['Drafts/one'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//' });
+    expect(evaluateApproval(config, write, {}, false, ['Drafts/one', 'Diary']).decision).toBe('confirm');
+    expect(evaluateApproval(config, write, {}, false, []).decision).toBe('confirm');
   });
 
-  test('patterns are case-insensitive and see the tool name and the arguments', () => {
-    const config = rules({ 'wiki-edit': { deny: ['"tool":"wiki-edit".*password'] } });
-    expect(evaluateApproval(config, write, { text: 'my PASSWORD is' }).decision).toBe('deny');
+  test('the attack of issue 9: text that mentions an allowed title does not approve an edit of another tiddler', () => {
+    const config = rules({ 'wiki-edit': { allow: ['Drafts/'] } });
+    const args = { title: 'Diary', modified: '', edits: [{ find: 'x', replace: 'see Drafts/ for more' }] };
+    expect(evaluateApproval(config, write, args, false, ['Diary']).decision).toBe('confirm');
+    expect(evaluateApproval(config, write, { ...args, title: 'Drafts/x' }, false, ['Drafts/x']).decision).toBe('allow');
+  });
+
+  test('a deny pattern that matches any one of the titles denies the call', () => {
+    const config = rules({ 'wiki-rename': { mode: 'auto', deny: ['^Private/'] } });
+    const rename = { name: 'wiki-rename', access: 'write' as const };
+    expect(evaluateApproval(config, rename, {}, false, ['Notes', 'Private/diary']).reason).toBe('denied by the rule /^Private\\// (it matches "Private/diary")');
+    expect(evaluateApproval(config, rename, {}, false, ['Notes', 'Public']).decision).toBe('allow');
+  });
+
+  test('tools without targets are matched on their arguments; one that could not tell its targets is never allowed by a pattern', () => {
+    const tool = { name: 'user-tool', access: 'write' as const };
+    const config = rules({ 'user-tool': { allow: ['"note":"ok'], deny: ['password'] } });
+    expect(evaluateApproval(config, tool, { note: 'ok then' }).decision).toBe('allow');
+    expect(evaluateApproval(config, tool, { note: 'my PASSWORD is' }).reason).toBe('denied by the rule /password/ (it matches the arguments)');
+    expect(evaluateApproval(config, tool, { note: 'ok then' }, false, null).decision).toBe('confirm');
+    expect(evaluateApproval(config, tool, { note: 'password' }, false, null).decision).toBe('deny');
   });
 
   test('"allow in this chat" beats the confirm mode, but not a deny pattern', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['secret'] } });
-    expect(evaluateApproval(config, write, { title: 'a' }, true)).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user' });
-    expect(evaluateApproval(config, write, { title: 'secret' }, true).decision).toBe('deny');
+    expect(evaluateApproval(config, write, {}, true, ['a'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user' });
+    expect(evaluateApproval(config, write, {}, true, ['secret']).decision).toBe('deny');
   });
 
-  test('mode auto and mode confirm', () => {
+  test('the mode decides when no pattern matches; writes confirm and reads run by default', () => {
     expect(evaluateApproval(rules({ 'wiki-edit': { mode: 'auto' } }), write, {}).decision).toBe('allow');
-    expect(evaluateApproval(rules({ 'wiki-read': { mode: 'confirm' } }), read, {}).decision).toBe('confirm');
+    expect(evaluateApproval({}, write, {}).decision).toBe('confirm');
   });
 
   test("the '*' deny patterns apply even to a tool with its own rule", () => {
-    const config = rules({ '*': { deny: ['\\$:/'] }, 'wiki-edit': { mode: 'auto' } });
-    expect(evaluateApproval(config, write, { title: '$:/core/ui/PageTemplate' }).decision).toBe('deny');
-    expect(evaluateApproval(config, write, { title: 'Notes' }).decision).toBe('allow');
+    const config = rules({ '*': { deny: ['^\\$:/'] }, 'wiki-edit': { mode: 'auto' } });
+    expect(evaluateApproval(config, write, {}, false, ['$:/core/ui/PageTemplate']).decision).toBe('deny');
+    expect(evaluateApproval(config, write, {}, false, ['Notes']).decision).toBe('allow');
   });
 
-  test('without a rule: write tools confirm, read tools run; a tool default mode wins over its access', () => {
-    expect(evaluateApproval({}, write, {})).toEqual({ decision: 'confirm', reason: 'the tool needs confirmation' });
+  test('defaults: reads run, a tool may say auto, an empty config is fine', () => {
     expect(evaluateApproval({}, read, {})).toEqual({ decision: 'allow', reason: 'the tool runs without confirmation' });
     expect(evaluateApproval({}, { ...write, defaultMode: 'auto' }, {}).decision).toBe('allow');
-    expect(evaluateApproval({}, { ...read, defaultMode: 'confirm' }, {}).decision).toBe('confirm');
-    expect(evaluateApproval(parseApprovalConfig('', 'A'), write, {}).decision).toBe('confirm');
-    expect(evaluateApproval(parseApprovalConfig('   ', 'A'), write, {}).decision).toBe('confirm');
     expect(evaluateApproval(parseApprovalConfig(undefined, 'A'), read, {}).decision).toBe('allow');
   });
 
   test('the "*" rule applies to tools without a rule of their own', () => {
     const config = rules({ '*': { mode: 'confirm', deny: ['forbidden'] }, 'wiki-read': { mode: 'auto' } });
-    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, {}).decision).toBe('confirm');
-    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, { q: 'forbidden' }).decision).toBe('deny');
-    expect(evaluateApproval(config, read, {}).decision).toBe('allow');
+    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, {}, false, ['Notes']).decision).toBe('confirm');
+    expect(evaluateApproval(config, { name: 'wiki-search', access: 'read' }, {}, false, ['Notes', 'forbidden things']).decision).toBe('deny');
+    expect(evaluateApproval(config, read, {}, false, ['Notes']).decision).toBe('allow');
   });
 
   test('invalid JSON, a wrong shape or an invalid regex is a clear error naming the agent and the field', () => {
@@ -248,7 +263,7 @@ describe('the approval flow through LocalRunner', () => {
 
     expect(t.written).toEqual([]);
     expect(t.events.of('waiting')).toEqual([]);
-    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/.');
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/ (it matches the arguments).');
   });
 
   test('an invalid agent-approval fails the turn with a message naming the field', async () => {
