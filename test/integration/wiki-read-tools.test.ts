@@ -220,7 +220,7 @@ describe('wiki-read', () => {
   test('rendering cannot pull in a hidden tiddler', async () => {
     const out = await run('wiki-read', { title: 'Sneaky', rendered: true });
     expect(out.content).not.toContain('secret banana plan');
-    expect(out.content).toContain('Rendered view not available');
+    expect(out.content).toContain('view="rendered"');
   });
 
   test('nor through a transclusion in another tiddler: rendering sees the wiki without hidden tiddlers', async () => {

@@ -12,13 +12,6 @@ import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
 /** Longest text returned in one read. */
 export const READ_TEXT_LIMIT = 40_000;
 
-/**
- * Text that names hidden tiddlers or the fields that mark them: rendering it could pull a
- * hidden tiddler's content into the result, so such a tiddler is not rendered. (A best-effort
- * guard: it does not follow transclusions through other tiddlers.)
- */
-const REFERS_TO_HIDDEN = /\$:\/(ai\/|temp\/HttpRequest|temp\/tiddlyagent\/|isEncrypted|state\/password|tags\/HttpRequest)|\bagent-chat\b|\[agent\]/i;
-
 export const wikiReadTool = defineTool({
   name: 'wiki-read',
   description:
@@ -49,18 +42,15 @@ export const wikiReadTool = defineTool({
       parts.push(tiddlerBlock(fields, { full: true }));
     }
     if (rendered && !isBinaryType(fields.type)) {
-      if (REFERS_TO_HIDDEN.test(text)) {
-        parts.push('Rendered view not available: this tiddler refers to tiddlers that are hidden from the agent.');
-      } else {
-        let plain: string;
-        try {
-          plain = wiki.renderPlainText(title).trim();
-        } catch (e) {
-          plain = `(rendering failed: ${e instanceof Error ? e.message : String(e)})`;
-        }
-        if (plain.length > READ_TEXT_LIMIT) plain = `${plain.slice(0, READ_TEXT_LIMIT)}\n[… ${plain.length - READ_TEXT_LIMIT} more characters not shown]`;
-        parts.push(tiddlerBlock(fields, { text: plain, attributes: { view: 'rendered' } }));
+      // Rendered through the agent's view: a transclusion cannot pull in a hidden tiddler.
+      let plain: string;
+      try {
+        plain = wiki.renderPlainText(title).trim();
+      } catch (e) {
+        plain = `(rendering failed: ${e instanceof Error ? e.message : String(e)})`;
       }
+      if (plain.length > READ_TEXT_LIMIT) plain = `${plain.slice(0, READ_TEXT_LIMIT)}\n[… ${plain.length - READ_TEXT_LIMIT} more characters not shown]`;
+      parts.push(tiddlerBlock(fields, { text: plain, attributes: { view: 'rendered' } }));
     }
     return { content: parts.join('\n'), currentTiddler: title };
   },
