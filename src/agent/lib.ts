@@ -11,7 +11,7 @@ export { createLanguageModel } from './providers';
 export * from './store/schemas';
 export { EventBus, type AgentEvent } from './engine/events';
 export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
-export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS, TOOL_CHANGES } from './engine/loop';
+export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
 export { createToolContext, defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/tool';
 export { WriteGate, WriteRefused, restoreJournal } from './tools/write-gate';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';

@@ -184,6 +184,30 @@ describe('writes are checked as they would land', () => {
   });
 });
 
+describe('what the user is asked to approve', () => {
+  test('a pending write carries exactly what would land: every field, before and after', async () => {
+    h.$tw.wiki.addTiddler({ title: 'Recipe', text: 'Flour', tags: 'Food', caption: 'Bread', modified: '20260101000000000' });
+    const chat = h.newChat({ 'agent-tools': ALL_TOOLS() }, 'Card');
+    const { model } = scriptedModel([toolCalls(['c1', 'wiki-update', { title: 'Recipe', modified: '20260101000000000', text: 'Flour, water', tags: ['Food', 'Baking'], fields: { caption: 'Sourdough', servings: '4' } }])]);
+    expect((await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn')).status).toBe('input-required');
+    const pending = h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
+    const changes = JSON.parse(pending['tool-changes']!);
+    expect(Object.keys(changes)).toEqual(['Recipe']);
+    expect(changes.Recipe.before).toEqual(fields('Recipe'));
+    expect(changes.Recipe.after).toMatchObject({ title: 'Recipe', text: 'Flour, water', tags: 'Food Baking', caption: 'Sourdough', servings: '4' });
+    expect(changes.Recipe.after.modified).not.toBe('20260101000000000');
+  });
+
+  test('a call the write gate would refuse is not put to the user; the model gets the refusal', async () => {
+    const chat = h.newChat({ 'agent-tools': ALL_TOOLS() }, 'Refused');
+    const { model } = scriptedModel([toolCalls(['c1', 'wiki-create', { title: 'Sneaky', text: 'x', tags: ['$:/tags/Global'] }]), reply('ok')]);
+    expect((await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn')).status).toBe('completed');
+    const result = h.messages(chat).find((m) => m.role === 'tool')!;
+    expect(result['tool-status']).toBe('error');
+    expect(result.text).toContain('tagged $:/tags/Global');
+  });
+});
+
 describe('approval rules match the titles a call touches', () => {
   test('an allow rule for Drafts/ does not approve an edit of another tiddler whose new text mentions Drafts/', async () => {
     h.$tw.wiki.addTiddler({ title: 'Diary', text: 'Dear diary', modified: '20260101000000000' });

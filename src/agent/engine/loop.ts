@@ -16,6 +16,7 @@ import type { ChatStore } from '../store/chat-store';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
+import { errorText } from '../tools/write-gate';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
 import type { AgentEvent } from './events';
@@ -267,6 +268,12 @@ async function runToolPhase(
     if (verdict.decision === 'allow') toRun.push({ call });
     else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
     else {
+      // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
+      const planned = plannedChanges(tool, call.args, ctx);
+      if ('refused' in planned) {
+        await finish({ call, status: 'error', content: planned.refused, durationMs: 0 });
+        continue;
+      }
       const timeout = (ctx.agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
       const title = ctx.store.appendMessage(ctx.chat, {
         role: 'tool',
@@ -277,9 +284,8 @@ async function runToolPhase(
         toolStatus: 'pending',
         round: ctx.round,
         approvalExpires: String(now() + timeout),
+        toolChanges: planned.changes,
       });
-      const changes = plannedChanges(tool, call.args, ctx);
-      if (changes) ctx.store.updateFields(title, { [TOOL_CHANGES]: changes });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
       waiting = true;
     }
@@ -332,17 +338,14 @@ function callTargets(tool: ToolDefinition, args: unknown, ctx: TurnContext): str
   }
 }
 
-/** Pending tool message field: what the call would change (JSON, a journal's shape), for the approval card. */
-export const TOOL_CHANGES = 'tool-changes';
-
-/** The call's planned changes as JSON, when the tool can tell them (a refused plan shows none). */
-function plannedChanges(tool: ToolDefinition, args: unknown, ctx: TurnContext): string | undefined {
-  if (!tool.plan) return undefined;
+/** The call's planned changes as JSON, when the tool can tell them, or why it would be refused. */
+function plannedChanges(tool: ToolDefinition, args: unknown, ctx: TurnContext): { changes?: string } | { refused: string } {
+  const parsed = tool.parameters.safeParse(args);
+  if (!tool.plan || !parsed.success) return {};
   try {
-    const parsed = tool.parameters.safeParse(args);
-    return parsed.success ? JSON.stringify(tool.plan(parsed.data, toolContext(ctx))) : undefined;
-  } catch {
-    return undefined;
+    return { changes: JSON.stringify(tool.plan(parsed.data, toolContext(ctx))) };
+  } catch (e) {
+    return { refused: errorText(e) };
   }
 }
 

@@ -44,6 +44,8 @@ export interface NewMessage {
   toolStatus?: Message['tool-status'];
   duration?: number;
   approvalExpires?: string;
+  /** A call waiting for approval: what it would change (JSON, a turn journal's shape). */
+  toolChanges?: string;
 }
 
 export function messagePrefix(chat: string): string {
@@ -138,6 +140,7 @@ export class ChatStore {
       'tool-status': message.toolStatus,
       'agent-duration': message.duration,
       'approval-expires': message.approvalExpires,
+      'tool-changes': message.toolChanges,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

@@ -133,6 +133,7 @@ export const MessageSchema = z.object({
   'tool-calls': optionalText,
   /** Pending tool messages: when an unanswered confirmation is denied (milliseconds since 1970). */
   'approval-expires': optionalText,
+  'tool-changes': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
   approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
   attachments: titleList,
