@@ -30,7 +30,12 @@ test('a tool call that needs confirmation waits in a card, survives a reload, an
   await card.waitFor();
   expect(await card.textContent()).toContain('wiki-create');
   expect(await card.locator('.tc-ai-tool-args').textContent()).toContain('E2E note');
-  expect(await card.locator('.tc-ai-approval-preview').textContent()).toContain('Written by the agent after approval');
+  // The card shows what would land: the title, its type and tags, every field and the text.
+  const changes = card.locator('.tc-ai-approval-changes');
+  expect(await changes.locator('.tc-ai-diff-title').textContent()).toContain('E2E note');
+  expect(await changes.locator('.tc-ai-diff-text').textContent()).toContain('Written by the agent after approval');
+  const fieldNames = await changes.locator('.tc-ai-diff-fields th').allTextContents();
+  expect(fieldNames).toEqual(expect.arrayContaining(['type', 'tags', 'created', 'modified']));
   await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'input-required');
   expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('E2E note'))).toBe(false);
 

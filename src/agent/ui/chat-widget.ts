@@ -11,6 +11,7 @@ message's own DOM, at most every 100 ms.
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers } from 'tiddlywiki';
 import {
+  findActiveContent,
   getRunner,
   initialLiveState,
   messagePrefix,
@@ -42,6 +43,18 @@ interface ListedMessage {
 }
 
 type Doc = Document;
+
+/** A turn journal or a call's planned changes: before and after fields per title (null: absent). */
+type Journal = Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }>;
+
+function parseJournal(text: unknown): Journal {
+  try {
+    const parsed = JSON.parse(String(text ?? '{}')) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Journal) : {};
+  } catch {
+    return {};
+  }
+}
 
 class AiChatWidget extends Widget {
   private chat = '';
@@ -228,12 +241,7 @@ class AiChatWidget extends Widget {
     element.setAttribute('data-turn', userMessage);
     const actions: NonNullable<MessageView['actions']> = { element, key };
     const journalTiddler = this.wiki.getTiddler(this.journalTitle(userMessage));
-    let journal: Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }> = {};
-    try {
-      journal = JSON.parse(String(journalTiddler?.fields.text ?? '{}'));
-    } catch {
-      journal = {};
-    }
+    const journal = parseJournal(journalTiddler?.fields.text);
     const changed = Object.keys(journal);
     const button = (cls: string, label: string, action: string, onClick: () => void) => {
       const b = el(doc, 'button', `tc-btn-invisible tc-ai-turn-${cls}`, label);
@@ -251,7 +259,7 @@ class AiChatWidget extends Widget {
           panel.textContent = '';
         } else {
           panel.textContent = '';
-          actions.diff = this.renderDiff(journal, panel);
+          actions.diff = this.renderChanges(journal, panel, 'turn');
         }
       });
       if (journalTiddler?.fields['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', this.lingo('Turn/RolledBack')));
@@ -288,29 +296,38 @@ class AiChatWidget extends Widget {
     return actions;
   }
 
-  /** Field-level and word-level changes of a turn, with TiddlyWiki's <$diff-text> (diff-match-patch). */
-  private renderDiff(journal: Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }>, into: HTMLElement): Widget {
+  /**
+   * What changes, tiddler by tiddler, with TiddlyWiki's <$diff-text> (diff-match-patch): the
+   * turn diff (what a turn changed) and the approval card (what a call would change). Each
+   * resulting tiddler's active content is flagged. The card shows every field of the result
+   * (type and tags always), the turn diff only the fields that changed.
+   */
+  private renderChanges(journal: Journal, into: HTMLElement, mode: 'turn' | 'approval'): Widget {
     const str = (value: string) => ({ type: 'string', value });
     const text = (value: string) => ({ type: 'text', text: value });
     const element = (tag: string, className: string, children: unknown[]) => ({ type: 'element', tag, attributes: { class: str(className) }, children });
+    const diff = (a: string, b: string) => ({ type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } });
     const nodes: unknown[] = [];
     for (const [title, { before, after }] of Object.entries(journal)) {
       const state = !before ? 'created' : !after ? 'deleted' : 'changed';
       const rows: unknown[] = [];
-      const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => k !== 'text' && k !== 'modified' && k !== 'created');
+      const quiet = mode === 'turn' ? ['text', 'modified', 'created'] : ['text', 'title'];
+      const keys = [...new Set([...(mode === 'approval' && after ? ['type', 'tags'] : []), ...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => !quiet.includes(k));
       for (const k of keys) {
         const a = before?.[k] ?? '';
-        const b = after?.[k] ?? '';
-        if (a === b) continue;
-        rows.push(element('tr', '', [element('th', '', [text(k)]), element('td', '', [{ type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } }])]));
+        const b = after?.[k] ?? (k === 'type' && after ? 'text/vnd.tiddlywiki' : '');
+        if (a === b && mode === 'turn') continue;
+        rows.push(element('tr', a === b ? 'tc-ai-diff-same' : '', [element('th', '', [text(k)]), element('td', '', [a === b ? text(b || this.lingo('Changes/None')) : diff(a, b)])]));
       }
       const textBefore = before?.text ?? '';
       const textAfter = after?.text ?? '';
+      const flags = after ? findActiveContent(after) : [];
       nodes.push(
         element('div', `tc-ai-diff tc-ai-diff-${state}`, [
           element('div', 'tc-ai-diff-title', [{ type: 'link', attributes: { to: str(title) }, children: [text(title)] }, text(` · ${this.lingo(`Turn/State/${state}`)}`)]),
+          ...(flags.length ? [element('div', 'tc-ai-active-content', [element('strong', '', [text(this.lingo('Changes/Active'))]), element('ul', '', flags.map((f) => element('li', '', [text(f)])))])] : []),
           ...(rows.length ? [element('table', 'tc-ai-diff-fields', rows)] : []),
-          ...(textBefore !== textAfter ? [element('div', 'tc-ai-diff-text', [{ type: 'diff-text', attributes: { source: str(textBefore), dest: str(textAfter), mode: str('words') } }])] : []),
+          ...(textBefore !== textAfter ? [element('div', 'tc-ai-diff-text', [diff(textBefore, textAfter)])] : []),
         ]),
       );
     }
@@ -353,7 +370,7 @@ class AiChatWidget extends Widget {
     const view: MessageView = { element, seq };
     const body = String(fields.text ?? '');
     if (role === 'assistant') view.body = this.renderWikitext(body, bodyElement);
-    else if (role === 'tool') this.renderToolMessage(doc, title, fields, element, meta, bodyElement);
+    else if (role === 'tool') view.body = this.renderToolMessage(doc, title, fields, element, meta, bodyElement);
     else bodyElement.textContent = body;
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(this.renderChips(doc, attachments));
@@ -361,7 +378,7 @@ class AiChatWidget extends Widget {
   }
 
   /** A tool call: a compact card, or, while it waits for the user, a confirmation or question card. */
-  private renderToolMessage(doc: Doc, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): void {
+  private renderToolMessage(doc: Doc, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): Widget | undefined {
     const name = String(fields['tool-name'] ?? '');
     const status = String(fields['tool-status'] ?? '');
     const args = String(fields['tool-args'] ?? '{}');
@@ -370,19 +387,33 @@ class AiChatWidget extends Widget {
     meta.appendChild(el(doc, 'span', 'tc-ai-tool-name', name));
     meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, this.lingo(`ToolStatus/${status}`) || status));
     if (status === 'pending' && name === 'ask-question') return this.renderQuestion(doc, title, args, body);
-    if (status === 'pending') return this.renderApproval(doc, title, name, args, String(fields.text ?? ''), body);
+    if (status === 'pending') return this.renderApproval(doc, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body);
     const details = el(doc, 'details', 'tc-ai-tool-details');
     details.appendChild(el(doc, 'summary', '', this.lingo('ToolDetails')));
     details.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
     details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', String(fields.text ?? '')));
     body.appendChild(details);
+    return undefined;
   }
 
-  private renderApproval(doc: Doc, title: string, name: string, args: string, preview: string, body: HTMLElement): void {
+  /** A confirmation card: exactly what the call would change when the tool can tell, else its arguments and preview. */
+  private renderApproval(doc: Doc, title: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement): Widget | undefined {
     const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
     card.appendChild(el(doc, 'div', 'tc-ai-card-title', this.lingo('Approval/Title').replace('$tool$', name)));
-    card.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
-    if (preview) card.appendChild(el(doc, 'pre', 'tc-ai-approval-preview', preview));
+    const journal = changes ? parseJournal(changes) : {};
+    let widget: Widget | undefined;
+    if (Object.keys(journal).length) {
+      const view = el(doc, 'div', 'tc-ai-approval-changes');
+      card.appendChild(view);
+      widget = this.renderChanges(journal, view, 'approval');
+      const details = el(doc, 'details', 'tc-ai-tool-details');
+      details.appendChild(el(doc, 'summary', '', this.lingo('ToolDetails')));
+      details.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
+      card.appendChild(details);
+    } else {
+      card.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
+      if (preview) card.appendChild(el(doc, 'pre', 'tc-ai-approval-preview', preview));
+    }
     const buttons = el(doc, 'div', 'tc-ai-card-buttons');
     for (const choice of ['once', 'chat', 'always', 'deny'] as const) {
       const button = el(doc, 'button', `tc-ai-approve-${choice}`, this.lingo(`Approval/${choice}`)) as HTMLButtonElement;
@@ -392,9 +423,10 @@ class AiChatWidget extends Widget {
     }
     card.appendChild(buttons);
     body.appendChild(card);
+    return widget;
   }
 
-  private renderQuestion(doc: Doc, title: string, args: string, body: HTMLElement): void {
+  private renderQuestion(doc: Doc, title: string, args: string, body: HTMLElement): undefined {
     let q: { question?: string; inputType?: string; options?: string[]; allowFreeform?: boolean } = {};
     try {
       q = JSON.parse(args);
