@@ -388,6 +388,8 @@ class AiChatWidget extends Widget {
     meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, this.lingo(`ToolStatus/${status}`) || status));
     if (status === 'pending' && name === 'ask-question') return this.renderQuestion(doc, title, args, body);
     if (status === 'pending') return this.renderApproval(doc, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body);
+    // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
+    if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', String(fields.text ?? '')));
     const details = el(doc, 'details', 'tc-ai-tool-details');
     details.appendChild(el(doc, 'summary', '', this.lingo('ToolDetails')));
     details.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
