@@ -37,7 +37,7 @@ beforeAll(async () => {
       add({ title: '$:/ai/messages/Secret chat/000001', 'agent-chat': 'Secret chat', 'agent-seq': '1', role: 'user', text: secret });
       add({ title: 'Render leak', text: '{{$:/ai/messages/Secret chat/000001}} <$transclude $tiddler="$:/ai/messages/Secret chat/000001"/>', modified: '20260101000000000' });
     },
-    [AGENT, SECRET],
+    [AGENT, SECRET] as [string, string],
   );
 });
 
