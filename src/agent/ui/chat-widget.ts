@@ -306,7 +306,9 @@ class AiChatWidget extends Widget {
     const str = (value: string) => ({ type: 'string', value });
     const text = (value: string) => ({ type: 'text', text: value });
     const element = (tag: string, className: string, children: unknown[]) => ({ type: 'element', tag, attributes: { class: str(className) }, children });
-    const diff = (a: string, b: string) => ({ type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } });
+    // A value that is only added or only removed reads better whole than as a diff.
+    const diff = (a: string, b: string) =>
+      !a ? element('span', 'tc-ai-diff-added', [text(b)]) : !b ? element('span', 'tc-ai-diff-removed', [text(a)]) : { type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } };
     const nodes: unknown[] = [];
     for (const [title, { before, after }] of Object.entries(journal)) {
       const state = !before ? 'created' : !after ? 'deleted' : 'changed';
