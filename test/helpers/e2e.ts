@@ -43,13 +43,9 @@ export function demoWikiFolder(mockUrl: string, options: { server: boolean; prov
   return dir;
 }
 
-/** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
-  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
-  const dir = demoWikiFolder(mock.url, { server: true, providerFields: options.providerFields });
-  const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
-  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
+/** The URL a TiddlyWiki server process announces ("Serving on …"); rejects if it exits first. */
+export function servingUrl(server: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -60,6 +56,15 @@ export async function serveDemoWiki(options: { mockDelayMs?: number; providerFie
     server.stderr!.on('data', onData);
     server.on('exit', (code) => reject(new Error(`TiddlyWiki server exited with ${code}:\n${output}`)));
   });
+}
+
+/** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
+export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
+  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
+  const dir = demoWikiFolder(mock.url, { server: true, providerFields: options.providerFields });
+  const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
+  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await servingUrl(server);
   return {
     url,
     dir,

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { servingUrl } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 jest.setTimeout(60_000);
@@ -32,17 +33,7 @@ async function start(): Promise<void> {
     env: { ...process.env, WIKI_DIR: dir, PORT: '0', MOCK_LLM: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /Serving on (http:\/\/[^\s]+)/.exec(output);
-      if (m) resolve(m[1]!.replace(/\/$/, ''));
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`npm start's server exited with ${code}:\n${output}`)));
-  });
+  const url = await servingUrl(child);
   server = { process: child, url };
 }
 

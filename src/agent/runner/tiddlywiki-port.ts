@@ -223,7 +223,15 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
     if (overlay?.has(title)) return overlay.get(title) ?? undefined;
     return b.getTiddler(title);
   };
-  const shows = (title: string, tiddler: Tiddler | undefined): tiddler is Tiddler => !!tiddler && visible(title, tiddler);
+  // Tiddler objects never change, so whether one is visible is worked out once (a sort of a big
+  // wiki looks tiddlers up millions of times).
+  const memo = new WeakMap<Tiddler, boolean>();
+  const shows = (title: string, tiddler: Tiddler | undefined): tiddler is Tiddler => {
+    if (!tiddler) return false;
+    let seen = memo.get(tiddler);
+    if (seen === undefined) memo.set(tiddler, (seen = visible(title, tiddler)));
+    return seen;
+  };
   /** Wrap one of the wiki's iterators: overlaid tiddlers replace theirs, new ones come last. */
   const iterate = (baseEach: Each, append: 'none' | 'tiddlers' | 'tiddlers+shadows'): Each => (callback) => {
     baseEach((tiddler, title) => {

@@ -1,7 +1,7 @@
 /*\
 Shared pieces of the read tools: how tiddlers appear in a tool result (wrapped and labelled
-as untrusted data, always with their `modified`), removing hidden tiddlers from result lists
-(fast for long lists), filter-error detection and a few text helpers.
+as untrusted data, always with their `modified`), dropping titles of hidden tiddlers that a
+filter spelled out, filter-error detection and a few text helpers.
 \*/
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from './visibility';
@@ -71,35 +71,13 @@ export function oneLine(title: string): string {
   return title.replace(/\s*\r?\n\s*/g, ' ');
 }
 
-/** Above this many titles, hidden ones are found with one filter run instead of per-title field reads. */
-const BULK = 20_000;
-
 /**
- * The tiddlers that the field rules of isHiddenFromAgent hide (`agent`, `agent-chat`, the
- * HttpRequest tag), for long lists. Two scans of the wiki: about 100 ms at 100,000 tiddlers.
- * Keep in step with isHiddenFromAgent; every tool still checks each tiddler it shows with
- * isHiddenFromAgent itself, so a rule missing here can only make a count too high.
+ * Remove titles that name hidden tiddlers (visibility.ts) from a result list. Tools read
+ * through the agent's view, where hidden tiddlers do not exist, so a result can only hold
+ * such a title as a string the filter itself made (`[[$:/ai/messages/…]]`); those go.
  */
-const FIELD_HIDDEN_FILTER =
-  '[has:field[agent]] [has:field[agent-chat]] [all[shadows]has:field[agent]] [all[shadows]has:field[agent-chat]] [all[tiddlers+shadows]tag[$:/tags/HttpRequest]]';
-
-/**
- * Remove the titles of hidden tiddlers (visibility.ts) from a result list, keeping its order.
- * Short lists are checked with isHiddenFromAgent itself; long ones by title and with one
- * filter run for the field rules, because WikiPort.getFields stringifies every field
- * (about 4 µs a tiddler: 190 ms for a 49,000-hit search on a 100,000-tiddler wiki).
- * Titles of tiddlers that do not exist are kept here; `showable` decides about them.
- */
-export function removeHidden(wiki: WikiPort, titles: string[]): string[] {
-  const byTitle = titles.filter((t) => !isHiddenFromAgent(t, undefined));
-  if (byTitle.length <= BULK) {
-    return byTitle.filter((t) => {
-      const fields = wiki.getFields(t);
-      return !fields || !isHiddenFromAgent(t, fields);
-    });
-  }
-  const byField = new Set(wiki.filter(FIELD_HIDDEN_FILTER));
-  return byTitle.filter((t) => !byField.has(t));
+export function removeHidden(titles: string[]): string[] {
+  return titles.filter((t) => !isHiddenFromAgent(t, undefined));
 }
 
 /**
@@ -129,14 +107,13 @@ export function filterError(wiki: WikiPort, results: string[]): string | undefin
 }
 
 /**
- * Run a filter the model supplied, with hidden tiddlers removed from its results. Appending
- * `-[…]` runs to the filter would scan the whole wiki once per run (about 190 ms together at
- * 100,000 tiddlers, even for a one-title result); removeHidden applies the rules of
- * visibility.ts to the result list instead. `extra` runs (appended after the wrapped filter) narrow the result.
+ * Run a filter the model supplied, through the agent's view (which the tools are given), with
+ * titles of hidden tiddlers that the filter spelled out itself removed. `extra` runs
+ * (appended after the wrapped filter) narrow the result.
  */
 export function runAgentFilter(wiki: WikiPort, filter: string, extra = '', variables: Record<string, string> = {}): string[] {
   const results = extra ? wiki.filter(`[subfilter<agent-filter>] ${extra}`, { ...variables, 'agent-filter': filter }) : wiki.filter(filter, variables);
-  return filterError(wiki, results) ? results : removeHidden(wiki, results);
+  return filterError(wiki, results) ? results : removeHidden(results);
 }
 
 /** The next-page hint shared by the paged tools. */

@@ -34,5 +34,5 @@ export const wikiBacklinksTool = defineTool({
 });
 
 function backlinks(wiki: WikiPort, title: string): string[] {
-  return removeHidden(wiki, wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
+  return removeHidden(wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
 }

@@ -100,7 +100,7 @@ function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
     return runAgentFilter(wiki, filter, extra, { 'agent-query': query });
   }
   const system = !!args.includeSystem;
-  return removeHidden(wiki, wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
+  return removeHidden(wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
 }
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
