@@ -106,7 +106,7 @@ test('every attack is refused, the chat shows the refusals, and the wiki is unch
     expect(results[id]!.text).toContain(rule);
     // The chat shows the refusal on the tool's card, not folded away.
     const shown = chat().locator('.tc-ai-message-tool[data-tool-status="error"] .tc-ai-tool-error').filter({ hasText: rule });
-    expect(await shown.first().isVisible()).toBe(true);
+    await shown.first().waitFor({ state: 'visible' });
   }
   // Reads: the oracle answers the same whether the hidden word is there or not, and
   // rendering pulls in nothing hidden.
