@@ -15,6 +15,7 @@ export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
 export { createToolContext, defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/tool';
 export { WriteGate, WriteRefused, restoreJournal } from './tools/write-gate';
 export { findActiveContent } from './tools/active-content';
+export { sameFields } from './tools/journal';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';

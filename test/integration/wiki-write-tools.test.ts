@@ -121,6 +121,20 @@ test('rollback after the user edited a changed tiddler asks first, and restores 
   expect(fields('Projects/Alpha')).toEqual(before);
 });
 
+test('a tiddler that came back from the server (revision, bag, type) is no conflict: only a user\'s change is', async () => {
+  const turn = '$:/ai/messages/A chat/000040';
+  const ctx = context(turn);
+  await call('wiki-create', { title: 'Synced note', text: 'Written by the agent' }, ctx);
+  // What the syncer does after a reload of a served wiki: the same tiddler with bookkeeping.
+  $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Synced note'), { revision: '7', bag: 'default', type: 'text/vnd.tiddlywiki' }));
+  const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
+  expect(lib.sameFields({ title: 'a', type: 'text/vnd.tiddlywiki', revision: '1' }, { title: 'a' })).toBe(true);
+  expect(lib.sameFields({ title: 'a', type: 'text/plain' }, { title: 'a' })).toBe(false);
+  const result = runner.rollbackTurn('A chat', turn);
+  expect(result.conflicts).toEqual([]);
+  expect($tw.wiki.tiddlerExists('Synced note')).toBe(false);
+});
+
 test('rename relinks lists and tags; delete is recoverable by rollback', async () => {
   const turn = '$:/ai/messages/A chat/000030';
   const ctx = context(turn);

@@ -39,10 +39,18 @@ export function journaled(wiki: WikiPort, chat: string, turn: string, titles: st
   wiki.putTiddler({ title, type: 'application/json', 'agent-chat-journal': chat, 'agent-turn': turn, text: JSON.stringify(journal) });
 }
 
+/** The syncer's bookkeeping, which a tiddler gains when it comes back from a server: not a user's change. */
+const BOOKKEEPING = new Set(['revision', 'bag']);
+const DEFAULT_TYPE = 'text/vnd.tiddlywiki';
+
+/** Whether two images of a tiddler hold the same content, as far as a user can change it. */
 export function sameFields(a: TiddlerFields | null | undefined, b: TiddlerFields | null | undefined): boolean {
   if (!a || !b) return !a && !b;
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) if (a[k] !== b[k]) return false;
+  for (const k of keys) {
+    if (BOOKKEEPING.has(k)) continue;
+    if (k === 'type' ? (a[k] || DEFAULT_TYPE) !== (b[k] || DEFAULT_TYPE) : a[k] !== b[k]) return false;
+  }
   return true;
 }
 
