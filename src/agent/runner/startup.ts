@@ -2,8 +2,9 @@
 Browser start-up: a turn cannot survive a page load, so a chat still marked `working` was
 cut off by a reload or a closed tab and is marked `interrupted`; chats waiting for the user
 keep waiting (their cards are tiddlers) and their confirmation timeouts are restored.
+A wiki with no such chat does not load the library at all here.
 \*/
-import { getRunner } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
 
 export const name = 'tiddlyagent-runner';
 export const platforms = ['browser'];
@@ -11,5 +12,7 @@ export const after = ['startup'];
 export const synchronous = true;
 
 export function startup(): void {
-  getRunner().restore();
+  // The library is compiled only when some chat has a turn to restore (see ui/library.ts).
+  if (!$tw.wiki.filterTiddlers('[has[agent]field:agent-status[working]] [has[agent]field:agent-status[input-required]] [has[agent]has[agent-queued]]').length) return;
+  (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getRunner().restore();
 }

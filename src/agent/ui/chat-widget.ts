@@ -10,17 +10,8 @@ message's own DOM, at most every 100 ms.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers } from 'tiddlywiki';
-import {
-  findActiveContent,
-  getRunner,
-  initialLiveState,
-  messagePrefix,
-  parseSafeWikitext,
-  settledLength,
-  reduceLiveState,
-  type AgentEvent,
-  type LiveChatState,
-} from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { AgentEvent, LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { lib } from './library';
 import { Composer } from './composer';
 
 const STREAM_RENDER_INTERVAL_MS = 100;
@@ -70,7 +61,7 @@ class AiChatWidget extends Widget {
   private stopButton?: HTMLButtonElement;
   private composer?: Composer;
   private views = new Map<string, MessageView>();
-  private live: LiveChatState = initialLiveState();
+  private live: LiveChatState = lib().initialLiveState();
   private streamView?: MessageView;
   private streamTimer?: ReturnType<typeof setTimeout>;
   private lastStreamRender = 0;
@@ -105,9 +96,9 @@ class AiChatWidget extends Widget {
     this.root.appendChild(footer);
     if ($tw.browser) {
       this.root.appendChild(this.renderComposer(doc));
-      this.unsubscribe = getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
-      const runner = getRunner();
-      if (runner.isActive(this.chat)) this.live = { ...initialLiveState(), status: 'working' };
+      this.unsubscribe = lib().getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
+      const runner = lib().getRunner();
+      if (runner.isActive(this.chat)) this.live = { ...lib().initialLiveState(), status: 'working' };
     }
     this.syncMessages();
     this.updateStatus();
@@ -129,7 +120,7 @@ class AiChatWidget extends Widget {
       this.refreshSelf();
       return true;
     }
-    const prefix = messagePrefix(this.chat);
+    const prefix = lib().messagePrefix(this.chat);
     const touched = Object.keys(changed).filter((title) => title.startsWith(prefix));
     if (touched.length) this.syncMessages(touched);
     else if (Object.keys(changed).some((title) => title.startsWith(`$:/ai/journal/${this.chat}/`))) this.syncMessages();
@@ -202,7 +193,7 @@ class AiChatWidget extends Widget {
   /** Put the turn action bar on the last message of every turn in the window. */
   private syncTurnActions(all: ListedMessage[], window: ListedMessage[], force = false): void {
     if (!$tw.browser) return;
-    const active = getRunner().isActive(this.chat);
+    const active = lib().getRunner().isActive(this.chat);
     let turnUser = '';
     const first = all.length - window.length;
     for (let i = 0; i < all.length; i++) {
@@ -236,7 +227,7 @@ class AiChatWidget extends Widget {
 
   private renderTurnActions(userMessage: string, last: boolean, key: string, turn: ListedMessage[]): MessageView['actions'] {
     const doc = this.document as unknown as Doc;
-    const runner = getRunner();
+    const runner = lib().getRunner();
     const element = el(doc, 'div', 'tc-ai-turn-actions');
     element.setAttribute('data-turn', userMessage);
     const actions: NonNullable<MessageView['actions']> = { element, key };
@@ -323,7 +314,7 @@ class AiChatWidget extends Widget {
       }
       const textBefore = before?.text ?? '';
       const textAfter = after?.text ?? '';
-      const flags = after ? findActiveContent(after) : [];
+      const flags = after ? lib().findActiveContent(after) : [];
       nodes.push(
         element('div', `tc-ai-diff tc-ai-diff-${state}`, [
           element('div', 'tc-ai-diff-title', [{ type: 'link', attributes: { to: str(title) }, children: [text(title)] }, text(` · ${this.lingo(`Turn/State/${state}`)}`)]),
@@ -422,7 +413,7 @@ class AiChatWidget extends Widget {
     for (const choice of ['once', 'chat', 'always', 'deny'] as const) {
       const button = el(doc, 'button', `tc-ai-approve-${choice}`, this.lingo(`Approval/${choice}`)) as HTMLButtonElement;
       button.setAttribute('data-ai-action', `approve-${choice}`);
-      button.addEventListener?.('click', () => void getRunner().decide(this.chat, title, choice));
+      button.addEventListener?.('click', () => void lib().getRunner().decide(this.chat, title, choice));
       buttons.appendChild(button);
     }
     card.appendChild(buttons);
@@ -466,16 +457,16 @@ class AiChatWidget extends Widget {
     submit.addEventListener?.('click', () => {
       const answers = inputs.filter((i) => i.checked).map((i) => i.value);
       if (free?.value.trim()) answers.push(free.value.trim());
-      void getRunner().answer(this.chat, title, answers);
+      void lib().getRunner().answer(this.chat, title, answers);
     });
     const cancel = el(doc, 'button', 'tc-ai-question-cancel', this.lingo('Question/Cancel'));
     cancel.setAttribute('data-ai-action', 'dismiss');
-    cancel.addEventListener?.('click', () => void getRunner().answer(this.chat, title, null));
+    cancel.addEventListener?.('click', () => void lib().getRunner().answer(this.chat, title, null));
     buttons.appendChild(submit);
     buttons.appendChild(cancel);
     card.appendChild(buttons);
     card.addEventListener?.('keydown', (event: Event) => {
-      if ((event as KeyboardEvent).key === 'Escape') void getRunner().answer(this.chat, title, null);
+      if ((event as KeyboardEvent).key === 'Escape') void lib().getRunner().answer(this.chat, title, null);
     });
     body.appendChild(card);
   }
@@ -505,7 +496,7 @@ class AiChatWidget extends Widget {
 
   /** Model output is rendered as wikitext under the safe rule set (ui/safe-render.ts). */
   private renderWikitext(source: string, into: HTMLElement): Widget {
-    const widget = this.wiki.makeWidget(parseSafeWikitext(this.wiki, source), {
+    const widget = this.wiki.makeWidget(lib().parseSafeWikitext(this.wiki, source), {
       parentWidget: this,
       document: this.document,
     }) as unknown as Widget;
@@ -516,7 +507,7 @@ class AiChatWidget extends Widget {
   // ---- streaming ------------------------------------------------------------------------
 
   private onEvent(event: AgentEvent): void {
-    this.live = reduceLiveState(this.live, event);
+    this.live = lib().reduceLiveState(this.live, event);
     if (event.type === 'reply-started') {
       this.startStreamView();
     } else if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
@@ -571,7 +562,7 @@ class AiChatWidget extends Widget {
     const reasoningText = view.element.querySelector('.tc-ai-message-reasoning-text');
     if (reasoningText) reasoningText.textContent = streaming.reasoning;
     // Blocks that can no longer change render once; only the last one is redone.
-    const settled = settledLength(streaming.text);
+    const settled = lib().settledLength(streaming.text);
     if (settled > view.settled.length) {
       const block = el(doc, 'div', 'tc-ai-message-block');
       view.settled.element.appendChild(block);
@@ -599,7 +590,7 @@ class AiChatWidget extends Widget {
 
   private updateStatus(): void {
     const stored = String(this.wiki.getTiddler(this.chat)?.fields['agent-status'] ?? 'idle');
-    const active = $tw.browser ? getRunner().isActive(this.chat) : false;
+    const active = $tw.browser ? lib().getRunner().isActive(this.chat) : false;
     const status = active ? 'working' : stored;
     this.root.setAttribute('data-status', status);
     let line = this.lingo(`Status/${status}`);
@@ -612,7 +603,7 @@ class AiChatWidget extends Widget {
     } else if (active && this.live.runningTools.length) {
       line = this.lingo('RunningTools').replace('$tools$', this.live.runningTools.join(', '));
     }
-    const queued = active ? getRunner().queued(this.chat) : [];
+    const queued = active ? lib().getRunner().queued(this.chat) : [];
     if (queued.length) line += ' ' + this.lingo('Queued').replace('$count$', String(queued.length));
     this.queuedList.textContent = '';
     for (const message of queued) {
@@ -664,7 +655,7 @@ class AiChatWidget extends Widget {
             ),
         send: (message, attachments) => this.send(message, attachments),
         stop: () => this.stop(),
-        isActive: () => getRunner().isActive(this.chat),
+        isActive: () => lib().getRunner().isActive(this.chat),
         navigate: (title) => this.navigate(title),
       },
       this.chat,
@@ -673,7 +664,7 @@ class AiChatWidget extends Widget {
     this.stopButton = composer.stopButton;
     this.composer = composer;
     // Messages that were queued when the page went away come back into the input.
-    if (!getRunner().isActive(this.chat)) {
+    if (!lib().getRunner().isActive(this.chat)) {
       for (const { text, attachments } of this.savedQueue()) composer.restore([text], attachments);
     }
     return composer.element;
@@ -690,7 +681,7 @@ class AiChatWidget extends Widget {
 
   /** Stop the turn; messages queued behind it go back into the input rather than being lost. */
   private stop(): void {
-    const runner = getRunner();
+    const runner = lib().getRunner();
     this.composer?.restore(runner.queued(this.chat));
     runner.stop(this.chat);
   }
@@ -698,10 +689,10 @@ class AiChatWidget extends Widget {
   private send(message: string, attachments: string[]): void {
     const chat = this.wiki.getTiddler(this.chat);
     // "Talk with AI" attachments and a queue saved before a reload are in the input now.
-    if (chat && !getRunner().isActive(this.chat) && (chat.fields['agent-draft-attachments'] !== undefined || chat.fields['agent-queued'] !== undefined)) {
+    if (chat && !lib().getRunner().isActive(this.chat) && (chat.fields['agent-draft-attachments'] !== undefined || chat.fields['agent-queued'] !== undefined)) {
       this.wiki.addTiddler(new $tw.Tiddler(chat, { 'agent-draft-attachments': undefined, 'agent-queued': undefined }));
     }
-    void getRunner().send(this.chat, message, attachments);
+    void lib().getRunner().send(this.chat, message, attachments);
     this.updateStatus();
     this.scrollToEnd(true);
   }

@@ -4,7 +4,11 @@ rule set of safe-render.ts. Reply tiddlers carry it, so wherever one is shown or
 (`{{$:/ai/messages/…}}` in any tiddler, the story river, a template) it renders without
 widgets, transclusion, images, styles or classes, exactly as inside the chat.
 \*/
-import { parseSafeWikitext, REPLY_TYPE } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { parseSafeWikitext } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { lib } from './library';
+
+/** The type's name, also ChatStore's REPLY_TYPE (the library is not loaded just to read it). */
+const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
 class ReplyParser {
   readonly tree: unknown[];
@@ -12,7 +16,7 @@ class ReplyParser {
   readonly type: string;
 
   constructor(type: string, text: string, options: { wiki: Parameters<typeof parseSafeWikitext>[0] }) {
-    this.tree = parseSafeWikitext(options.wiki, text).tree;
+    this.tree = lib().parseSafeWikitext(options.wiki, text).tree;
     this.source = text;
     this.type = type;
   }

@@ -5,7 +5,7 @@ safe as it is inside the chat.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers } from 'tiddlywiki';
-import { parseSafeWikitext } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { lib } from './library';
 
 class AiWikitextWidget extends Widget {
   override render(parent: Element, nextSibling: Element | null): void {
@@ -16,7 +16,7 @@ class AiWikitextWidget extends Widget {
   }
 
   override execute(): void {
-    this.makeChildWidgets(parseSafeWikitext(this.wiki, this.getAttribute('text', '')).tree);
+    this.makeChildWidgets(lib().parseSafeWikitext(this.wiki, this.getAttribute('text', '')).tree);
   }
 
   override refresh(changed: IChangedTiddlers): boolean {
