@@ -1,0 +1,69 @@
+/*\
+`tiddlywiki <wiki> --agent-send "<chat>" "<message>"`: run one turn to completion in the
+Node.js edition, without a server (for scripts and cron). The turn runs in this process with
+the keys from the environment variables named by the profiles' `api-key-name`; its tiddlers
+are saved by the wiki's sync adaptor (the filesystem plugin) before the command ends. Prints
+the reply; fails (non-zero exit) when the chat does not exist, the turn failed or was
+canceled, or it waits for the user (an approval or a question).
+\*/
+import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
+
+export const info = { name: 'agent-send', synchronous: false };
+
+/** How long to wait for the sync adaptor to save the turn's tiddlers. */
+const SAVE_TIMEOUT_MS = 30_000;
+
+interface Commander {
+  wiki: { getTiddler(title: string): { fields: Record<string, unknown> } | undefined };
+  streams: { output: { write(text: string): void } };
+}
+
+export class Command {
+  constructor(
+    private readonly params: string[],
+    private readonly commander: Commander,
+    private readonly callback: (error?: string | null) => void,
+  ) {}
+
+  execute(): string | null {
+    const [chat, message] = this.params;
+    if (!chat || message === undefined) return 'Usage: --agent-send "<chat title>" "<message>"';
+    const tiddler = this.commander.wiki.getTiddler(chat);
+    if (!tiddler) return `The chat "${chat}" does not exist.`;
+    if (typeof tiddler.fields.agent !== 'string') return `"${chat}" is not a chat: it has no "agent" field.`;
+    const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
+    const runner = lib.getRunner();
+    runner
+      .send(chat, message)
+      .then(async (result) => {
+        runner.dispose();
+        const messages = runner.store.listMessages(chat);
+        const start = messages.map((m) => m.role).lastIndexOf('user');
+        const turn = messages.slice(start + 1);
+        const reply = turn.filter((m) => m.role === 'assistant' && m.text.trim()).at(-1);
+        if (reply) this.commander.streams.output.write(`${reply.text}\n`);
+        if (!(await saved())) return this.callback(`agent-send "${chat}": the turn's tiddlers were not all saved within ${SAVE_TIMEOUT_MS / 1000} s.`);
+        if (result.status === 'completed') return this.callback(null);
+        const why = result.status === 'input-required' ? 'the turn waits for the user (an approval or a question); open the chat to answer' : result.error || `the turn ended ${result.status}`;
+        this.callback(`agent-send "${chat}": ${why}`);
+      })
+      .catch((e: unknown) => this.callback(`agent-send "${chat}": ${e instanceof Error ? e.message : String(e)}`));
+    return null;
+  }
+}
+
+/** Whether the sync adaptor saved every change in time (true at once when the wiki has none). */
+function saved(): Promise<boolean> {
+  const syncer = ($tw as unknown as { syncer?: { isDirty(): boolean } }).syncer;
+  if (!syncer) return Promise.resolve(true);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!syncer.isDirty()) resolve(true);
+      else if (Date.now() - started > SAVE_TIMEOUT_MS) resolve(false);
+      else setTimeout(check, 50);
+    };
+    // Change events reach the syncer on the next tick: look after they have.
+    setTimeout(check, 0);
+  });
+}

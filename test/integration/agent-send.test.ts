@@ -1,0 +1,72 @@
+// The headless command: `tiddlywiki <wiki> --agent-send "<chat>" "<message>"` runs one turn to
+// completion without a server, saves the tiddlers, prints the reply, and its exit code says
+// whether the turn completed. A real TiddlyWiki process on a copy of the demo wiki, with the
+// filesystem plugin, talking to the mock LLM on loopback.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { demoWikiFolder, type MockLlm } from '../helpers/e2e';
+import { ROOT } from '../helpers/tw';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
+
+jest.setTimeout(60_000);
+
+let mock: MockLlm;
+let dir: string;
+
+beforeAll(async () => {
+  mock = await startMockLlm({ delayMs: 1 });
+  dir = demoWikiFolder(mock.url, { server: true });
+});
+
+afterAll(async () => {
+  await mock.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function agentSend(chat: string, message: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--agent-send', chat, message], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Every saved tiddler file's text, to find what the turn wrote. */
+const savedText = () =>
+  fs
+    .readdirSync(path.join(dir, 'tiddlers'))
+    .map((f) => fs.readFileSync(path.join(dir, 'tiddlers', f), 'utf8'))
+    .join('\n');
+
+test('a turn runs to completion, its reply is printed and its messages are saved; exit code 0', async () => {
+  const { code, stdout } = await agentSend('Demo chat', 'Hello from cron');
+  expect(stdout).toContain(defaultReply('Hello from cron'));
+  expect(code).toBe(0);
+  const files = savedText();
+  expect(files).toContain('Hello from cron');
+  expect(files).toContain("''Mock reply'' from the offline test model");
+  expect(files).toMatch(/agent-status: completed/);
+});
+
+test('a failed turn, a turn that waits for the user and a missing chat exit non-zero with the reason', async () => {
+  const failed = await agentSend('Demo chat', 'mock:401');
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr + failed.stdout).toMatch(/agent-send "Demo chat": .*(401|API key)/i);
+
+  const waiting = await agentSend('Demo chat', 'mock:tool=wiki-create {"title":"Headless note","text":"x"}');
+  expect(waiting.code).not.toBe(0);
+  expect(waiting.stderr + waiting.stdout).toContain('the turn waits for the user');
+
+  const missing = await agentSend('No such chat', 'Hello');
+  expect(missing.code).not.toBe(0);
+  expect(missing.stderr + missing.stdout).toContain('The chat "No such chat" does not exist.');
+  const notChat = await agentSend('Welcome to TiddlyAgent', 'Hello');
+  expect(notChat.code).not.toBe(0);
+  expect(notChat.stderr + notChat.stdout).toContain('is not a chat');
+  // Nothing reached the model for those two.
+  expect(mock.requests.map((r: { body?: { messages?: { content?: string }[] } }) => JSON.stringify(r.body ?? '')).filter((b: string) => b.includes('"Hello"'))).toEqual([]);
+});
