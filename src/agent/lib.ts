@@ -19,5 +19,5 @@ export { sameFields } from './tools/journal';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
-export { initialLiveState, reduceLiveState, type LiveChatState } from './ui/live-state';
+export { initialLiveState, reduceLiveState, type LiveChatState } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';

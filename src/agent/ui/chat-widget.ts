@@ -94,13 +94,10 @@ class AiChatWidget extends Widget {
     footer.appendChild(this.statusLine);
     footer.appendChild(this.meter);
     this.root.appendChild(footer);
-    if ($tw.browser) {
-      this.root.appendChild(this.renderComposer(doc));
-      this.unsubscribe = lib().getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
-      const runner = lib().getRunner();
-      if (runner.isActive(this.chat)) this.live = { ...lib().initialLiveState(), status: 'working' };
-    }
+    if ($tw.browser) this.root.appendChild(this.renderComposer(doc));
     this.syncMessages();
+    // A turn already running sends its live state first (a snapshot): the streamed text so far.
+    if ($tw.browser) this.unsubscribe = lib().getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
@@ -508,8 +505,9 @@ class AiChatWidget extends Widget {
 
   private onEvent(event: AgentEvent): void {
     this.live = lib().reduceLiveState(this.live, event);
-    if (event.type === 'reply-started') {
+    if (event.type === 'reply-started' || (event.type === 'snapshot' && this.live.streaming)) {
       this.startStreamView();
+      if (event.type === 'snapshot') this.scheduleStreamRender();
     } else if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
       this.scheduleStreamRender();
     } else if (event.type === 'reply-finished') {

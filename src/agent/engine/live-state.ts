@@ -1,10 +1,12 @@
 /*\
 The live (not yet persisted) state of a chat, folded from engine events by one reducer:
 the streaming reply, the status as the runner sees it, a retry in progress, running tools
-and the context usage of the last prompt.
+and the context usage of the last prompt. The event bus keeps one per chat with a turn
+running, so a view that opens mid-reply starts from a snapshot; the chat UI folds the same
+events into its own copy.
 \*/
-import type { ContextUsage } from '../engine/context';
-import type { AgentEvent } from '../engine/events';
+import type { ContextUsage } from './context';
+import type { AgentEvent } from './events';
 import type { ChatStatus } from '../store/schemas';
 
 export interface LiveChatState {
@@ -23,6 +25,8 @@ export function initialLiveState(): LiveChatState {
 
 export function reduceLiveState(state: LiveChatState, event: AgentEvent): LiveChatState {
   switch (event.type) {
+    case 'snapshot':
+      return event.state;
     case 'status':
       return { ...state, status: event.status, retrying: undefined, runningTools: event.status === 'working' ? state.runningTools : [] };
     case 'reply-started':
