@@ -15,14 +15,19 @@ class ReplyParser {
   readonly source: string;
   readonly type: string;
 
-  constructor(type: string, text: string, options: { wiki: Parameters<typeof parseSafeWikitext>[0] }) {
-    this.tree = lib().parseSafeWikitext(options.wiki, text).tree;
+  constructor(type: string, text: string, options: { wiki: Parameters<typeof parseSafeWikitext>[0]; parseAsInline?: boolean }) {
+    // No `_canonical_uri` lazy loading either: a reply's text is what renders.
+    this.tree = lib().parseSafeWikitext(options.wiki, text ?? '', { parseAsInline: options.parseAsInline }).tree;
     this.source = text;
     this.type = type;
   }
 }
 
-// Saved by the Node.js server as a text file with a .meta file, like other non-wikitext types.
+// The Node.js server's filesystem adaptor saves a tiddler of this type as a `.txt` file plus a
+// `.meta` file holding its fields, as it does for every type but text/vnd.tiddlywiki (only that
+// goes into `.tid` files, short of a user's own $:/config/FileSystemExtensions); without this
+// entry the text file would get no extension. Set directly rather than with
+// $tw.utils.registerFileType, which would also map the `.txt` extension to this type.
 $tw.config.contentTypeInfo[REPLY_TYPE] ??= { encoding: 'utf8', extension: '.txt', flags: [], deserializerType: 'text/plain' } as never;
 
 export { ReplyParser as 'text/vnd.tiddlyagent.reply' };

@@ -17,10 +17,22 @@ export const SAFE_RULES = [
 const PRAGMA = `\\rules only ${SAFE_RULES.join(' ')}\n`;
 const SAFE_HREF = /^(https?:|mailto:)/i;
 
-/** Parse text as wikitext under the safe rule set and return the sanitized parse tree. */
-export function parseSafeWikitext(wiki: { parseText(type: string, text: string, options?: object): { tree: IParseTreeNode[] } | null }, text: string) {
-  const parser = wiki.parseText('text/vnd.tiddlywiki', PRAGMA + text, { parseAsInline: false });
-  const tree = parser ? parser.tree : [];
+type SafeWiki = { parseText(type: string, text: string, options?: object): ({ tree: IParseTreeNode[]; usingRuleMap?: Record<string, unknown> } | null) };
+
+/**
+ * Parse text as wikitext under the safe rule set and return the sanitized parse tree.
+ * `parseAsInline` is for inline transclusion of a reply (`text {{reply}} text`).
+ */
+export function parseSafeWikitext(wiki: SafeWiki, text: string, options: { parseAsInline?: boolean } = {}) {
+  const parser = wiki.parseText('text/vnd.tiddlywiki', PRAGMA + text, { parseAsInline: !!options.parseAsInline });
+  // The user can switch off the `\rules` pragma (Control Panel > Advanced > Parsing); then
+  // every rule would apply. Fail closed: show the text as text.
+  const used = parser?.usingRuleMap ? Object.keys(parser.usingRuleMap) : [];
+  if (!parser || used.some((rule) => rule !== 'rules' && !SAFE_RULES.includes(rule))) {
+    const plain = { type: 'text', text } as IParseTreeNode;
+    return { tree: options.parseAsInline ? [plain] : [{ type: 'element', tag: 'p', children: [plain] } as IParseTreeNode] };
+  }
+  const tree = parser.tree;
   sanitize(tree);
   return { tree };
 }
@@ -28,12 +40,12 @@ export function parseSafeWikitext(wiki: { parseText(type: string, text: string, 
 /** Elements the safe rules produce, with the attributes each may keep. */
 const ELEMENT_ATTRIBUTES: Record<string, string[]> = {
   a: ['href', 'target', 'rel', 'class'],
-  td: ['colspan', 'rowspan', 'align'],
-  th: ['colspan', 'rowspan', 'align'],
+  td: ['colspan', 'rowspan', 'align', 'valign'],
+  th: ['colspan', 'rowspan', 'align', 'valign'],
   tr: ['class'],
   blockquote: ['class'],
 };
-for (const tag of ['p', 'div', 'span', 'strong', 'em', 'strike', 'sub', 'sup', 'u', 'code', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'cite', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'br']) {
+for (const tag of ['p', 'div', 'span', 'strong', 'em', 's', 'strike', 'sub', 'sup', 'u', 'code', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'cite', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'br']) {
   ELEMENT_ATTRIBUTES[tag] ??= [];
 }
 /** The only classes a reply's elements keep: those TiddlyWiki's own rules add, never one the reply names. */
@@ -50,24 +62,24 @@ const PLAIN_NODES = new Set(['text', 'entity', 'void']);
  */
 function sanitize(nodes: IParseTreeNode[]): void {
   for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i] as IParseTreeNode & { tag?: string; attributes?: Record<string, { value?: unknown }>; children?: IParseTreeNode[] };
+    const node = nodes[i] as IParseTreeNode & { tag?: string; attributes?: Record<string, { type?: string; value?: unknown }>; children?: IParseTreeNode[] };
     if (node.type === 'element') {
       const allowed = ELEMENT_ATTRIBUTES[(node.tag ?? '').toLowerCase()];
       if (!allowed) {
         nodes[i] = { type: 'text', text: '' } as IParseTreeNode;
         continue;
       }
+      keepAttributes(node, allowed);
       const href = node.attributes?.href?.value;
       if (href !== undefined && !(typeof href === 'string' && SAFE_HREF.test(href.trim()))) {
         nodes[i] = { type: 'text', text: String(href) } as IParseTreeNode;
         continue;
       }
-      keepAttributes(node, allowed);
       const classes = node.attributes?.class;
       if (classes) {
-        const kept = String(classes.value ?? '').split(/\s+/).filter((c) => RULE_CLASSES.has(c));
-        if (kept.length) node.attributes!.class = { ...classes, value: kept.join(' ') };
-        else delete node.attributes!.class;
+        const kept = String(classes.value).split(/\s+/).filter((c) => RULE_CLASSES.has(c));
+        if (kept.length) classes.value = kept.join(' ');
+        else keepAttributes(node, allowed.filter((name) => name !== 'class'));
       }
     } else if (WIDGET_ATTRIBUTES[node.type]) {
       keepAttributes(node, WIDGET_ATTRIBUTES[node.type]!);
@@ -79,11 +91,15 @@ function sanitize(nodes: IParseTreeNode[]): void {
   }
 }
 
-function keepAttributes(node: { attributes?: Record<string, unknown>; orderedAttributes?: unknown[] }, allowed: string[]): void {
+/** Keep only the allowed attributes, and only literal ones (no `{{…}}`, `<<…>>` or filter values). */
+function keepAttributes(node: { attributes?: Record<string, { type?: string }>; orderedAttributes?: unknown[] }, allowed: string[]): void {
   if (!node.attributes) return;
-  for (const name of Object.keys(node.attributes)) if (!allowed.includes(name)) delete node.attributes[name];
-  // Widgets read orderedAttributes when present; keep it in step.
-  if (Array.isArray(node.orderedAttributes)) node.orderedAttributes = node.orderedAttributes.filter((a) => allowed.includes((a as { name: string }).name));
+  for (const [name, attribute] of Object.entries(node.attributes)) if (!allowed.includes(name) || attribute?.type !== 'string') delete node.attributes[name];
+  // Widgets read orderedAttributes when present; keep it in step (same names, same objects).
+  if (Array.isArray(node.orderedAttributes)) {
+    const attributes = node.attributes;
+    node.orderedAttributes = node.orderedAttributes.map((a) => attributes[(a as { name: string }).name]).filter((a) => a !== undefined);
+  }
 }
 
 /**
