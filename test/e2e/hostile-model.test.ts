@@ -150,6 +150,7 @@ test('every attack is refused, the chat shows the refusals, and the wiki is unch
     const text = (await shown.textContent()) ?? '';
     expect(text).toMatch(/^Refused: /);
     expect(text).toContain(rule);
+    expect(await card.locator('.tc-ai-tool-status').textContent()).toBe('refused');
   }
   expect(await chat().locator('.tc-ai-message-tool[data-tool-status="error"]').count()).toBe(Object.keys(refusals).length);
 

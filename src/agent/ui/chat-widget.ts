@@ -375,7 +375,9 @@ class AiChatWidget extends Widget {
     element.setAttribute('data-tool', name);
     element.setAttribute('data-tool-status', status);
     meta.appendChild(el(doc, 'span', 'tc-ai-tool-name', name));
-    meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, this.lingo(`ToolStatus/${status}`) || status));
+    // A call the write gate refused did not fail: it was not allowed (its result says why).
+    const label = status === 'error' && String(fields.text ?? '').startsWith('Refused:') ? 'refused' : status;
+    meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, this.lingo(`ToolStatus/${label}`) || label));
     if (status === 'pending' && name === 'ask-question') return this.renderQuestion(doc, title, args, body);
     if (status === 'pending') return this.renderApproval(doc, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body);
     // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
