@@ -1,7 +1,9 @@
 // "New chat" and "Talk with AI" create chats whose `agent` field holds exactly the title of
 // the default agent, whatever whitespace the config tiddler's text carries (a .tid file's
 // text ends in a newline).
-import { bootWiki, type TW } from '../helpers/tw';
+import fs from 'node:fs';
+import path from 'node:path';
+import { agentLib, bootWiki, ROOT, type TW } from '../helpers/tw';
 
 let $tw: TW;
 
@@ -33,14 +35,56 @@ function click(button: string, currentTiddler: string): void {
 }
 
 const chats = () => $tw.wiki.filterTiddlers('[has[agent]]') as string[];
+const CONFIG = '$:/config/tiddlyagent/default-agent';
 
-test.each([
+const BUTTONS = [
   ['New chat', '$:/plugins/tiddlyagent/agent/ui/buttons/new-chat'],
   ['Talk with AI', '$:/plugins/tiddlyagent/agent/ui/buttons/talk-with-ai'],
-])('%s makes a chat whose agent field is exactly the title', (_name, button) => {
-  const before = new Set(chats());
-  click(button, 'Garden');
-  const created = chats().filter((t) => !before.has(t));
-  expect(created).toHaveLength(1);
-  expect($tw.wiki.getTiddler(created[0]).fields.agent).toBe('$:/demo/agents/offline-demo');
+] as const;
+// The config tiddler's text as a .tid file or a hand edit leaves it.
+const CONFIG_TEXTS = [
+  ['$:/demo/agents/offline-demo\n', '$:/demo/agents/offline-demo'],
+  ['  $:/demo/agents/offline-demo\n\n', '$:/demo/agents/offline-demo'],
+  ['\t$:/plugins/tiddlyagent/agent/agents/wiki-assistant \r\n', '$:/plugins/tiddlyagent/agent/agents/wiki-assistant'],
+  ['Agent with spaces in its title\n', 'Agent with spaces in its title'],
+] as const;
+
+describe.each(BUTTONS)('%s', (_name, button) => {
+  test.each(CONFIG_TEXTS)('with the config text %j, makes a chat whose agent field is exactly %j', (text, title) => {
+    $tw.wiki.addTiddler({ title: CONFIG, text });
+    const before = new Set(chats());
+    click(button, 'Garden');
+    const created = chats().filter((t) => !before.has(t));
+    expect(created).toHaveLength(1);
+    expect($tw.wiki.getTiddler(created[0]).fields.agent).toBe(title);
+  });
+});
+
+test('the shipped config tiddlers (plugin default and demo wiki) give the plain title too', () => {
+  $tw.wiki.deleteTiddler(CONFIG);
+  // The plugin's shadow, as a .tid file: its text ends in a newline.
+  const shadow = $tw.wiki.getShadowSource(CONFIG) ? $tw.wiki.getTiddlerText(CONFIG) : undefined;
+  expect(shadow).toBeDefined();
+  for (const [, button] of BUTTONS) {
+    const before = new Set(chats());
+    click(button, 'Garden');
+    const created = chats().filter((t) => !before.has(t));
+    expect($tw.wiki.getTiddler(created[0]).fields.agent).toBe(shadow!.trim());
+  }
+  const demo = fs.readFileSync(path.join(ROOT, 'wiki', 'tiddlers', '$__config_tiddlyagent_default-agent.tid'), 'utf8');
+  $tw.wiki.addTiddlers($tw.wiki.deserializeTiddlers('application/x-tiddler', demo));
+  expect($tw.wiki.getTiddlerText(CONFIG)).toMatch(/\n$/);
+  for (const [, button] of BUTTONS) {
+    const before = new Set(chats());
+    click(button, 'Garden');
+    const created = chats().filter((t) => !before.has(t));
+    expect($tw.wiki.getTiddler(created[0]).fields.agent).toBe('$:/demo/agents/offline-demo');
+  }
+});
+
+test('the store reads a chat whose agent field carries whitespace as the plain title', () => {
+  $tw.wiki.addTiddler({ title: 'Chat with a padded agent', agent: ' $:/demo/agents/offline-demo\n', 'agent-status': 'idle' });
+  const lib = agentLib($tw);
+  const store = new lib.ChatStore(lib.createTiddlyWikiPort($tw.wiki));
+  expect(store.readChat('Chat with a padded agent').agent).toBe('$:/demo/agents/offline-demo');
 });
