@@ -1,15 +1,32 @@
-// Boot a real TiddlyWiki in this process from the repo root wiki folder (the built plugins
-// in plugins/ and the demo tiddlers in wiki/). Boot once per test file: about 200 ms.
+// Boot a real TiddlyWiki in this process from the repo's wiki layout (the built plugins in
+// plugins/ and the demo tiddlers in wiki/), without the root's tiddlers/ folder: what a
+// developer saved while trying the demo must not change test results. Boot once per test
+// file: about 200 ms.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
 export type TW = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A folder with the repo's tiddlywiki.info and links to its plugins/ and wiki/, one per process (three small entries, left in the temp folder). */
+function wikiLayout(): string {
+  const layout = path.join(os.tmpdir(), `tiddlyagent-test-wiki-${process.pid}`);
+  if (fs.existsSync(path.join(layout, 'wiki'))) return layout;
+  // Left half-made by an earlier process with the same pid: start again.
+  fs.rmSync(layout, { recursive: true, force: true });
+  fs.mkdirSync(layout, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'tiddlywiki.info'), path.join(layout, 'tiddlywiki.info'));
+  fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(layout, 'plugins'));
+  fs.symlinkSync(path.join(ROOT, 'wiki'), path.join(layout, 'wiki'));
+  return layout;
+}
+
 export async function bootWiki(preload: Record<string, unknown>[] = []): Promise<TW> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const $tw = require('tiddlywiki').TiddlyWiki();
-  $tw.boot.argv = [ROOT];
+  $tw.boot.argv = [wikiLayout()];
   $tw.preloadTiddlerArray(preload);
   await new Promise<void>((resolve) => $tw.boot.boot(resolve));
   return $tw;
