@@ -21,7 +21,8 @@ const ConfigSchema = z.record(z.string(), RuleSchema);
 
 export interface ApprovalRule {
   mode?: 'auto' | 'confirm';
-  allow: RegExp[];
+  /** Absent: the allow patterns of "*" apply. */
+  allow?: RegExp[];
   deny: RegExp[];
 }
 export type ApprovalConfig = Record<string, ApprovalRule>;
@@ -48,7 +49,7 @@ export function parseApprovalConfig(json: string | undefined, agentTitle: string
         throw fail(`has an invalid regular expression for "${tool}": ${source}`);
       }
     };
-    out[tool] = { mode: rule.mode, allow: (rule.allow ?? []).map(compile), deny: (rule.deny ?? []).map(compile) };
+    out[tool] = { mode: rule.mode, allow: rule.allow?.map(compile), deny: (rule.deny ?? []).map(compile) };
   }
   return out;
 }

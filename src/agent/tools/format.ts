@@ -93,6 +93,20 @@ export function showable(wiki: WikiPort, title: string, fields: TiddlerFields | 
   return users.some((t) => !isHiddenFromAgent(t, wiki.getFields(t)));
 }
 
+/**
+ * One page of a paged result: the titles a tool shows (`showable`; they are also the call's
+ * approval targets) and how many it withholds.
+ */
+export function resultPage(wiki: WikiPort, titles: string[], offset: number, limit: number): { shown: string[]; withheld: number } {
+  const shown: string[] = [];
+  let withheld = 0;
+  for (const title of titles.slice(offset, offset + limit)) {
+    if (showable(wiki, title, wiki.getFields(title))) shown.push(title);
+    else withheld++;
+  }
+  return { shown, withheld };
+}
+
 /** Note for results that were left out by `showable`. */
 export function withheldLine(count: number): string {
   return `${count} result(s) on this page are not titles of tiddlers, tags or links you can see, and are not shown.`;

@@ -16,16 +16,12 @@ export const wikiBacklinksTool = defineTool({
     title: z.string().check(z.minLength(1), z.describe('Exact title of the tiddler that is linked to (it need not exist)')),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Most titles to return (1–200)')), 20),
   }),
-  targets: ({ title, limit }, { wiki }) => [title, ...backlinks(wiki, title).slice(0, limit)],
+  targets: ({ title, limit }, { wiki }) => [title, ...listed(wiki, backlinks(wiki, title), limit)],
   execute({ title, limit }, { wiki }) {
     const target = wiki.getFields(title);
     const exists = !!target && !isHiddenFromAgent(title, target);
     const titles = backlinks(wiki, title);
-    const lines: string[] = [];
-    for (const t of titles.slice(0, limit)) {
-      const fields = wiki.getFields(t);
-      if (fields && !isHiddenFromAgent(t, fields)) lines.push(tiddlerRef(t, fields));
-    }
+    const lines = listed(wiki, titles, limit).map((t) => tiddlerRef(t, wiki.getFields(t)));
     const name = `"${oneLine(title)}"${exists ? '' : ' (which does not exist)'}`;
     if (!titles.length) return { content: `No tiddlers link to ${name}.` };
     const more = titles.length > limit ? ` Showing the first ${limit}; raise limit for more.` : '';
@@ -35,4 +31,12 @@ export const wikiBacklinksTool = defineTool({
 
 function backlinks(wiki: WikiPort, title: string): string[] {
   return removeHidden(wiki.filter('[<agent-title>backlinks[]sort[title]]', { 'agent-title': title }));
+}
+
+/** The linking tiddlers the tool lists (the call's approval targets, with the title). */
+function listed(wiki: WikiPort, titles: string[], limit: number): string[] {
+  return titles.slice(0, limit).filter((t) => {
+    const fields = wiki.getFields(t);
+    return !!fields && !isHiddenFromAgent(t, fields);
+  });
 }

@@ -2,8 +2,9 @@
 wiki-list: the titles a filter selects, one page at a time: title, modified and tags only.
 \*/
 import * as z from 'zod/mini';
+import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
-import { filterError, pageLine, runAgentFilter, showable, tiddlerRef, UNTRUSTED_NOTE, withheldLine } from './format';
+import { filterError, pageLine, resultPage, runAgentFilter, tiddlerRef, UNTRUSTED_NOTE, withheldLine } from './format';
 
 export const DEFAULT_LIST_FILTER = '[!is[system]sort[title]]';
 
@@ -18,22 +19,25 @@ export const wikiListTool = defineTool({
     offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Titles to skip, for the next page')), 0),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Titles per page (1–200)')), 50),
   }),
-  targets: ({ filter, offset, limit }, { wiki }) => runAgentFilter(wiki, filter?.trim() || DEFAULT_LIST_FILTER).slice(offset, offset + limit),
-  execute({ filter, offset, limit }, { wiki }) {
-    const expression = filter?.trim() || DEFAULT_LIST_FILTER;
-    const titles = runAgentFilter(wiki, expression);
-    const error = filterError(wiki, titles);
+  targets: (args, { wiki }) => listPage(wiki, args).shown,
+  execute(args, { wiki }) {
+    const { expression, titles, error, shown, withheld } = listPage(wiki, args);
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
-    const lines: string[] = [];
-    let withheld = 0;
-    for (const title of titles.slice(offset, offset + limit)) {
-      const fields = wiki.getFields(title);
-      if (showable(wiki, title, fields)) lines.push(tiddlerRef(title, fields));
-      else withheld++;
-    }
-    const head = `Filter ${expression}: ${pageLine(titles.length, offset, Math.min(limit, Math.max(0, titles.length - offset)), 'titles')}`;
+    const lines = shown.map((title) => tiddlerRef(title, wiki.getFields(title)));
+    const head = `Filter ${expression}: ${pageLine(titles.length, args.offset, Math.min(args.limit, Math.max(0, titles.length - args.offset)), 'titles')}`;
     const out = lines.length ? [head, UNTRUSTED_NOTE, ...lines] : [head];
     if (withheld) out.push(withheldLine(withheld));
     return { content: out.join('\n') };
   },
 });
+
+/**
+ * What a call selects: every title the filter returns, and those of the requested page the
+ * tool shows (the call's approval targets) or withholds (see `showable`).
+ */
+function listPage(wiki: WikiPort, { filter, offset, limit }: { filter?: string; offset: number; limit: number }) {
+  const expression = filter?.trim() || DEFAULT_LIST_FILTER;
+  const titles = runAgentFilter(wiki, expression);
+  const error = filterError(wiki, titles);
+  return { expression, titles, error, ...(error ? { shown: [], withheld: 0 } : resultPage(wiki, titles, offset, limit)) };
+}

@@ -6,7 +6,7 @@ result budget). Hidden tiddlers never appear, whatever the query or filter.
 import * as z from 'zod/mini';
 import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
-import { filterError, isBinaryType, pageLine, removeHidden, runAgentFilter, showable, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
+import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
 /** Total characters of tiddler text in one result when fullText is on. */
 export const SEARCH_TEXT_BUDGET = 12_000;
@@ -37,25 +37,19 @@ export const wikiSearchTool = defineTool({
   access: 'read',
   defaultMode: 'auto',
   parameters,
-  targets: (args, { wiki }) => select(wiki, args).slice(args.offset, args.offset + args.limit),
+  targets: (args, { wiki }) => searchPage(wiki, args).shown,
   execute(args, { wiki }) {
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    const titles = select(wiki, args);
-    const error = filter ? filterError(wiki, titles) : undefined;
+    const { titles, error, shown, withheld } = searchPage(wiki, args);
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
     let budget = SEARCH_TEXT_BUDGET;
     let cut = false;
-    let withheld = 0;
     const terms = args.titlesOnly ? [] : searchTerms(query);
-    for (const title of titles.slice(args.offset, args.offset + args.limit)) {
+    for (const title of shown) {
       const fields = wiki.getFields(title);
-      if (!showable(wiki, title, fields)) {
-        withheld++;
-        continue;
-      }
       if (!fields) {
         blocks.push(tiddlerBlock({ title }, { text: '', attributes: { missing: 'yes' } }));
         continue;
@@ -90,6 +84,16 @@ export const wikiSearchTool = defineTool({
     return { content: lines.join('\n') };
   },
 });
+
+/**
+ * What a call selects: every title in order (or a filter error, as TiddlyWiki reports it), and
+ * those of the requested page the tool shows (the call's approval targets) or withholds.
+ */
+function searchPage(wiki: WikiPort, args: z.output<typeof parameters>): { titles: string[]; error?: string; shown: string[]; withheld: number } {
+  const titles = select(wiki, args);
+  const error = args.filter?.trim() ? filterError(wiki, titles) : undefined;
+  return { titles, error, ...(error ? { shown: [], withheld: 0 } : resultPage(wiki, titles, args.offset, args.limit)) };
+}
 
 /** The titles a search selects, in order (or a filter error, as TiddlyWiki reports it). */
 function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {

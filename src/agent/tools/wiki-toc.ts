@@ -21,41 +21,55 @@ export const wikiTocTool = defineTool({
     root: z.string().check(z.minLength(1), z.describe('Title of the root tiddler (the tag at the top of the tree)')),
     depth: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(6), z.describe('Levels below the root to show (1–6)')), 3),
   }),
-  // The outline's titles are only known by walking it: patterns test the root.
-  targets: ({ root }) => [root],
+  targets: ({ root, depth }, { wiki }) => outline(wiki, root, depth).titles,
   execute({ root, depth }, { wiki }) {
     const rootFields = wiki.getFields(root);
     if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };
-    const lines: string[] = [line(wiki, root, 0)];
-    const expanded = new Set<string>([root]);
-    let truncated = false;
-    const walk = (parent: string, level: number, ancestors: Set<string>) => {
-      for (const child of children(wiki, parent)) {
-        if (lines.length >= TOC_MAX_LINES) {
-          truncated = true;
-          return;
-        }
-        if (ancestors.has(child)) {
-          lines.push(`${line(wiki, child, level)} (cycle: it is also an ancestor here)`);
-          continue;
-        }
-        const kids = children(wiki, child);
-        if (!kids.length) lines.push(line(wiki, child, level));
-        else if (expanded.has(child)) lines.push(`${line(wiki, child, level)} (its ${kids.length} children are shown above)`);
-        else if (level >= depth) lines.push(`${line(wiki, child, level)} (${kids.length} more below; raise depth)`);
-        else {
-          lines.push(line(wiki, child, level));
-          expanded.add(child);
-          walk(child, level + 1, new Set([...ancestors, child]));
-        }
-      }
-    };
-    walk(root, 1, new Set([root]));
+    const { lines, truncated } = outline(wiki, root, depth);
     if (lines.length === 1) return { content: `Nothing is tagged with "${oneLine(root)}"${rootFields ? '' : ' (which does not exist)'}.` };
     if (truncated) lines.push(`[… outline cut at ${TOC_MAX_LINES} lines; use a lower depth or a deeper root]`);
     return { content: [`Table of contents under "${oneLine(root)}" (depth ${depth}):`, UNTRUSTED_NOTE, ...lines].join('\n') };
   },
 });
+
+/**
+ * The outline under `root` as the tool shows it: its lines and the titles on them (the root
+ * first; each title once), which are the call's approval targets. A hidden root has no outline.
+ */
+function outline(wiki: WikiPort, root: string, depth: number): { lines: string[]; titles: string[]; truncated: boolean } {
+  const titles = new Set<string>([root]);
+  if (isHiddenFromAgent(root, wiki.getFields(root))) return { lines: [], titles: [...titles], truncated: false };
+  const lines: string[] = [line(wiki, root, 0)];
+  const expanded = new Set<string>([root]);
+  let truncated = false;
+  const push = (title: string, text: string) => {
+    lines.push(text);
+    titles.add(title);
+  };
+  const walk = (parent: string, level: number, ancestors: Set<string>) => {
+    for (const child of children(wiki, parent)) {
+      if (lines.length >= TOC_MAX_LINES) {
+        truncated = true;
+        return;
+      }
+      if (ancestors.has(child)) {
+        push(child, `${line(wiki, child, level)} (cycle: it is also an ancestor here)`);
+        continue;
+      }
+      const kids = children(wiki, child);
+      if (!kids.length) push(child, line(wiki, child, level));
+      else if (expanded.has(child)) push(child, `${line(wiki, child, level)} (its ${kids.length} children are shown above)`);
+      else if (level >= depth) push(child, `${line(wiki, child, level)} (${kids.length} more below; raise depth)`);
+      else {
+        push(child, line(wiki, child, level));
+        expanded.add(child);
+        walk(child, level + 1, new Set([...ancestors, child]));
+      }
+    }
+  };
+  walk(root, 1, new Set([root]));
+  return { lines, titles: [...titles], truncated };
+}
 
 function children(wiki: WikiPort, parent: string): string[] {
   return wiki.filter('[<agent-title>tagging[]!has[draft.of]]', { 'agent-title': parent }).filter((t) => !isHiddenFromAgent(t, wiki.getFields(t)));

@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import { evaluateApproval, parseApprovalConfig } from '../../../src/agent/engine/approval';
 import { runTurn } from '../../../src/agent/engine/loop';
-import { defineTool } from '../../../src/agent/tools/tool';
+import { defineTool, type ToolContext, type ToolDefinition } from '../../../src/agent/tools/tool';
 import {
   bootEngineWiki,
   disposeRunner,
@@ -266,6 +266,34 @@ describe('the approval flow through LocalRunner', () => {
     expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/ (it matches the arguments).');
   });
 
+  test('a tool whose targets function throws does not crash the turn: no allow pattern applies, deny patterns test the arguments', async () => {
+    const chat = h.newChat({ 'agent-tools': 'broken-targets', 'agent-approval': JSON.stringify({ 'broken-targets': { allow: ['.*'], deny: ['Private/'] } }) });
+    const ran: string[] = [];
+    const tool = defineTool({
+      name: 'broken-targets',
+      description: 'A tool whose targets throw.',
+      parameters: z.object({ title: z.string() }),
+      access: 'write',
+      targets: () => {
+        throw new Error('cannot tell');
+      },
+      execute: ({ title }) => {
+        ran.push(title);
+        return { content: 'ran' };
+      },
+    });
+    const s = scriptedModel([toolCalls(['a', 'broken-targets', { title: 'Notes' }], ['b', 'broken-targets', { title: 'Private/x' }]), reply('done')]);
+    const runner = scriptedRunner(h, s.model, [tool]);
+
+    expect(await within(runner.send(chat, 'go'), 'the turn')).toEqual({ status: 'input-required' });
+
+    expect(ran).toEqual([]);
+    expect(pendingOf(chat).map((m) => m['tool-call-id'])).toEqual(['a']);
+    const denied = h.messages(chat).find((m) => m['tool-call-id'] === 'b')!;
+    expect(denied).toMatchObject({ 'tool-status': 'denied' });
+    expect(denied.text).toContain('denied by the rule /Private\\// (it matches the arguments)');
+  });
+
   test('an invalid agent-approval fails the turn with a message naming the field', async () => {
     const chat = h.newChat({ 'agent-tools': 'write-note', 'agent-approval': '{not json' });
     const s = scriptedModel([reply('never asked')]);
@@ -344,5 +372,113 @@ describe('expiry and reload', () => {
     expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'The user stopped the turn.' });
     expect(t.runner.decide(t.chat, pending!.title!, 'once')).toBeUndefined();
     expect(t.written).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Patterns test what a call touches (issue 9, item 3), with the real wiki tools
+
+describe('patterns match the titles a wiki call reads or writes', () => {
+  let wikiTools: ToolDefinition[];
+  const M = '20260101000000000';
+
+  beforeAll(() => {
+    wikiTools = [...h.lib.WIKI_READ_TOOLS, ...h.lib.WIKI_WRITE_TOOLS];
+    const add = (fields: Record<string, string>) => h.$tw.wiki.addTiddler({ modified: M, ...fields });
+    add({ title: 'Diary', text: 'Dear diary' });
+    add({ title: 'Drafts/x', text: 'A draft' });
+    add({ title: 'Journal', text: 'The journal' });
+    add({ title: 'Private/notes', tags: 'Journal', text: 'very private words' });
+    add({ title: 'Week 1', tags: 'Journal', text: 'week', modified: '20260301000000000' });
+    add({ title: 'Day 1', tags: '[[Week 1]]', text: 'day', modified: '20260302000000000' });
+    add({ title: 'Index', text: 'The index' });
+    add({ title: 'Private/links', text: 'see [[Index]]' });
+    add({ title: 'Public links', text: 'see [[Index]]' });
+  });
+
+  const toolNamed = (name: string) => wikiTools.find((t) => t.name === name)!;
+  /** The targets a tool reports for `args`, through the agent's view as in a turn. */
+  const targetsOf = (name: string, args: unknown) => {
+    const tool = toolNamed(name);
+    return tool.targets!(tool.parameters.parse(args), { wiki: h.port.agentView() } as ToolContext);
+  };
+  /** The titles a read tool's result shows (its <tiddler-data title="…"> elements). */
+  const shownBy = async (name: string, args: unknown) => {
+    const tool = toolNamed(name);
+    const out = await tool.execute(tool.parameters.parse(args), { wiki: h.port.agentView() } as ToolContext);
+    return [...out.content.matchAll(/<tiddler-data title="([^"]*)"/g)].map((m) => m[1]!);
+  };
+
+  // "Drafts/" is the rule of the issue: tested against the whole call, it matched the new text.
+  test.each(['Drafts/', '^Drafts/'])('the attack of issue 9: with the allow rule %s, an edit of "Diary" whose new text contains "Drafts/" waits for confirmation', async (pattern) => {
+    const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: [pattern] } }) });
+    const args = { title: 'Diary', modified: M, edits: [{ find: 'Dear diary', replace: 'Moved to Drafts/x' }] };
+    const s = scriptedModel([toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
+    const runner = scriptedRunner(h, s.model, wikiTools);
+    const events = listen(runner, chat);
+
+    expect(await within(runner.send(chat, 'Tidy my diary.'), 'the turn')).toEqual({ status: 'input-required' });
+
+    expect(h.status(chat)).toBe('input-required');
+    expect(h.$tw.wiki.getTiddlerText('Diary')).toBe('Dear diary');
+    const [pending, ...more] = pendingOf(chat);
+    expect(more).toEqual([]);
+    expect(pending).toMatchObject({ 'tool-name': 'wiki-edit', 'tool-call-id': 'e1', 'tool-status': 'pending' });
+    expect(events.of('waiting')).toEqual([{ type: 'waiting', chat, message: pending!.title, reason: 'approval' }]);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  test('the same rule runs an edit of "Drafts/x" without asking', async () => {
+    const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: ['^Drafts/'] } }) });
+    const args = { title: 'Drafts/x', modified: M, edits: [{ find: 'A draft', replace: 'A better draft' }] };
+    const s = scriptedModel([toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
+
+    expect(await within(scriptedRunner(h, s.model, wikiTools).send(chat, 'Improve the draft.'), 'the turn')).toEqual({ status: 'completed' });
+
+    expect(h.$tw.wiki.getTiddlerText('Drafts/x')).toBe('A better draft');
+    expect(h.messages(chat).find((m) => m['tool-call-id'] === 'e1')).toMatchObject({ 'tool-status': 'ok' });
+  });
+
+  test("a '*' deny pattern refuses a read whose outline or list would show a matching title, naming it", async () => {
+    const chat = h.newChat({ 'agent-tools': 'wiki-toc wiki-backlinks', 'agent-approval': JSON.stringify({ '*': { mode: 'auto', deny: ['^Private/'] } }) });
+    const s = scriptedModel([
+      toolCalls(['t1', 'wiki-toc', { root: 'Journal' }], ['t2', 'wiki-toc', { root: 'Week 1' }], ['b1', 'wiki-backlinks', { title: 'Index' }], ['b2', 'wiki-backlinks', { title: 'Diary' }]),
+      reply('done'),
+    ]);
+
+    expect(await within(scriptedRunner(h, s.model, wikiTools).send(chat, 'Look around.'), 'the turn')).toEqual({ status: 'completed' });
+
+    const results = toolMessagesOf(s.requests[1]!);
+    expect(results.get('t1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /^Private\\// (it matches "Private/notes").');
+    expect(results.get('b1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /^Private\\// (it matches "Private/links").');
+    expect(results.get('t2')!.content).toContain('Day 1');
+    expect(results.get('b2')!.content).toBe('No tiddlers link to "Diary".');
+    for (const r of results.values()) expect(r.content).not.toContain('very private words');
+  });
+
+  test('the read tools\' targets are the titles their result shows', async () => {
+    expect(targetsOf('wiki-read', { title: 'Diary' })).toEqual(['Diary']);
+    expect(targetsOf('wiki-get-errors', { title: 'Diary' })).toEqual(['Diary']);
+
+    expect(targetsOf('wiki-toc', { root: 'Journal' }).sort()).toEqual(['Day 1', 'Journal', 'Private/notes', 'Week 1']);
+    expect(targetsOf('wiki-toc', { root: 'Journal', depth: 1 }).sort()).toEqual(['Journal', 'Private/notes', 'Week 1']);
+    expect(targetsOf('wiki-toc', { root: 'Nothing tagged' })).toEqual(['Nothing tagged']);
+
+    expect(targetsOf('wiki-backlinks', { title: 'Index' })).toEqual(['Index', ...(await shownBy('wiki-backlinks', { title: 'Index' }))]);
+    expect(targetsOf('wiki-backlinks', { title: 'Index', limit: 1 })).toEqual(['Index', 'Private/links']);
+
+    for (const args of [{ filter: '[prefix[Private/]]' }, { filter: '[prefix[Private/]]', offset: 1, limit: 1 }, {}]) {
+      expect(targetsOf('wiki-list', args)).toEqual(await shownBy('wiki-list', args));
+    }
+    expect(targetsOf('wiki-list', { filter: '[prefix[Private/]]' })).toEqual(['Private/links', 'Private/notes']);
+    expect(targetsOf('wiki-list', { filter: '[prefix[Private/' })).toEqual([]); // a filter error shows no titles
+
+    for (const args of [{ query: 'Dear diary' }, { query: 'private words' }, { filter: '[tag[Journal]]' }, { filter: '[tag[Journal]]', offset: 1, limit: 1 }]) {
+      expect(targetsOf('wiki-search', args)).toEqual(await shownBy('wiki-search', args));
+    }
+    expect(targetsOf('wiki-search', { query: 'Dear diary' })).toEqual(['Diary']);
+
+    expect(targetsOf('wiki-recent', { limit: 2 })).toEqual(await shownBy('wiki-recent', { limit: 2 }));
+    expect(targetsOf('wiki-recent', { limit: 2 })).toHaveLength(2);
   });
 });
