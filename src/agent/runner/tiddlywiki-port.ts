@@ -244,27 +244,67 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
       if (!inBase && shows(title, t ?? undefined)) callback(t!, title);
     }
   };
+  /** A shadow's own tiddler (not a real tiddler that overrides it), from its plugin. */
+  const shadowOf = (title: string): Tiddler | undefined => {
+    const source = b.getShadowSource(title);
+    const fields = source ? ((b as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, object> } | undefined }).getPluginInfo(source)?.tiddlers?.[title]) : undefined;
+    if (!fields) return undefined;
+    let tiddler = shadowTiddlers.get(fields);
+    if (!tiddler) shadowTiddlers.set(fields, (tiddler = new $tw.Tiddler(fields as Record<string, unknown>) as Tiddler));
+    return tiddler;
+  };
+  const shadowTiddlers = new WeakMap<object, Tiddler>();
+  /** A shadow is judged by its own tiddler: a hidden override does not hide it, nor a visible one reveal a hidden shadow. */
+  const isShadow = (title: string) => {
+    if (!b.isShadowTiddler(title)) return false;
+    const own = shadowOf(title);
+    return own ? shows(title, own) : shows(title, b.getTiddler(title));
+  };
   view.getTiddler = ((title: string) => {
     if (!title) return undefined;
     const tiddler = lookup(title);
-    return shows(title, tiddler) ? tiddler : undefined;
+    if (shows(title, tiddler)) return tiddler;
+    // A hidden tiddler overriding a visible shadow: the view has just the shadow.
+    return !overlay && tiddler && isShadow(title) ? shadowOf(title) : undefined;
   }) as Wiki['getTiddler'];
+  view.tiddlerExists = (title) => {
+    if (overlay?.has(title)) return shows(title, overlay.get(title) ?? undefined);
+    return b.tiddlerExists(title) && shows(title, b.getTiddler(title));
+  };
+  view.isShadowTiddler = (title) => isShadow(title);
+  view.getShadowSource = (title) => (view.isShadowTiddler(title) ? b.getShadowSource(title) : null);
   view.each = iterate(b.each, 'tiddlers');
-  view.eachShadow = iterate(b.eachShadow, 'none');
-  view.eachTiddlerPlusShadows = iterate(b.eachTiddlerPlusShadows, 'tiddlers+shadows');
-  view.eachShadowPlusTiddlers = iterate(b.eachShadowPlusTiddlers, 'tiddlers+shadows');
+  if (overlay) {
+    view.eachShadow = iterate(b.eachShadow, 'none');
+    view.eachTiddlerPlusShadows = iterate(b.eachTiddlerPlusShadows, 'tiddlers+shadows');
+    view.eachShadowPlusTiddlers = iterate(b.eachShadowPlusTiddlers, 'tiddlers+shadows');
+  } else {
+    // Shadows as the view has them: each visible shadow, under its override when that is visible.
+    const eachShadow: Each = (callback) => {
+      for (const title of b.allShadowTitles()) {
+        if (!isShadow(title)) continue;
+        const real = b.tiddlerExists(title) ? b.getTiddler(title) : undefined;
+        callback(real && shows(title, real) ? real : (shadowOf(title) ?? b.getTiddler(title)!), title);
+      }
+    };
+    view.eachShadow = eachShadow;
+    view.eachTiddlerPlusShadows = (callback) => {
+      view.each(callback);
+      for (const title of b.allShadowTitles()) if (isShadow(title) && !view.tiddlerExists(title)) callback(shadowOf(title) ?? b.getTiddler(title)!, title);
+    };
+    view.eachShadowPlusTiddlers = (callback) => {
+      eachShadow(callback);
+      view.each((tiddler, title) => {
+        if (!isShadow(title)) callback(tiddler, title);
+      });
+    };
+  }
   view.allTitles = () => {
     const titles: string[] = [];
     view.each((_t, title) => titles.push(title));
     return titles;
   };
   view.allShadowTitles = () => b.allShadowTitles().filter((title) => view.isShadowTiddler(title));
-  view.tiddlerExists = (title) => {
-    if (overlay?.has(title)) return shows(title, overlay.get(title) ?? undefined);
-    return b.tiddlerExists(title) && shows(title, b.getTiddler(title));
-  };
-  view.isShadowTiddler = (title) => b.isShadowTiddler(title) && shows(title, lookup(title) ?? b.getTiddler(title));
-  view.getShadowSource = (title) => (view.isShadowTiddler(title) ? b.getShadowSource(title) : null);
   // [haschanged[]] and <<changecount>>: a hidden tiddler has never changed.
   view.getChangeCount = (title: string) => {
     const tiddler = lookup(title) ?? ({ fields: { title } } as unknown as Tiddler);
@@ -273,12 +313,23 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
   if (overlay) {
     // The wiki's indexes do not know the layer: every operator iterates the view instead.
     view.getIndexer = () => null;
+    // The one lookup TiddlyWiki has no fallback for without its index.
+    (view as unknown as { getTiddlerBacktranscludes(title: string): string[] }).getTiddlerBacktranscludes = (target) => {
+      const found: string[] = [];
+      const transcludes = view as unknown as { getTiddlerTranscludes(title: string): string[] };
+      view.each((_tiddler, title) => {
+        if (transcludes.getTiddlerTranscludes(title).includes(target)) found.push(title);
+      });
+      return found;
+    };
     views.set(view, () => resetCaches(view));
   } else {
     // The wiki's own indexes, with hidden titles taken out of every lookup.
     const keep = (titles: unknown) => (Array.isArray(titles) ? titles.filter((t) => typeof t !== 'string' || shows(t, b.getTiddler(t))) : titles);
+    // Not the tag index: it keeps each tag's list sorted by the whole wiki (a hidden tag
+    // tiddler's `list`, a hidden title in a `list-before`), an order the view must not show.
     view.getIndexer = ((name: string) => {
-      const indexer = b.getIndexer(name) as object | null;
+      const indexer = name === 'TagIndexer' ? null : (b.getIndexer(name) as object | null);
       return indexer && withoutHidden(indexer, keep);
     }) as never;
     // Indexers also hang lookups on the iterators (each.byTag, each.byField, …).
@@ -286,7 +337,7 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
       const own = b[name] as unknown as Record<string, unknown>;
       const iterator = view[name] as unknown as Record<string, unknown>;
       for (const key of Object.keys(own)) {
-        if (key.startsWith('by') && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
+        if (key.startsWith('by') && key !== 'byTag' && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
       }
     }
     // The wiki renews its global cache object at every change: that tells when to drop the view's.
