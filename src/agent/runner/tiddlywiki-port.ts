@@ -332,13 +332,37 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
       const indexer = name === 'TagIndexer' ? null : (b.getIndexer(name) as object | null);
       return indexer && withoutHidden(indexer, keep);
     }) as never;
-    // Indexers also hang lookups on the iterators (each.byTag, each.byField, …).
+    // Indexers also hang lookups on the iterators (each.byTag, each.byField, …): the wiki's,
+    // filtered, except byTag, which the view indexes itself as TiddlyWiki's tag index does
+    // (the titles each iterator yields per tag, sorted by the tag's list), built once per
+    // change of the wiki; without it [tag[]] would compare every tiddler with every tagged one.
     for (const name of ['each', 'eachShadow', 'eachTiddlerPlusShadows', 'eachShadowPlusTiddlers'] as const) {
       const own = b[name] as unknown as Record<string, unknown>;
       const iterator = view[name] as unknown as Record<string, unknown>;
       for (const key of Object.keys(own)) {
         if (key.startsWith('by') && key !== 'byTag' && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
       }
+      iterator.byTag = (tag: string) => {
+        const cache = view as unknown as { getGlobalCache<T>(name: string, make: () => T): T; sortByList(titles: string[], list: string): string[] };
+        const index = cache.getGlobalCache(`tiddlyagent-tags-${name}`, () => {
+          const byTag = new Map<string, { titles: string[]; sorted: boolean }>();
+          (view[name] as Each)((tiddler, title) => {
+            for (const t of (tiddler.fields.tags as string[] | undefined) ?? []) {
+              const entry = byTag.get(t);
+              if (entry) entry.titles.push(title);
+              else byTag.set(t, { titles: [title], sorted: false });
+            }
+          });
+          return byTag;
+        });
+        const entry = index.get(tag);
+        if (!entry) return [];
+        if (!entry.sorted) {
+          entry.titles = cache.sortByList(entry.titles, tag);
+          entry.sorted = true;
+        }
+        return entry.titles.slice(0);
+      };
     }
     // The wiki renews its global cache object at every change: that tells when to drop the view's.
     let seen: unknown;
