@@ -2,14 +2,18 @@
 The TiddlyAgent library module: everything the widgets, startup modules and other plugins
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
-export { getRunner } from './runner/default-runner';
-export { LocalRunner, type ApprovalChoice, type RunnerHost } from './runner/local-runner';
+export { getRunner, getLocalRunner, createLocalRunner } from './runner/default-runner';
+export { LocalRunner, type RunnerHost } from './runner/local-runner';
+export { RemoteRunner } from './runner/remote-runner';
+export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type RollbackResult } from './runner/chat-runner';
+export { MemoryOperationLog, OperationQueue, FINISHED, type Operation, type OperationLog, type OperationStatus } from './runner/operations';
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';
-export { ChatStore, messagePrefix, MESSAGE_PREFIX, REPLY_TYPE } from './store/chat-store';
+export { ChatStore, messagePrefix, MESSAGE_PREFIX, REPLY_TYPE, StatusError } from './store/chat-store';
+export { canTransition, STATUS_TRANSITIONS } from './store/status';
 export { createLanguageModel } from './providers';
 export * from './store/schemas';
-export { EventBus, type AgentEvent } from './engine/events';
+export { EventBus, type AgentEvent, type AgentEventBody } from './engine/events';
 export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
 export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
 export { createToolContext, defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/tool';
@@ -19,5 +23,5 @@ export { sameFields } from './tools/journal';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
-export { initialLiveState, reduceLiveState, type LiveChatState } from './engine/live-state';
+export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';

@@ -162,7 +162,7 @@ describe('writes are checked as they would land', () => {
     expect(h.$tw.wiki.tiddlerExists('Late')).toBe(false);
   });
 
-  test('a rollback restores only what the gate would let land: a forged journal plants nothing', () => {
+  test('a rollback restores only what the gate would let land: a forged journal plants nothing', async () => {
     const chat = h.newChat({}, 'Rollback');
     const user = h.store.appendMessage(chat, { role: 'user', text: 'go' });
     const journal = `$:/ai/journal/${chat}/${user.slice(user.lastIndexOf('/') + 1)}`;
@@ -176,7 +176,7 @@ describe('writes are checked as they would land', () => {
       }),
     });
     const runner = scriptedRunner(h, scriptedModel([]).model, tools);
-    const { restored } = runner.rollbackTurn(chat, user, true);
+    const { restored } = await runner.rollback(chat, user, true);
     expect(restored).toEqual(['Fine']);
     expect(h.$tw.wiki.tiddlerExists('Evil')).toBe(false);
     expect(h.$tw.wiki.tiddlerExists('$:/config/Evil')).toBe(false);

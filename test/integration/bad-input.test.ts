@@ -56,7 +56,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-const runner = () => agentLib($tw).getRunner();
+const runner = () => agentLib($tw).getLocalRunner();
 const status = (chat: string) => $tw.wiki.getTiddler(chat).fields['agent-status'];
 
 function newChat(agentTitle = AGENT, agentStatus = 'idle'): string {

@@ -30,7 +30,7 @@ afterAll(async () => {
   await mock?.close();
 });
 
-const runner = () => agentLib($tw).getRunner();
+const runner = () => agentLib($tw).getLocalRunner();
 
 function newChat(agent = AGENT): string {
   const title = `Turn chat ${++chatCount}`;

@@ -96,7 +96,7 @@ test('rollback after three tool writes restores the exact previous tiddlers, fie
   expect((await call('wiki-update', { title: 'Garden plan', modified: edited.modified, fields: { priority: 'low' } }, ctx)).ok).not.toBe(false);
 
   const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
-  const result = runner.rollbackTurn('A chat', turn);
+  const result = await runner.rollback('A chat', turn);
   expect(result.conflicts).toEqual([]);
   expect(result.restored.sort()).toEqual(['Garden plan', 'Harvest log', 'Projects/Alpha']);
   expect(fields('Garden plan')).toEqual(before.garden);
@@ -112,11 +112,11 @@ test('rollback after the user edited a changed tiddler asks first, and restores 
   await call('wiki-update', { title: 'Projects/Alpha', modified: before.modified, text: 'Agent text' }, ctx);
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Projects/Alpha'), { text: 'The user edited this afterwards' }));
   const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
-  const asked = runner.rollbackTurn('A chat', turn);
+  const asked = await runner.rollback('A chat', turn);
   expect(asked.conflicts).toEqual(['Projects/Alpha']);
   expect(asked.restored).toEqual([]);
   expect($tw.wiki.getTiddlerText('Projects/Alpha')).toBe('The user edited this afterwards');
-  const forced = runner.rollbackTurn('A chat', turn, true);
+  const forced = await runner.rollback('A chat', turn, true);
   expect(forced.restored).toEqual(['Projects/Alpha']);
   expect(fields('Projects/Alpha')).toEqual(before);
 });
@@ -130,7 +130,7 @@ test('a tiddler that came back from the server (revision, bag, type) is no confl
   const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
   expect(lib.sameFields({ title: 'a', type: 'text/vnd.tiddlywiki', revision: '1' }, { title: 'a' })).toBe(true);
   expect(lib.sameFields({ title: 'a', type: 'text/plain' }, { title: 'a' })).toBe(false);
-  const result = runner.rollbackTurn('A chat', turn);
+  const result = await runner.rollback('A chat', turn);
   expect(result.conflicts).toEqual([]);
   expect($tw.wiki.tiddlerExists('Synced note')).toBe(false);
 });
@@ -149,7 +149,7 @@ test('rename relinks lists and tags; delete is recoverable by rollback', async (
   expect((await call('wiki-delete', { title: 'Projects/Alpha', modified: alpha.modified }, ctx)).ok).not.toBe(false);
   expect($tw.wiki.tiddlerExists('Projects/Alpha')).toBe(false);
   const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
-  expect(runner.rollbackTurn('A chat', turn).conflicts).toEqual([]);
+  expect((await runner.rollback('A chat', turn)).conflicts).toEqual([]);
   expect(fields('Garden plan')).toEqual(garden);
   expect(fields('Projects/Alpha')).toEqual(alpha);
   expect($tw.wiki.tiddlerExists('Vegetable plan')).toBe(false);

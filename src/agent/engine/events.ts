@@ -1,13 +1,14 @@
 /*\
 The typed events a turn emits, wherever it runs. The chat UI applies them through one
-reducer (live-state.ts); a future server runner carries exactly these over its push channel.
+reducer (live-state.ts); the server runner carries exactly these over its push channel.
+Every emitted event gets an `id`, increasing per bus, so a push channel can resume after it.
 \*/
 import type { ChatStatus } from '../store/schemas';
 import type { ContextUsage } from './context';
-import { initialLiveState, reduceLiveState, type LiveChatState } from './live-state';
+import { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './live-state';
 
-export type AgentEvent =
-  /** What a subscriber that joins a running turn first gets: the live state so far. */
+export type AgentEventBody =
+  /** What a subscriber first gets: the chat's live state (the text streamed so far, the queue, …). */
   | { type: 'snapshot'; chat: string; state: LiveChatState }
   | { type: 'status'; chat: string; status: ChatStatus }
   /** An assistant reply started streaming (it is not a tiddler until it completes). */
@@ -24,39 +25,69 @@ export type AgentEvent =
   | { type: 'tool-finished'; chat: string; callId: string; name: string; status: string }
   /** A tool call waits for the user's approval, or a question for an answer. */
   | { type: 'waiting'; chat: string; message: string; reason: 'approval' | 'question' }
+  /** Messages sent during a turn, waiting for it to end (in order). */
+  | { type: 'queue'; chat: string; queue: QueuedMessage[] }
   | { type: 'error'; chat: string; message: string };
+
+export type AgentEvent = AgentEventBody & { id?: number };
 
 export type AgentEventListener = (event: AgentEvent) => void;
 
+/** Whether the live state has anything a view cannot read from the chat's tiddlers. */
+function isLive(state: LiveChatState): boolean {
+  return state.status === 'working' || !!state.streaming || state.runningTools.length > 0 || state.queue.length > 0;
+}
+
 /**
  * A small synchronous pub/sub keyed by chat title. It folds every event into the chat's live
- * state while a turn runs, and a new subscriber gets that state first as a `snapshot`, so a
- * chat opened mid-reply shows the text streamed so far.
+ * state while a turn runs or messages wait, and a new subscriber gets a snapshot first: that
+ * live state, or (for a quiet chat) the state `initial` reads from the chat's tiddlers.
  */
 export class EventBus {
   private listeners = new Map<string, Set<AgentEventListener>>();
   private live = new Map<string, LiveChatState>();
+  private lastId = 0;
 
-  subscribe(chat: string, listener: AgentEventListener): () => void {
+  subscribe(chat: string, listener: AgentEventListener, initial?: () => LiveChatState): () => void {
     let set = this.listeners.get(chat);
     if (!set) this.listeners.set(chat, (set = new Set()));
     set.add(listener);
-    const state = this.live.get(chat);
-    if (state) deliver(listener, { type: 'snapshot', chat, state });
+    const state = this.live.get(chat) ?? initial?.();
+    if (state) deliver(listener, { type: 'snapshot', chat, state, id: this.lastId });
     return () => {
       set!.delete(listener);
       if (set!.size === 0) this.listeners.delete(chat);
     };
   }
 
-  emit(event: AgentEvent): void {
+  /** The live state of a chat with a turn running or messages waiting. */
+  state(chat: string): LiveChatState | undefined {
+    return this.live.get(chat);
+  }
+
+  /** Chats with a live state. */
+  liveChats(): string[] {
+    return [...this.live.keys()];
+  }
+
+  emit(body: AgentEventBody): AgentEvent {
+    const event: AgentEvent = { ...body, id: ++this.lastId };
     const state = reduceLiveState(this.live.get(event.chat) ?? initialLiveState(), event);
     // Kept only while there is something live to show.
-    if (state.status === 'working' || state.streaming || state.runningTools.length) this.live.set(event.chat, state);
+    if (isLive(state)) this.live.set(event.chat, state);
     else this.live.delete(event.chat);
     const set = this.listeners.get(event.chat);
-    if (!set) return;
-    for (const listener of [...set]) deliver(listener, event);
+    if (set) for (const listener of [...set]) deliver(listener, event);
+    for (const listener of [...this.all]) deliver(listener, event);
+    return event;
+  }
+
+  private all = new Set<AgentEventListener>();
+
+  /** Every event of every chat (a push channel). */
+  subscribeAll(listener: AgentEventListener): () => void {
+    this.all.add(listener);
+    return () => this.all.delete(listener);
   }
 }
 

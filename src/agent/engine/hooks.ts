@@ -33,6 +33,8 @@ export interface TurnContext {
 export interface UserMessage {
   text: string;
   attachments: string[];
+  /** The operation that carried it (runner/operations.ts), so restart recovery finds it. */
+  operation?: string;
   /** Filled in by the persistence plugin. */
   title?: string;
 }

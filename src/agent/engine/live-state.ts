@@ -1,13 +1,20 @@
 /*\
-The live (not yet persisted) state of a chat, folded from engine events by one reducer:
-the streaming reply, the status as the runner sees it, a retry in progress, running tools
-and the context usage of the last prompt. The event bus keeps one per chat with a turn
-running, so a view that opens mid-reply starts from a snapshot; the chat UI folds the same
-events into its own copy.
+The live state of a chat, folded from engine events by one reducer: the status as the
+runner sees it, the streaming reply, a retry in progress, running tools, the messages queued
+behind the turn and the context usage of the last prompt. The event bus keeps one per chat
+with a turn running, so a view that opens mid-reply starts from a snapshot; the chat UI
+folds the same events into its own copy and reads nothing around it.
 \*/
 import type { ContextUsage } from './context';
 import type { AgentEvent } from './events';
 import type { ChatStatus } from '../store/schemas';
+
+/** A message sent while a turn runs, waiting for it to end. */
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  attachments: string[];
+}
 
 export interface LiveChatState {
   status?: ChatStatus;
@@ -16,17 +23,18 @@ export interface LiveChatState {
   context?: ContextUsage;
   retrying?: { attempt: number; maxAttempts: number; delayMs: number; reason: string };
   runningTools: string[];
+  queue: QueuedMessage[];
   lastError?: string;
 }
 
 export function initialLiveState(): LiveChatState {
-  return { runningTools: [] };
+  return { runningTools: [], queue: [] };
 }
 
 export function reduceLiveState(state: LiveChatState, event: AgentEvent): LiveChatState {
   switch (event.type) {
     case 'snapshot':
-      return event.state;
+      return { ...initialLiveState(), ...event.state };
     case 'status':
       return { ...state, status: event.status, retrying: undefined, runningTools: event.status === 'working' ? state.runningTools : [] };
     case 'reply-started':
@@ -51,6 +59,8 @@ export function reduceLiveState(state: LiveChatState, event: AgentEvent): LiveCh
     }
     case 'waiting':
       return state;
+    case 'queue':
+      return { ...state, queue: event.queue };
     case 'error':
       return { ...state, lastError: event.message };
   }

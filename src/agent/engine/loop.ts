@@ -53,6 +53,8 @@ export interface TurnInput {
   /** A new user message; without it, the turn resumes from the chat's messages. */
   userText?: string;
   attachments?: string[];
+  /** The operation that carries the user's message (stored on it). */
+  operation?: string;
 }
 
 export interface TurnResult {
@@ -99,7 +101,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   if (early.length) hooks = createHooks([...BUILTIN_PLUGINS, ...early]);
 
   // The user's words are saved before anything can go wrong.
-  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [] }, ctx);
+  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [], operation: input.operation }, ctx);
   await setStatus('working');
 
   let model: LanguageModel;

@@ -32,7 +32,7 @@ export class Command {
     if (!tiddler) return `The chat "${chat}" does not exist.`;
     if (typeof tiddler.fields.agent !== 'string') return `"${chat}" is not a chat: it has no "agent" field.`;
     const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
-    const runner = lib.getRunner();
+    const runner = lib.getLocalRunner();
     runner
       .send(chat, message)
       .then(async (result) => {

@@ -1,19 +1,39 @@
 /*\
-The runner for this wiki: one LocalRunner over $tw.wiki, created on first use. In a browser
-API keys come from TiddlyWiki's password store (localStorage, never a tiddler); under Node
-from the environment variable named by the profile's `api-key-name`. Tools and engine
-plugins from other TiddlyWiki plugins are picked up by module type.
+The runner for this wiki, created on first use. In a page served by the Node.js server
+edition (the server plugin marks the page, runner/remote-runner.ts) every turn runs on the
+server and the page talks to it over HTTP; otherwise one LocalRunner over $tw.wiki runs
+turns here. API keys come from TiddlyWiki's password store in a browser (localStorage, never
+a tiddler) and from the environment variable named by the profile's `api-key-name` under
+Node. Tools and engine plugins from other TiddlyWiki plugins are picked up by module type.
 \*/
 import type { EnginePlugin } from '../engine/hooks';
 import { BUILTIN_TOOLS } from '../tools';
 import type { ToolDefinition } from '../tools/tool';
-import { LocalRunner } from './local-runner';
+import type { ChatRunner } from './chat-runner';
+import { LocalRunner, type RunnerHost } from './local-runner';
+import { RemoteRunner, serverEditionMark } from './remote-runner';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
 
-let runner: LocalRunner | undefined;
+let runner: ChatRunner | undefined;
+let local: LocalRunner | undefined;
 
-export function getRunner(): LocalRunner {
+/** The runner the chat UI talks to. */
+export function getRunner(): ChatRunner {
   if (runner) return runner;
+  const mark = $tw.browser ? serverEditionMark() : undefined;
+  runner = mark ? new RemoteRunner(mark) : getLocalRunner();
+  return runner;
+}
+
+/** The runner of this process (the headless command, the server plugin, a browser-only wiki). */
+export function getLocalRunner(): LocalRunner {
+  if (!local) local = createLocalRunner();
+  return local;
+}
+
+/** Make this process's runner with some host settings replaced (the server plugin's durable log). */
+export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRunner {
+  if (local) throw new Error('TiddlyAgent: the runner of this process already exists.');
   const browser = !!$tw.browser;
   const tools = new Map<string, ToolDefinition>(BUILTIN_TOOLS.map((t) => [t.name, t]));
   $tw.modules.forEachModuleOfType('tiddlyagent-tool', (_title, exports) => {
@@ -25,7 +45,7 @@ export function getRunner(): LocalRunner {
     const plugin = exports as Partial<EnginePlugin>;
     if (plugin.name && typeof plugin.apply === 'function') plugins.set(plugin.name, plugin as EnginePlugin);
   });
-  runner = new LocalRunner({
+  local = new LocalRunner({
     wiki: createTiddlyWikiPort($tw.wiki),
     fetch: (url, init) => fetch(url, init),
     getApiKey: (name) => (browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined,
@@ -34,6 +54,8 @@ export function getRunner(): LocalRunner {
       : 'Set the environment variable "$name$" for the TiddlyWiki server.',
     tools,
     plugins,
+    saveQueueInChat: browser,
+    ...overrides,
   });
-  return runner;
+  return local;
 }

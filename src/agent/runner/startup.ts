@@ -14,5 +14,6 @@ export const synchronous = true;
 export function startup(): void {
   // The library is compiled only when some chat has a turn to restore (see ui/library.ts).
   if (!$tw.wiki.filterTiddlers('[has[agent]field:agent-status[working]] [has[agent]field:agent-status[input-required]] [has[agent]has[agent-queued]]').length) return;
-  (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getRunner().restore();
+  const runner = (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getRunner();
+  if (runner.where === 'local') (runner as Library.LocalRunner).restore();
 }

@@ -3,8 +3,11 @@ ChatStore: the only code that reads or writes agent definitions, provider profil
 and messages. Message tiddlers are system tiddlers ($:/ai/messages/<chat>/<seq>) so a chat
 never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
+import { canTransition } from './status';
 import {
   AGENT_TAG,
+  CHAT_FIELDS,
+  type ChatField,
   AgentDefinitionSchema,
   ChatSchema,
   ConfigError,
@@ -46,6 +49,16 @@ export interface NewMessage {
   approvalExpires?: string;
   /** A call waiting for approval: what it would change (JSON, a turn journal's shape). */
   toolChanges?: string;
+  /** User messages: the operation that carried them (runner/operations.ts). */
+  operation?: string;
+}
+
+/** A status change the status table does not allow. */
+export class StatusError extends Error {
+  constructor(chat: string, from: ChatStatus, to: ChatStatus) {
+    super(`Chat "${chat}" cannot go from ${from} to ${to}.`);
+    this.name = 'StatusError';
+  }
 }
 
 export function messagePrefix(chat: string): string {
@@ -141,6 +154,7 @@ export class ChatStore {
       'agent-duration': message.duration,
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
+      'agent-operation': message.operation,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);
@@ -160,14 +174,26 @@ export class ChatStore {
   }
 
   /**
-   * Set a chat's status (and optionally other chat fields) in one write; `modified` is
+   * The one status writer: set a chat's status (and optionally other declared chat fields)
+   * in one write, if the status table allows the change (a StatusError if not). `modified` is
    * kept, so a running chat does not jump to the top of Recent.
    */
-  setStatus(chat: string, status: ChatStatus, extra: Record<string, string> = {}): void {
+  setStatus(chat: string, status: ChatStatus, extra: Partial<Record<ChatField, string | undefined>> = {}): void {
     const fields = this.wiki.getFields(chat);
     if (!fields) return;
-    if (fields['agent-status'] === status && Object.entries(extra).every(([k, v]) => fields[k] === v)) return;
-    this.wiki.putTiddler({ ...fields, ...extra, 'agent-status': status });
+    const current = (fields['agent-status'] || 'idle') as ChatStatus;
+    if (!canTransition(current, status)) throw new StatusError(chat, current, status);
+    this.updateChat(chat, { ...extra, 'agent-status': status });
+  }
+
+  /** Change declared chat fields (CHAT_FIELDS) in one write; `undefined` removes a field. */
+  updateChat(chat: string, changes: Partial<Record<ChatField, string | undefined>>): void {
+    for (const key of Object.keys(changes)) {
+      if (!(CHAT_FIELDS as readonly string[]).includes(key) || key === 'agent') throw new Error(`"${key}" is not a chat field the store writes.`);
+    }
+    const fields = this.wiki.getFields(chat);
+    if (!fields || Object.entries(changes).every(([k, v]) => fields[k] === v)) return;
+    this.updateFields(chat, changes);
   }
 
   /** Create a chat tiddler for an agent and return its (unique) title. */

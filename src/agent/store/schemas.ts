@@ -105,6 +105,28 @@ export const ProviderProfileSchema = z.object({
 });
 export type ProviderProfile = z.output<typeof ProviderProfileSchema>;
 
+/**
+ * The fields a chat tiddler carries besides its own (title, text, tags, …): the store writes
+ * only these, so no code path can put an undeclared field on a user's tiddler.
+ */
+export const CHAT_FIELDS = [
+  'agent',
+  'agent-status',
+  'agent-parent',
+  'agent-hidden',
+  /** Tools the user allowed "in this chat". */
+  'agent-allowed-tools',
+  /** The last prompt's context usage (JSON), for the usage meter. */
+  'agent-context-usage',
+  /** The "Current tiddler" section of the prompt. */
+  'agent-current-tiddler',
+  /** Messages sent during a browser turn and not started (JSON), so a reload keeps their words. */
+  'agent-queued',
+  /** Tiddlers "Talk with AI" attached to the next message. */
+  'agent-draft-attachments',
+] as const;
+export type ChatField = (typeof CHAT_FIELDS)[number];
+
 export const ChatSchema = z.object({
   title: text,
   agent: z.string().check(z.trim(), z.minLength(1, { error: 'must name an agent definition tiddler' })),
@@ -134,6 +156,8 @@ export const MessageSchema = z.object({
   /** Pending tool messages: when an unanswered confirmation is denied (milliseconds since 1970). */
   'approval-expires': optionalText,
   'tool-changes': optionalText,
+  /** User messages: the operation that carried them. */
+  'agent-operation': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
   approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
   attachments: titleList,

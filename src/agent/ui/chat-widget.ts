@@ -62,6 +62,8 @@ class AiChatWidget extends Widget {
   private composer?: Composer;
   private views = new Map<string, MessageView>();
   private live: LiveChatState = lib().initialLiveState();
+  /** Why the last request to the runner was refused, shown in the status line. */
+  private requestError = '';
   private streamView?: MessageView;
   private streamTimer?: ReturnType<typeof setTimeout>;
   private lastStreamRender = 0;
@@ -97,7 +99,7 @@ class AiChatWidget extends Widget {
     if ($tw.browser) this.root.appendChild(this.renderComposer(doc));
     this.syncMessages();
     // A turn already running sends its live state first (a snapshot): the streamed text so far.
-    if ($tw.browser) this.unsubscribe = lib().getRunner().bus.subscribe(this.chat, (event) => this.onEvent(event));
+    if ($tw.browser) this.unsubscribe = lib().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
@@ -190,7 +192,7 @@ class AiChatWidget extends Widget {
   /** Put the turn action bar on the last message of every turn in the window. */
   private syncTurnActions(all: ListedMessage[], window: ListedMessage[], force = false): void {
     if (!$tw.browser) return;
-    const active = lib().getRunner().isActive(this.chat);
+    const active = this.isActive();
     let turnUser = '';
     const first = all.length - window.length;
     for (let i = 0; i < all.length; i++) {
@@ -253,8 +255,8 @@ class AiChatWidget extends Widget {
       if (journalTiddler?.fields['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', this.lingo('Turn/RolledBack')));
       else {
         button('rollback', this.lingo('Turn/Rollback'), 'rollback', () => {
-          const result = runner.rollbackTurn(this.chat, userMessage);
-          if (!result.conflicts.length) return;
+          void this.request(runner.rollback(this.chat, userMessage)).then((result) => {
+          if (!result?.conflicts.length) return;
           panel.textContent = '';
           actions.diff?.removeChildDomNodes();
           actions.diff = undefined;
@@ -263,17 +265,18 @@ class AiChatWidget extends Widget {
           ask.appendChild(el(doc, 'div', 'tc-ai-rollback-conflicts', result.conflicts.join(', ')));
           const force = el(doc, 'button', 'tc-ai-rollback-force', this.lingo('Turn/RollbackAnyway'));
           force.setAttribute('data-ai-action', 'rollback-force');
-          force.addEventListener('click', () => runner.rollbackTurn(this.chat, userMessage, true));
+          force.addEventListener('click', () => void this.request(runner.rollback(this.chat, userMessage, true)));
           const cancel = el(doc, 'button', 'tc-ai-rollback-cancel', this.lingo('Question/Cancel'));
           cancel.addEventListener('click', () => (panel.textContent = ''));
           ask.appendChild(force);
           ask.appendChild(cancel);
           panel.appendChild(ask);
+          });
         });
       }
     }
-    if (last) button('retry', this.lingo('Turn/Retry'), 'retry', () => void runner.retryTurn(this.chat, userMessage));
-    button('delete', this.lingo('Turn/Delete'), 'delete-turn', () => runner.deleteTurn(this.chat, userMessage));
+    if (last) button('retry', this.lingo('Turn/Retry'), 'retry', () => void this.request(runner.retry(this.chat, userMessage)));
+    button('delete', this.lingo('Turn/Delete'), 'delete-turn', () => void this.request(runner.deleteTurn(this.chat, userMessage)));
     const reply = [...turn].reverse().find((m) => m.role === 'assistant');
     if (reply) {
       button('copy', this.lingo('Turn/Copy'), 'copy-reply', () => {
@@ -412,7 +415,7 @@ class AiChatWidget extends Widget {
     for (const choice of ['once', 'chat', 'always', 'deny'] as const) {
       const button = el(doc, 'button', `tc-ai-approve-${choice}`, this.lingo(`Approval/${choice}`)) as HTMLButtonElement;
       button.setAttribute('data-ai-action', `approve-${choice}`);
-      button.addEventListener?.('click', () => void lib().getRunner().decide(this.chat, title, choice));
+      button.addEventListener?.('click', () => void this.request(lib().getRunner().decide(this.chat, title, choice)));
       buttons.appendChild(button);
     }
     card.appendChild(buttons);
@@ -456,16 +459,16 @@ class AiChatWidget extends Widget {
     submit.addEventListener?.('click', () => {
       const answers = inputs.filter((i) => i.checked).map((i) => i.value);
       if (free?.value.trim()) answers.push(free.value.trim());
-      void lib().getRunner().answer(this.chat, title, answers);
+      void this.request(lib().getRunner().answer(this.chat, title, answers));
     });
     const cancel = el(doc, 'button', 'tc-ai-question-cancel', this.lingo('Question/Cancel'));
     cancel.setAttribute('data-ai-action', 'dismiss');
-    cancel.addEventListener?.('click', () => void lib().getRunner().answer(this.chat, title, null));
+    cancel.addEventListener?.('click', () => void this.request(lib().getRunner().answer(this.chat, title, null)));
     buttons.appendChild(submit);
     buttons.appendChild(cancel);
     card.appendChild(buttons);
     card.addEventListener?.('keydown', (event: Event) => {
-      if ((event as KeyboardEvent).key === 'Escape') void lib().getRunner().answer(this.chat, title, null);
+      if ((event as KeyboardEvent).key === 'Escape') void this.request(lib().getRunner().answer(this.chat, title, null));
     });
     body.appendChild(card);
   }
@@ -590,8 +593,8 @@ class AiChatWidget extends Widget {
 
   private updateStatus(): void {
     const stored = String(this.wiki.getTiddler(this.chat)?.fields['agent-status'] ?? 'idle');
-    const active = $tw.browser ? lib().getRunner().isActive(this.chat) : false;
-    const status = active ? 'working' : stored;
+    const active = this.isActive();
+    const status = active ? 'working' : $tw.browser && this.live.status ? this.live.status : stored;
     this.root.setAttribute('data-status', status);
     let line = this.lingo(`Status/${status}`);
     const retrying = active ? this.live.retrying : undefined;
@@ -603,13 +606,14 @@ class AiChatWidget extends Widget {
     } else if (active && this.live.runningTools.length) {
       line = this.lingo('RunningTools').replace('$tools$', this.live.runningTools.join(', '));
     }
-    const queued = active ? lib().getRunner().queued(this.chat) : [];
+    const queued = this.live.queue.map((q) => q.text);
     if (queued.length) line += ' ' + this.lingo('Queued').replace('$count$', String(queued.length));
     this.queuedList.textContent = '';
     for (const message of queued) {
       const bubble = el(this.document as unknown as Doc, 'div', 'tc-ai-message tc-ai-message-user tc-ai-message-queued', message);
       this.queuedList.appendChild(bubble);
     }
+    if (this.requestError) line += ' ' + this.requestError;
     this.statusLine.textContent = line;
     this.updateMeter();
     if (this.stopButton) this.stopButton.disabled = !active;
@@ -655,7 +659,7 @@ class AiChatWidget extends Widget {
             ),
         send: (message, attachments) => this.send(message, attachments),
         stop: () => this.stop(),
-        isActive: () => lib().getRunner().isActive(this.chat),
+        isActive: () => this.isActive(),
         navigate: (title) => this.navigate(title),
       },
       this.chat,
@@ -664,7 +668,7 @@ class AiChatWidget extends Widget {
     this.stopButton = composer.stopButton;
     this.composer = composer;
     // Messages that were queued when the page went away come back into the input.
-    if (!lib().getRunner().isActive(this.chat)) {
+    if (!this.isActive()) {
       for (const { text, attachments } of this.savedQueue()) composer.restore([text], attachments);
     }
     return composer.element;
@@ -681,20 +685,29 @@ class AiChatWidget extends Widget {
 
   /** Stop the turn; messages queued behind it go back into the input rather than being lost. */
   private stop(): void {
-    const runner = lib().getRunner();
-    this.composer?.restore(runner.queued(this.chat));
-    runner.stop(this.chat);
+    this.composer?.restore(this.live.queue.map((q) => q.text));
+    void this.request(lib().getRunner().stop(this.chat));
   }
 
   private send(message: string, attachments: string[]): void {
-    const chat = this.wiki.getTiddler(this.chat);
-    // "Talk with AI" attachments and a queue saved before a reload are in the input now.
-    if (chat && !lib().getRunner().isActive(this.chat) && (chat.fields['agent-draft-attachments'] !== undefined || chat.fields['agent-queued'] !== undefined)) {
-      this.wiki.addTiddler(new $tw.Tiddler(chat, { 'agent-draft-attachments': undefined, 'agent-queued': undefined }));
-    }
-    void lib().getRunner().send(this.chat, message, attachments);
+    void this.request(lib().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
     this.scrollToEnd(true);
+  }
+
+  /** Whether a turn runs, as the runner's events say. */
+  private isActive(): boolean {
+    return $tw.browser ? this.live.status === 'working' : false;
+  }
+
+  /** A runner request; a refusal (or an unreachable server) shows in the status line. */
+  private request<T>(promise: Promise<T>): Promise<T | undefined> {
+    this.requestError = '';
+    return promise.catch((e: unknown) => {
+      this.requestError = e instanceof Error ? e.message : String(e);
+      this.updateStatus();
+      return undefined;
+    });
   }
 
   private navigate(title: string): void {

@@ -170,8 +170,8 @@ describe('the approval flow through LocalRunner', () => {
     expect(t.events.of('waiting')).toEqual([{ type: 'waiting', chat: t.chat, message: pending!.title, reason: 'approval' }]);
     expect(t.events.statuses()).toEqual(['working', 'input-required']);
     // A decision on something that is not pending is ignored.
-    expect(t.runner.decide(t.chat, h.messages(t.chat)[0]!.title!, 'once')).toBeUndefined();
-    expect(t.runner.decide('Some other chat', pending!.title!, 'once')).toBeUndefined();
+    await expect(t.runner.decide(t.chat, h.messages(t.chat)[0]!.title!, 'once')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(t.runner.decide('Some other chat', pending!.title!, 'once')).rejects.toMatchObject({ code: 'not-found' });
   });
 
   test('"once" runs the call and the turn completes; the next call asks again', async () => {
@@ -245,7 +245,7 @@ describe('the approval flow through LocalRunner', () => {
     expect(await runner.send(chat, 'Write two.')).toEqual({ status: 'input-required' });
     const [a, b] = pendingOf(chat);
 
-    expect(runner.decide(chat, a!.title!, 'deny')).toBeUndefined();
+    expect(await runner.decide(chat, a!.title!, 'deny')).toEqual({ status: 'input-required' });
     expect(h.status(chat)).toBe('input-required');
     expect(s.requests).toHaveLength(1);
     expect(await within(runner.decide(chat, b!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
@@ -370,7 +370,7 @@ describe('expiry and reload', () => {
 
     expect(h.status(t.chat)).toBe('canceled');
     expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'The user stopped the turn.' });
-    expect(t.runner.decide(t.chat, pending!.title!, 'once')).toBeUndefined();
+    await expect(t.runner.decide(t.chat, pending!.title!, 'once')).rejects.toMatchObject({ code: 'conflict' });
     expect(t.written).toEqual([]);
   });
 });

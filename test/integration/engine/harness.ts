@@ -164,8 +164,10 @@ export class Events {
   readonly list: AgentEvent[] = [];
   private waiters: { match(e: AgentEvent): boolean; resolve(e: AgentEvent): void }[] = [];
 
-  readonly emit = (event: AgentEvent): void => {
-    this.list.push(event);
+  /** Events as the engine emitted them; the bus's ids are checked in test/unit/engine/events.test.ts. */
+  readonly emit = (withId: AgentEvent): void => {
+    const { id: _id, ...event } = withId;
+    this.list.push(event as AgentEvent);
     for (const w of [...this.waiters]) {
       if (w.match(event)) {
         this.waiters.splice(this.waiters.indexOf(w), 1);

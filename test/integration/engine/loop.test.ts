@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import type { EnginePlugin, EngineHooks } from '../../../src/agent/engine/hooks';
 import { runTurn } from '../../../src/agent/engine/loop';
-import { canTransition, STATUS_TRANSITIONS } from '../../../src/agent/engine/status';
+import { canTransition, STATUS_TRANSITIONS } from '../../../src/agent/store/status';
 import type { ModelRequest } from '../../../src/agent/providers/types';
 import { CHAT_STATUSES, type ChatStatus } from '../../../src/agent/store/schemas';
 import { askQuestionTool, summaryTool } from '../../../src/agent/tools/control-tools';
@@ -451,7 +451,7 @@ describe('control tools', () => {
     expect(list.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(list[2]).toMatchObject({ 'tool-status': 'denied' });
     // A later message starts a fresh turn normally.
-    expect(runner.answer(chat, pending.title!, ['late'])).toBeUndefined();
+    await expect(runner.answer(chat, pending.title!, ['late'])).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 
@@ -472,8 +472,8 @@ describe('the status machine', () => {
     expect(Object.keys(STATUS_TRANSITIONS).sort()).toEqual([...CHAT_STATUSES].sort());
   });
 
-  test('the engine refuses an impossible transition instead of writing it', async () => {
-    // A misbehaving plugin resets the chat to idle mid-turn; "idle -> completed" must be refused.
+  test('the one status writer refuses an impossible transition instead of writing it', async () => {
+    // A misbehaving plugin tries to reset the chat to idle mid-turn; "working -> idle" is refused.
     const saboteur: EnginePlugin = {
       name: 'saboteur',
       apply(hooks) {
@@ -483,8 +483,8 @@ describe('the status machine', () => {
     const chat = h.newChat({ 'agent-plugins': 'saboteur' });
     const t = turn(chat, [], [reply('hi')], { plugins: new Map([['saboteur', saboteur]]) });
 
-    await expect(t.run('Hello')).rejects.toThrow(/cannot go from idle to completed/);
-    expect(h.status(chat)).toBe('idle');
+    await expect(t.run('Hello')).rejects.toThrow(/cannot go from working to idle/);
+    expect(h.status(chat)).toBe('working');
     expect(t.events.statuses()).not.toContain('completed');
   });
 });

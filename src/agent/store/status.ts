@@ -1,8 +1,9 @@
 /*\
-The chat status machine: which status may follow which. The engine checks every change
-against this table, so no code path can leave a chat in an impossible state.
+The chat status machine: which status may follow which. ChatStore.setStatus, the one status
+writer, checks every change against this table, so no code path (engine, runner, restart
+recovery) can leave a chat in an impossible state.
 \*/
-import type { ChatStatus } from '../store/schemas';
+import type { ChatStatus } from './schemas';
 
 export const STATUS_TRANSITIONS: Record<ChatStatus, readonly ChatStatus[]> = {
   idle: ['working'],

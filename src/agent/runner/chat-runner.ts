@@ -1,0 +1,57 @@
+/*\
+ChatRunner: the one interface the chat UI talks to, wherever a turn runs: in this page or
+process (LocalRunner) or on the Node.js server (RemoteRunner, over HTTP and server-sent
+events). Live state comes only from `subscribe`: a snapshot first, then the events, folded
+by the one reducer (engine/live-state.ts). A request that cannot be carried out rejects with
+a RunnerError whose `code` says why (the server maps it to an HTTP status).
+\*/
+import type { AgentEventListener } from '../engine/events';
+
+export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
+
+export interface RollbackResult {
+  /** Tiddlers changed since the turn changed them; nothing was restored unless forced. */
+  conflicts: string[];
+  restored: string[];
+}
+
+export interface ChatRunner {
+  /** `local`: turns run in this page or process; `server`: on the Node.js server. */
+  readonly where: 'local' | 'server';
+  /** Send a user message; a send during a turn waits in the chat's queue. */
+  send(chat: string, text: string, attachments?: string[]): Promise<unknown>;
+  /** Abort the running turn (or end a waiting one) and drop what is queued behind it. */
+  stop(chat: string): Promise<unknown>;
+  /** The user's choice on a call waiting for approval. */
+  decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown>;
+  /** The user's answers to a question; `null` dismisses it and ends the turn. */
+  answer(chat: string, message: string, answers: string[] | null): Promise<unknown>;
+  /** Answer the last turn again: its replies go, the user's message stays. */
+  retry(chat: string, userMessage: string): Promise<unknown>;
+  /** Remove a turn's messages (not what its tools changed). */
+  deleteTurn(chat: string, userMessage: string): Promise<unknown>;
+  /** Restore what a turn's tools changed. */
+  rollback(chat: string, userMessage: string, force?: boolean): Promise<RollbackResult>;
+  /** Live events of a chat, a snapshot first; returns the unsubscribe function. */
+  subscribe(chat: string, listener: AgentEventListener): () => void;
+}
+
+export type RunnerErrorCode = 'bad-request' | 'not-found' | 'conflict' | 'forbidden' | 'unavailable';
+
+export class RunnerError extends Error {
+  constructor(
+    readonly code: RunnerErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RunnerError';
+  }
+}
+
+export const HTTP_STATUS: Record<RunnerErrorCode, number> = {
+  'bad-request': 400,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  unavailable: 503,
+};

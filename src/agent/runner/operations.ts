@@ -1,0 +1,143 @@
+/*\
+Durable operations (seed 003): every send, queued send, approval decision, answer and retry
+is an operation, written to an OperationLog before it runs and at each change of its status
+(queued -> running -> done | failed | canceled). The queue runs them one at a time per chat,
+in order, whoever submitted them. The server's log is a file, so after a restart every
+unfinished operation is known and can be failed (runner/local-runner.ts, restore); a
+browser's log lives as long as the page.
+\*/
+import type { ApprovalChoice } from './chat-runner';
+
+export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume';
+export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
+
+export interface Operation {
+  id: string;
+  chat: string;
+  kind: OperationKind;
+  status: OperationStatus;
+  /** Milliseconds since 1970. */
+  created: number;
+  /** send: the user's words and attachments. */
+  text?: string;
+  attachments?: string[];
+  /** decide / answer: the waiting tool message; retry: the turn's user message. */
+  message?: string;
+  choice?: ApprovalChoice;
+  answers?: string[] | null;
+  error?: string;
+}
+
+export const FINISHED: readonly OperationStatus[] = ['done', 'failed', 'canceled'];
+
+export interface OperationLog {
+  /** Persist an operation as it is now; returns once it is safe (the server: on disk). */
+  write(op: Operation): void;
+  /** Operations that had not finished when the log was last open (restart recovery). */
+  unfinished(): Operation[];
+}
+
+/** A log that lasts as long as this page or process. */
+export class MemoryOperationLog implements OperationLog {
+  readonly entries = new Map<string, Operation>();
+  write(op: Operation): void {
+    if (FINISHED.includes(op.status)) this.entries.delete(op.id);
+    else this.entries.set(op.id, { ...op });
+  }
+  unfinished(): Operation[] {
+    return [...this.entries.values()];
+  }
+}
+
+interface Entry<R> {
+  op: Operation;
+  resolve(result: R): void;
+}
+
+/**
+ * Runs each chat's operations one at a time, in the order they were submitted. `execute`
+ * does the work; its result settles the submitter's promise. An operation is persisted
+ * (queued) before `submit` returns.
+ */
+export class OperationQueue<R> {
+  private queues = new Map<string, Entry<R>[]>();
+  private running = new Map<string, Operation>();
+  private seq = 0;
+
+  constructor(
+    private readonly log: OperationLog,
+    private readonly execute: (op: Operation) => Promise<{ result: R; status: OperationStatus; error?: string }>,
+    private readonly changed: (chat: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  newId(): string {
+    return `${this.now().toString(36)}-${(++this.seq).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  }
+
+  submit(fields: Omit<Operation, 'id' | 'status' | 'created'>): { op: Operation; done: Promise<R> } {
+    const op: Operation = { ...fields, id: this.newId(), status: 'queued', created: this.now() };
+    this.log.write(op);
+    let resolve!: (result: R) => void;
+    const done = new Promise<R>((r) => (resolve = r));
+    const queue = this.queues.get(op.chat) ?? [];
+    queue.push({ op, resolve });
+    this.queues.set(op.chat, queue);
+    this.changed(op.chat);
+    this.pump(op.chat);
+    return { op, done };
+  }
+
+  /** The operation running for a chat, if any. */
+  current(chat: string): Operation | undefined {
+    return this.running.get(chat);
+  }
+
+  /** Operations waiting behind the running one, in order. */
+  waiting(chat: string): Operation[] {
+    return (this.queues.get(chat) ?? []).map((e) => e.op);
+  }
+
+  /** Cancel what waits (not the running operation); each submitter gets `result`. */
+  cancelWaiting(chat: string, result: R): Operation[] {
+    const queue = this.queues.get(chat) ?? [];
+    this.queues.delete(chat);
+    for (const entry of queue) {
+      this.finish(entry.op, 'canceled');
+      entry.resolve(result);
+    }
+    if (queue.length) this.changed(chat);
+    return queue.map((e) => e.op);
+  }
+
+  private finish(op: Operation, status: OperationStatus, error?: string): void {
+    op.status = status;
+    if (error) op.error = error;
+    this.log.write(op);
+  }
+
+  private pump(chat: string): void {
+    if (this.running.has(chat)) return;
+    const queue = this.queues.get(chat);
+    const entry = queue?.shift();
+    if (!queue?.length) this.queues.delete(chat);
+    if (!entry) return;
+    const { op } = entry;
+    this.running.set(chat, op);
+    op.status = 'running';
+    this.log.write(op);
+    this.changed(chat);
+    void this.execute(op)
+      .then(
+        (outcome) => outcome,
+        (e: unknown) => ({ result: undefined as R, status: 'failed' as const, error: e instanceof Error ? e.message : String(e) }),
+      )
+      .then(({ result, status, error }) => {
+        this.finish(op, status, error);
+        this.running.delete(chat);
+        entry.resolve(result);
+        this.changed(chat);
+        this.pump(chat);
+      });
+  }
+}

@@ -1,0 +1,159 @@
+/*\
+The page's end of the server edition's push channel: one server-sent-events stream per page
+(GET agent/events). It opens at start-up in a page the server plugin marked (a small module,
+so the library is still compiled only when a chat is shown) and:
+- stores every tiddler the server's runner wrote (messages, journals, chat status, notes its
+  tools wrote) with the syncer's own storeTiddler, so the syncer counts them as in step with
+  the server: no echo PUT, no conflict (TiddlyWiki does not sync `$:/` tiddlers from a server);
+- hands the live events of the chats this page shows to the RemoteRunner;
+- resumes after a dropped connection from the last event id (the browser sends it), or from
+  the cursor the server rendered into the page, so nothing written in between is missed.
+\*/
+export const name = 'tiddlyagent-push';
+export const platforms = ['browser'];
+export const after = ['startup'];
+export const synchronous = true;
+
+export interface ServerEditionMark {
+  /** The server's path prefix, ending in `/`. */
+  prefix: string;
+  /** The push channel's position when the page was rendered. */
+  cursor: string;
+}
+
+type Fields = Record<string, string>;
+type AgentListener = (event: { type: string; chat: string }) => void;
+
+interface Syncer {
+  storeTiddler(fields: Fields): void;
+  tiddlerInfo: Record<string, unknown>;
+}
+
+/** The mark the server plugin renders into a page it serves: `<meta name="tiddlyagent-server" content="prefix cursor">`. */
+export function serverEditionMark(): ServerEditionMark | undefined {
+  if (typeof document === 'undefined') return undefined;
+  const content = document.querySelector('meta[name="tiddlyagent-server"]')?.getAttribute('content')?.trim();
+  if (!content) return undefined;
+  const [prefix, cursor] = content.split(/\s+/);
+  return { prefix: decodeURIComponent(prefix ?? '/'), cursor: cursor ?? '' };
+}
+
+export class PushChannel {
+  private watched = new Map<string, number>();
+  private source?: EventSource;
+  private lastId: string;
+  private listener?: AgentListener;
+  /** After a stale cursor: chats whose tiddlers this page has fetched again since. */
+  private resynced?: Set<string>;
+  private reconnectPending = false;
+
+  constructor(private readonly mark: ServerEditionMark) {
+    this.lastId = mark.cursor;
+  }
+
+  get prefix(): string {
+    return this.mark.prefix;
+  }
+
+  onAgentEvent(listener: AgentListener): void {
+    this.listener = listener;
+  }
+
+  /** Receive the live events of a chat (counted: every view of it watches). */
+  watch(chat: string): void {
+    const n = this.watched.get(chat) ?? 0;
+    this.watched.set(chat, n + 1);
+    if (n === 0) this.reconnectSoon();
+  }
+
+  unwatch(chat: string): void {
+    const n = (this.watched.get(chat) ?? 1) - 1;
+    // The stream keeps carrying its events until the next reconnect: cheaper than reconnecting now.
+    if (n <= 0) this.watched.delete(chat);
+    else this.watched.set(chat, n);
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  private reconnectSoon(): void {
+    if (this.reconnectPending) return;
+    this.reconnectPending = true;
+    // Views of several chats render in one refresh: one reconnect for all of them.
+    setTimeout(() => {
+      this.reconnectPending = false;
+      this.connect();
+    }, 0);
+  }
+
+  private connect(): void {
+    this.source?.close();
+    const params = new URLSearchParams();
+    for (const chat of this.watched.keys()) {
+      params.append('chat', chat);
+      if (this.resynced && !this.resynced.has(chat)) {
+        params.append('sync', chat);
+        this.resynced.add(chat);
+      }
+    }
+    if (this.lastId) params.set('last-event-id', this.lastId);
+    const source = new EventSource(`${this.mark.prefix}agent/events?${params}`);
+    this.source = source;
+    const track = (e: MessageEvent) => {
+      if (e.lastEventId) this.lastId = e.lastEventId;
+    };
+    source.addEventListener('tiddler', (e) => {
+      track(e as MessageEvent);
+      storeTiddler(JSON.parse((e as MessageEvent).data) as Fields);
+    });
+    source.addEventListener('deleted', (e) => {
+      track(e as MessageEvent);
+      removeTiddler((JSON.parse((e as MessageEvent).data) as { title: string }).title);
+    });
+    source.addEventListener('chat-sync', (e) => {
+      track(e as MessageEvent);
+      const { chat, titles } = JSON.parse((e as MessageEvent).data) as { chat: string; titles: string[] };
+      const keep = new Set(titles);
+      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>] [prefix<journal>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat, journal: `$:/ai/journal/${chat}/` }));
+      for (const title of own) if (!keep.has(title)) removeTiddler(title);
+    });
+    source.addEventListener('stale', (e) => {
+      track(e as MessageEvent);
+      // The server could not replay what this page missed: the shown chats come whole with
+      // this response; any other chat is fetched whole when it is shown.
+      this.resynced = new Set(this.watched.keys());
+    });
+    source.addEventListener('agent', (e) => {
+      track(e as MessageEvent);
+      this.listener?.(JSON.parse((e as MessageEvent).data));
+    });
+  }
+}
+
+function storeTiddler(fields: Fields): void {
+  const syncer = ($tw as unknown as { syncer?: Syncer }).syncer;
+  if (syncer) syncer.storeTiddler(fields);
+  else $tw.wiki.addTiddler(new $tw.Tiddler(fields));
+}
+
+function removeTiddler(title: string): void {
+  $tw.wiki.deleteTiddler(title);
+  // Forgotten before the syncer looks, so it sends no DELETE back.
+  const syncer = ($tw as unknown as { syncer?: Syncer }).syncer;
+  if (syncer) delete syncer.tiddlerInfo[title];
+}
+
+let channel: PushChannel | undefined;
+
+/** The page's channel, when a server edition serves it. */
+export function pushChannel(): PushChannel | undefined {
+  return channel;
+}
+
+export function startup(): void {
+  const mark = serverEditionMark();
+  if (!mark || typeof EventSource === 'undefined') return;
+  channel = new PushChannel(mark);
+  channel.start();
+}
