@@ -13,6 +13,9 @@ const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 export type MockLlm = Awaited<ReturnType<typeof startMockLlm>>;
 
+/** Where turns run on a served wiki: in the page (no server plugin) or on the server (the server edition). */
+export type Edition = 'browser' | 'server';
+
 export interface ServedWiki {
   url: string;
   dir: string;
@@ -24,11 +27,16 @@ export interface ServedWiki {
  * A copy of the demo wiki in a temp folder (the built plugins linked in), whose mock
  * provider points at `mockUrl`. With `server`, it has the filesystem and tiddlyweb plugins.
  */
-export function demoWikiFolder(mockUrl: string, options: { server: boolean; providerFields?: Record<string, string> }): string {
+export function demoWikiFolder(mockUrl: string, options: { server: boolean; edition?: Edition; providerFields?: Record<string, string> }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-e2e-'));
   const plugins = options.server ? ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'] : [];
   fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
-  fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  if (options.edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  else {
+    // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
+    fs.mkdirSync(path.join(dir, 'plugins'));
+    fs.symlinkSync(path.join(ROOT, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
+  }
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   const provider: Record<string, string> = {
     title: '$:/demo/providers/mock-llm',
@@ -59,9 +67,9 @@ export function servingUrl(server: ChildProcess): Promise<string> {
 }
 
 /** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string> } = {}): Promise<ServedWiki> {
+export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string>; edition?: Edition } = {}): Promise<ServedWiki> {
   const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
-  const dir = demoWikiFolder(mock.url, { server: true, providerFields: options.providerFields });
+  const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
   const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await servingUrl(server);

@@ -369,6 +369,11 @@ export class LocalRunner implements ChatRunner {
 
   // ---- state --------------------------------------------------------------------------------
 
+  /** A chat's live state, or what its tiddler says when nothing runs (a push channel's snapshot). */
+  snapshot(chat: string): LiveChatState {
+    return this.bus.state(chat) ?? this.quietState(chat);
+  }
+
   /** A chat's state when nothing is live: what its tiddler says. */
   private quietState(chat: string): LiveChatState {
     const fields = this.host.wiki.getFields(chat);

@@ -83,8 +83,8 @@ export class OperationQueue<R> {
     const queue = this.queues.get(op.chat) ?? [];
     queue.push({ op, resolve });
     this.queues.set(op.chat, queue);
-    this.changed(op.chat);
     this.pump(op.chat);
+    if (op.status === 'queued') this.changed(op.chat);
     return { op, done };
   }
 

@@ -22,6 +22,9 @@ export interface ServerEditionMark {
 }
 
 type Fields = Record<string, string>;
+
+/** What the server told this page about itself (a $:/temp/ tiddler: never saved or synced). */
+export const SERVER_INFO = '$:/temp/tiddlyagent/server';
 type AgentListener = (event: { type: string; chat: string }) => void;
 
 interface Syncer {
@@ -124,6 +127,13 @@ export class PushChannel {
       // this response; any other chat is fetched whole when it is shown.
       this.resynced = new Set(this.watched.keys());
     });
+    source.addEventListener('hello', (e) => {
+      // What the settings tab shows: the server runs turns, and which key names its environment sets (never a value).
+      const { keys } = JSON.parse((e as MessageEvent).data) as { keys: Record<string, boolean> };
+      const fields: Fields = { title: SERVER_INFO, runner: 'server', text: '' };
+      for (const [name, set] of Object.entries(keys ?? {})) fields[`key-${name}`] = set ? 'set' : 'missing';
+      $tw.wiki.addTiddler(new $tw.Tiddler(fields));
+    });
     source.addEventListener('agent', (e) => {
       track(e as MessageEvent);
       this.listener?.(JSON.parse((e as MessageEvent).data));
@@ -146,14 +156,16 @@ function removeTiddler(title: string): void {
 
 let channel: PushChannel | undefined;
 
-/** The page's channel, when a server edition serves it. */
+/** The page's channel, when a server edition serves it; opened by whichever comes first, start-up or the first chat rendered. */
 export function pushChannel(): PushChannel | undefined {
+  if (channel) return channel;
+  const mark = serverEditionMark();
+  if (!mark || typeof EventSource === 'undefined') return undefined;
+  channel = new PushChannel(mark);
+  channel.start();
   return channel;
 }
 
 export function startup(): void {
-  const mark = serverEditionMark();
-  if (!mark || typeof EventSource === 'undefined') return;
-  channel = new PushChannel(mark);
-  channel.start();
+  pushChannel();
 }

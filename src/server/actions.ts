@@ -1,0 +1,71 @@
+/*\
+The runner operations behind POST /agent/<action> (routes/agent-actions.ts): the body is
+checked here, the rest by the runner, whose refusals (RunnerError) carry the HTTP status.
+\*/
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
+import { HttpError, readJsonBody } from './http-body';
+import { getServerEdition } from './server-edition';
+
+type Body = Record<string, unknown>;
+
+function str(body: Body, key: string): string {
+  const value = body[key];
+  if (typeof value !== 'string' || !value) throw new HttpError(400, `"${key}" must be a non-empty string.`);
+  return value;
+}
+
+function receipt(submitted: { op: Agent.Operation }): { status: number; body: unknown } {
+  return { status: 202, body: { operation: { id: submitted.op.id, status: submitted.op.status } } };
+}
+
+async function perform(action: string, body: Body): Promise<{ status: number; body: unknown }> {
+  const edition = getServerEdition();
+  if (!edition) throw new HttpError(503, 'The TiddlyAgent server edition is not running.');
+  const { runner } = edition;
+  switch (action) {
+    case 'send': {
+      const attachments = body.attachments ?? [];
+      if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new HttpError(400, '"attachments" must be a list of titles.');
+      if (typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string.');
+      return receipt(runner.submitSend(str(body, 'chat'), body.text, attachments as string[]));
+    }
+    case 'stop':
+      await runner.stop(str(body, 'chat'));
+      return { status: 200, body: {} };
+    case 'decide':
+      return receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice));
+    case 'answer': {
+      if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');
+      return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));
+    }
+    case 'retry':
+      return receipt(runner.submitRetry(str(body, 'chat'), str(body, 'message')));
+    case 'delete-turn':
+      await runner.deleteTurn(str(body, 'chat'), str(body, 'message'));
+      return { status: 200, body: {} };
+    case 'rollback':
+      return { status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) };
+    default:
+      throw new HttpError(404, `There is no action "${action}".`);
+  }
+}
+
+export async function handleAction(request: IncomingMessage, response: ServerResponse, action: string): Promise<void> {
+  let status: number;
+  let body: unknown;
+  try {
+    ({ status, body } = await perform(action, await readJsonBody(request)));
+  } catch (e) {
+    const agent = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
+    if (e instanceof HttpError) status = e.status;
+    else if (e instanceof Error && e.name === 'RunnerError') status = agent.HTTP_STATUS[(e as Agent.RunnerError).code] ?? 400;
+    else {
+      status = 500;
+      console.error('TiddlyAgent: a request failed', e);
+    }
+    body = { error: status === 500 ? 'Internal error in the TiddlyAgent server edition.' : (e as Error).message };
+  }
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(JSON.stringify(body));
+}

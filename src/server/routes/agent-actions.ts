@@ -1,0 +1,27 @@
+/*\
+POST /agent/<action>: every request a chat page makes of the server's runner. TiddlyWiki's
+server has checked, before this runs, that the user is a writer and that the request has
+the `X-Requested-With: TiddlyWiki` header (401/403 otherwise), so a refused request changes
+nothing and reaches no model. The body is JSON; operations answer 202 once persisted.
+
+| action      | body                                   | answer                     |
+| send        | chat, text, attachments?               | 202 {operation}            |
+| stop        | chat                                   | 200 {}                     |
+| decide      | chat, message, choice                  | 202 {operation}            |
+| answer      | chat, message, answers (list or null)  | 202 {operation}            |
+| retry       | chat, message (the turn's user message)| 202 {operation}            |
+| delete-turn | chat, message                          | 200 {}                     |
+| rollback    | chat, message, force?                  | 200 {conflicts, restored}  |
+\*/
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type * as Server from '$:/plugins/tiddlyagent/server/lib.js';
+
+export const methods = ['POST'];
+export const path = /^\/agent\/([a-z-]+)$/;
+export const bodyFormat = 'stream';
+export const info = { priority: 100 };
+
+export function handler(request: IncomingMessage, response: ServerResponse, state: { urlInfo: { pathname: string }; params?: string[] }): void {
+  const server = require('$:/plugins/tiddlyagent/server/lib.js') as typeof Server;
+  void server.handleAction(request, response, path.exec(state.urlInfo.pathname)?.[1] ?? '');
+}

@@ -1,0 +1,115 @@
+/*\
+The server edition, started when `tiddlywiki <wiki> --listen` starts serving (hook
+th-server-command-post-start), before the first request is handled:
+1. tiddler files are written atomically from now on, and a step a kill interrupted is
+   redone (durable/);
+2. the one LocalRunner of this process runs every browser's turns, its operations logged in
+   `<wiki folder>/agent-state/operations.jsonl`, its writes marked for the durable store;
+3. restart recovery: unfinished operations fail with "Interrupted by server restart", a chat
+   left `working` becomes `interrupted` (the user's message kept), waiting chats keep waiting;
+4. the push hub carries what the runner writes (once on disk) and its live events to pages.
+\*/
+import path from 'node:path';
+import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
+import { removeStaleTemps } from './durable/atomic-file';
+import { DurableStore } from './durable/durable-store';
+import { OperationFileLog } from './durable/operation-file-log';
+import { installAtomicTiddlerWrites } from './durable/tiddler-files';
+import { PushHub } from './push/push-hub';
+
+export const INTERRUPTED = 'Interrupted by server restart: the server stopped while this turn ran. Your message is kept; send it again to retry.';
+/** Folder (in the wiki folder) of the operation log and the durable store's intent record. */
+export const STATE_FOLDER = 'agent-state';
+
+export interface ServerEdition {
+  runner: Agent.LocalRunner;
+  hub: PushHub;
+  durable: DurableStore;
+  /** The server's path prefix, ending in `/`. */
+  prefix: string;
+  stop(): void;
+}
+
+interface TiddlyWikiServer {
+  get(name: string): string | undefined;
+}
+
+let edition: ServerEdition | undefined;
+
+export function getServerEdition(): ServerEdition | undefined {
+  return edition;
+}
+
+function agentLib(): typeof Agent {
+  return require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
+}
+
+export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
+  if (edition) return edition;
+  const agent = agentLib();
+  const wikiPath = ($tw.boot as { wikiPath?: string }).wikiPath;
+  const stateDir = wikiPath ? path.join(wikiPath, STATE_FOLDER) : undefined;
+  const durable = new DurableStore($tw.wiki, stateDir ?? '', ($tw as unknown as { syncadaptor?: ConstructorParameters<typeof DurableStore>[2] }).syncadaptor);
+  if (durable.persists && stateDir) {
+    installAtomicTiddlerWrites();
+    const tiddlersPath = ($tw.boot as { wikiTiddlersPath?: string }).wikiTiddlersPath;
+    if (tiddlersPath) removeStaleTemps(tiddlersPath);
+    durable.recover();
+  }
+  const log = stateDir ? new OperationFileLog(path.join(stateDir, 'operations.jsonl')) : new agent.MemoryOperationLog();
+  const port = agent.createTiddlyWikiPort($tw.wiki);
+  // Every write of the runner (and of its tools, through the write gate) is marked for disk.
+  const tracked: typeof port = {
+    ...port,
+    putTiddler(fields) {
+      port.putTiddler(fields);
+      durable.mark(fields.title!);
+    },
+    deleteTiddler(title) {
+      port.deleteTiddler(title);
+      durable.mark(title);
+    },
+    renameTiddler(from, to, relink) {
+      port.renameTiddler(from, to, relink);
+      durable.mark(from);
+      durable.mark(to);
+    },
+  };
+  const runner = agent.createLocalRunner({ wiki: tracked, operations: log, saveQueueInChat: false, interruptedText: INTERRUPTED });
+  const store = runner.store;
+  const hub = new PushHub({
+    wiki: $tw.wiki,
+    snapshot: (chat) => runner.snapshot(chat),
+    chatTiddlers: (chat) => [chat, ...store.messageTitles(chat), ...$tw.wiki.filterTiddlers('[prefix<p>]', $tw.rootWidget.makeFakeWidgetWithVariables({ p: `$:/ai/journal/${chat}/` }))].filter((t) => $tw.wiki.tiddlerExists(t)),
+    hello: () => ({ runner: 'server', keys: apiKeysSet() }),
+  });
+  durable.onFlushed = (titles) => hub.publishTiddlers(titles);
+  const unsubscribe = runner.bus.subscribeAll((event) => {
+    // What an event announces (a finished reply, a status) is on disk before the event goes out.
+    durable.flush();
+    hub.publishEvent(event);
+  });
+  runner.restore();
+  durable.flush();
+  const prefix = `${server.get('path-prefix') ?? ''}/`;
+  edition = {
+    runner,
+    hub,
+    durable,
+    prefix,
+    stop() {
+      unsubscribe();
+      runner.dispose();
+      hub.close();
+      if (log instanceof OperationFileLog) log.close();
+    },
+  };
+  return edition;
+}
+
+/** Which API key names the provider profiles use, and whether the server's environment sets each (never the value). */
+export function apiKeysSet(): Record<string, boolean> {
+  const keys: Record<string, boolean> = {};
+  for (const name of $tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]get[api-key-name]trim[]]')) keys[name] = !!process.env[name];
+  return keys;
+}
