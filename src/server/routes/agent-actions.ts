@@ -21,7 +21,7 @@ export const path = /^\/agent\/([a-z-]+)$/;
 export const bodyFormat = 'stream';
 export const info = { priority: 100 };
 
-export function handler(request: IncomingMessage, response: ServerResponse, state: { urlInfo: { pathname: string }; params?: string[] }): void {
+export function handler(request: IncomingMessage, response: ServerResponse, state: { params?: string[] }): void {
   const server = require('$:/plugins/tiddlyagent/server/lib.js') as typeof Server;
-  void server.handleAction(request, response, path.exec(state.urlInfo.pathname)?.[1] ?? '');
+  void server.handleAction(request, response, state.params?.[0] ?? '');
 }

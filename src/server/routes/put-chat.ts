@@ -1,0 +1,39 @@
+/*\
+PUT /recipes/default/tiddlers/:title, ahead of TiddlyWiki's own route: when a browser saves
+a chat tiddler (the user changed its agent, its text, …), the fields the server's runner
+owns (status, context usage, current tiddler, allowed tools) keep the server's values. A
+browser's copy can be a second old (the syncer's throttle), so without this a save that
+crossed a finished turn would put `working` back, and the chat would look stuck.
+\*/
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const methods = ['PUT'];
+export const path = /^\/recipes\/default\/tiddlers\/(.+)$/;
+export const info = { priority: 200 };
+
+/** The chat fields only the runner writes (store/schemas.ts CHAT_FIELDS, less those the user sets). */
+export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued'];
+
+interface State {
+  wiki: { getTiddler(title: string): { fields: Record<string, unknown>; getFieldString(name: string): string } | undefined };
+  params: string[];
+  data?: string;
+}
+
+export function handler(request: IncomingMessage, response: ServerResponse, state: State): void {
+  const title = $tw.utils.decodeURIComponentSafe(state.params[0] ?? '');
+  const existing = state.wiki.getTiddler(title);
+  const incoming = $tw.utils.parseJSONSafe(state.data ?? '', () => undefined) as Record<string, unknown> | undefined;
+  if (existing && typeof existing.fields.agent === 'string' && incoming && typeof incoming === 'object') {
+    const sub = (incoming.fields && typeof incoming.fields === 'object' ? incoming.fields : {}) as Record<string, unknown>;
+    for (const name of RUNNER_FIELDS) {
+      delete incoming[name];
+      delete sub[name];
+      if (existing.fields[name] !== undefined) sub[name] = existing.getFieldString(name);
+    }
+    incoming.fields = sub;
+    state.data = JSON.stringify(incoming);
+  }
+  const core = $tw.modules.execute('$:/core/modules/server/routes/put-tiddler.js', '') as { handler(req: IncomingMessage, res: ServerResponse, state: State): void };
+  core.handler(request, response, state);
+}

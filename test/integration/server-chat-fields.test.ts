@@ -1,0 +1,85 @@
+// A browser's save of a chat tiddler never undoes what the server's runner wrote: its copy
+// can be a second old (the syncer's throttle), so a PUT that crossed a finished turn carries
+// `agent-status: working`; the server keeps its own status, usage and allowed tools, and takes
+// the user's own changes (the agent, the text). Also: the path prefix of a server is honoured.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { demoWikiFolder, servingUrl, type MockLlm } from '../helpers/e2e';
+import { ROOT } from '../helpers/tw';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startMockLlm } = require('../../scripts/mock-llm.cjs') as { startMockLlm(o: object): Promise<MockLlm> };
+
+jest.setTimeout(60_000);
+
+let mock: MockLlm;
+let dir: string;
+let server: ChildProcess;
+let url: string;
+const HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'TiddlyWiki' };
+
+beforeAll(async () => {
+  mock = await startMockLlm({ delayMs: 1 });
+  dir = demoWikiFolder(mock.url, { server: true, edition: 'server' });
+  server = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--listen', 'port=0', 'host=127.0.0.1', 'path-prefix=/wiki'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  url = `${await servingUrl(server)}`.replace(/\/wiki$/, '') + '/wiki';
+});
+
+afterAll(async () => {
+  const exited = new Promise((r) => server.on('exit', r));
+  server.kill('SIGTERM');
+  await exited;
+  await mock.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function getChat(): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('Demo chat')}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function settled(): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const fields = ((await getChat()).fields ?? {}) as Record<string, string>;
+    if (fields['agent-status'] === 'completed') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the turn did not complete');
+}
+
+test('the routes answer under the server path prefix, and the page is marked with it', async () => {
+  const html = await (await fetch(`${url}/`)).text();
+  expect(/<meta name="tiddlyagent-server" content="%2Fwiki%2F [a-z0-9]+-\d+">/.test(html)).toBe(true);
+  const res = await fetch(`${url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', text: 'Hello' }) });
+  expect(res.status).toBe(202);
+  await settled();
+});
+
+test("a stale PUT of a chat keeps the runner's fields and takes the user's", async () => {
+  const before = await getChat();
+  const fields = before.fields as Record<string, string>;
+  expect(fields['agent-status']).toBe('completed');
+  expect(fields['agent-context-usage']).toBeTruthy();
+  // The browser's copy from mid-turn, with the user's change of text.
+  const stale = { ...before, text: 'My notes on this chat', fields: { ...fields, 'agent-status': 'working', 'agent-context-usage': '{"total":1}', 'agent-allowed-tools': 'wiki-delete' } };
+  const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('Demo chat')}`, { method: 'PUT', headers: HEADERS, body: JSON.stringify(stale) });
+  expect(put.status).toBe(204);
+  const after = await getChat();
+  const afterFields = after.fields as Record<string, string>;
+  expect(after.text).toBe('My notes on this chat');
+  expect(afterFields['agent-status']).toBe('completed');
+  expect(afterFields['agent-context-usage']).toBe(fields['agent-context-usage']);
+  expect(afterFields['agent-allowed-tools']).toBeUndefined();
+  // The chat is usable: the next turn starts from "completed".
+  const res = await fetch(`${url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', text: 'Again' }) });
+  expect(res.status).toBe(202);
+  await settled();
+});
+
+test('a PUT of an ordinary tiddler is left as it is', async () => {
+  const put = await fetch(`${url}/recipes/default/tiddlers/Plain`, { method: 'PUT', headers: HEADERS, body: JSON.stringify({ title: 'Plain', text: 'x', fields: { 'agent-status': 'working' } }) });
+  expect(put.status).toBe(204);
+  const got = (await (await fetch(`${url}/recipes/default/tiddlers/Plain`)).json()) as { fields: Record<string, string> };
+  expect(got.fields['agent-status']).toBe('working');
+});
