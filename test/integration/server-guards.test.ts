@@ -1,7 +1,8 @@
-// A browser's save of a chat tiddler never undoes what the server's runner wrote: its copy
+// Guards of the server edition. A browser's save of a chat tiddler never undoes what the server's runner wrote: its copy
 // can be a second old (the syncer's throttle), so a PUT that crossed a finished turn carries
 // `agent-status: working`; the server keeps its own status, usage and allowed tools, and takes
-// the user's own changes (the agent, the text). Also: the path prefix of a server is honoured.
+// the user's own changes (the agent, the text). The path prefix of a server is honoured. A
+// hostile model naming a tiddler like a path cannot write outside tiddlers/ or over agent-state/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -82,4 +83,33 @@ test('a PUT of an ordinary tiddler is left as it is', async () => {
   expect(put.status).toBe(204);
   const got = (await (await fetch(`${url}/recipes/default/tiddlers/Plain`)).json()) as { fields: Record<string, string> };
   expect(got.fields['agent-status']).toBe('working');
+});
+
+test('a model that names a tiddler like a path cannot write outside tiddlers/ nor over the operation log', async () => {
+  const before = fs.readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8');
+  for (const title of ['../agent-state/operations.jsonl', '../../escaped']) {
+    const res = await fetch(`${url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', text: `mock:tool=wiki-create ${JSON.stringify({ title, text: '{"id":"forged","status":"queued"}' })}` }) });
+    expect(res.status).toBe(202);
+    // The call waits for approval: its message is on disk (the runner's writes are durable before anyone hears of them).
+    let pending: string | undefined;
+    for (let i = 0; i < 500 && !pending; i++) {
+      const metas = fs.readdirSync(path.join(dir, 'tiddlers')).filter((f) => f.startsWith('$__ai_messages_Demo chat_') && f.endsWith('.meta'));
+      pending = metas.map((f) => fs.readFileSync(path.join(dir, 'tiddlers', f), 'utf8')).filter((m) => /^tool-status: pending$/m.test(m)).map((m) => /^title: (.*)$/m.exec(m)![1])[0];
+      if (!pending) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(pending).toBeTruthy();
+    const decided = await fetch(`${url}/agent/decide`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', message: pending, choice: 'once' }) });
+    expect(decided.status).toBe(202);
+    await settled();
+  }
+  // The log holds only real operations; nothing landed outside the wiki's tiddlers/ folder.
+  const after = fs.readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8');
+  expect(after.startsWith(before)).toBe(true);
+  const ids = after.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+  expect(ids).not.toContain('forged');
+  expect(fs.readdirSync(dir).sort()).toEqual(['agent-state', 'plugins', 'tiddlers', 'tiddlywiki.info']);
+  expect(fs.existsSync(path.join(dir, '..', 'escaped'))).toBe(false);
+  expect(fs.readdirSync(path.join(dir, 'agent-state')).sort()).toEqual(['operations.jsonl']);
+  const created = (await (await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('../../escaped')}`)).json()) as { text: string };
+  expect(created.text).toContain('forged');
 });
