@@ -102,3 +102,17 @@ test('the settings tab says whether the server has each key, and shows no passwo
   expect(await page.locator('.tc-ai-settings input[type="password"]').count()).toBe(0);
   expect(errors).toEqual([]);
 });
+
+test('New chat, then a message at once: the chat reaches the server first, and the reply comes back', async () => {
+  const page = await openPage();
+  await page.locator('button[data-ai-action="new-chat"]').first().click();
+  const chat = page.locator('.tc-ai-chat[data-chat="Chat"]');
+  await chat.waitFor();
+  await chat.locator('textarea.tc-ai-chat-input').fill('First words in a new chat');
+  await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await chat.locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'First words in a new chat' }).waitFor();
+  expect(await chat.getAttribute('data-status')).toBe('completed');
+  expect(await chat.locator('.tc-ai-chat-status').textContent()).not.toMatch(/does not exist/);
+  expect(echoWrites).toEqual([]);
+  expect(errors).toEqual([]);
+});

@@ -79,7 +79,8 @@ export class RemoteRunner implements ChatRunner {
     return { ...initialLiveState(), status };
   }
 
-  private async post(action: string, body: unknown): Promise<unknown> {
+  private async post(action: string, body: { chat: string; [key: string]: unknown }): Promise<unknown> {
+    await savedToServer(body.chat);
     let response: Response;
     try {
       response = await fetch(`${this.mark.prefix}agent/${action}`, {
@@ -98,5 +99,23 @@ export class RemoteRunner implements ChatRunner {
       throw new RunnerError(code, why);
     }
     return data;
+  }
+}
+
+interface Syncer {
+  tiddlerInfo: Record<string, { changeCount: number } | undefined>;
+}
+
+/**
+ * A chat made in this page a moment ago ("New chat") reaches the server with the syncer's
+ * next save; a request about it waits for that (at most a few seconds) instead of failing
+ * with "does not exist".
+ */
+async function savedToServer(chat: string, timeoutMs = 5000): Promise<void> {
+  const syncer = ($tw as unknown as { syncer?: Syncer }).syncer;
+  if (!syncer || !$tw.wiki.tiddlerExists(chat)) return;
+  const started = Date.now();
+  while ((syncer.tiddlerInfo[chat]?.changeCount ?? -1) < $tw.wiki.getChangeCount(chat) && Date.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
