@@ -6,4 +6,4 @@ export { handleAction } from './actions';
 export { PushHub } from './push/push-hub';
 export { DurableStore } from './durable/durable-store';
 export { OperationFileLog } from './durable/operation-file-log';
-export { writeFileAtomic } from './durable/atomic-file';
+export { writeFileAtomic, removeStaleTemps } from './durable/atomic-file';
