@@ -8,8 +8,9 @@ PushHub: the server's end of the push channel, one server-sent-events stream per
   Last-Event-ID; a fresh page sends the cursor rendered into it) gets the tiddler events it
   missed from a bounded ring; if the id is from another server run or older than the ring,
   it gets `stale` and the shown chats' tiddlers whole (`chat-sync`).
-- A page that does not read is dropped once `maxBufferedBytes` wait for it: the server never
-  buffers without bound, and the page resumes from its last id when it reconnects.
+- A page that does not read is dropped once `maxBufferedBytes` wait for it (beyond the longest
+  message in its buffer, which goes out whole): the server never buffers without bound, and
+  the page resumes from its last id when it reconnects.
 \*/
 import type { ServerResponse } from 'node:http';
 import type { AgentEvent, LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
@@ -18,6 +19,8 @@ import type { Wiki } from 'tiddlywiki';
 interface Client {
   res: ServerResponse;
   chats: Set<string>;
+  /** The longest message written since the client's buffer was last seen empty. */
+  largest: number;
 }
 
 interface RingEntry {
@@ -98,26 +101,28 @@ export class PushHub {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    const client: Client = { res, chats: new Set(chats) };
+    const client: Client = { res, chats: new Set(chats), largest: 0 };
     this.clients.add(client);
     res.on('close', () => this.clients.delete(client));
-    res.write('retry: 1000\n\n');
-    this.write(client, format(this.cursor(), 'hello', JSON.stringify(this.options.hello())));
+    // What the page missed goes out as one message (the replay can be long, or the chats
+    // large): a page is only judged on what waits behind it.
+    const burst = ['retry: 1000\n\n', format(this.cursor(), 'hello', JSON.stringify(this.options.hello()))];
     const resync = new Set(sync);
     const from = this.resumePoint(lastEventId);
     if (from === undefined) {
-      this.write(client, format(this.cursor(), 'stale', '{}'));
+      burst.push(format(this.cursor(), 'stale', '{}'));
       for (const chat of chats) resync.add(chat);
     } else {
-      for (const entry of this.ring) if (entry.seq > from) this.write(client, entry.text);
+      for (const entry of this.ring) if (entry.seq > from) burst.push(entry.text);
     }
     for (const chat of resync) {
       if (!client.chats.has(chat)) continue;
       const titles = this.options.chatTiddlers(chat);
-      for (const title of titles) this.write(client, this.tiddlerMessage(title, this.seq));
-      this.write(client, format(this.cursor(), 'chat-sync', JSON.stringify({ chat, titles })));
+      for (const title of titles) burst.push(this.tiddlerMessage(title, this.seq));
+      burst.push(format(this.cursor(), 'chat-sync', JSON.stringify({ chat, titles })));
     }
-    for (const chat of chats) this.write(client, format(this.cursor(), 'agent', JSON.stringify({ type: 'snapshot', chat, state: this.options.snapshot(chat) })));
+    for (const chat of chats) burst.push(format(this.cursor(), 'agent', JSON.stringify({ type: 'snapshot', chat, state: this.options.snapshot(chat) })));
+    this.write(client, burst.join(''));
   }
 
   close(): void {
@@ -156,7 +161,11 @@ export class PushHub {
 
   private write(client: Client, text: string): void {
     if (!this.clients.has(client)) return;
-    if (client.res.writableLength > this.maxBufferedBytes) {
+    const buffered = client.res.writableLength;
+    if (buffered === 0) client.largest = 0;
+    // A message goes out whole however long it is (a large tiddler): what waits beyond the
+    // longest one is what counts, so a page that reads is never dropped for one large message.
+    if (buffered > this.maxBufferedBytes + client.largest) {
       // A page that does not read: drop it rather than buffer without bound.
       this.clients.delete(client);
       this.stats.dropped++;
@@ -164,6 +173,7 @@ export class PushHub {
       return;
     }
     client.res.write(text);
+    client.largest = Math.max(client.largest, text.length);
     this.stats.sent++;
   }
 
