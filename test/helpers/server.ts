@@ -318,19 +318,24 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
       hidden.push(path.relative(root, file));
       continue;
     }
+    // A body file (any extension, .json included) is read with its .meta.
+    if (names.has(`${file}.meta`)) continue;
     const content = fs.readFileSync(file, 'utf8');
     if (file.endsWith('.tid')) {
       const fields = parseFieldBlock(content, file, true);
       tiddlers.set(fields.title!, fields);
     } else if (file.endsWith('.json')) {
       const list = JSON.parse(content) as Fields[];
-      for (const fields of Array.isArray(list) ? list : [list]) tiddlers.set(fields.title!, fields);
+      for (const fields of Array.isArray(list) ? list : [list]) {
+        if (typeof fields?.title !== 'string') throw new Error(`${file}: a tiddler without a title`);
+        tiddlers.set(fields.title, fields);
+      }
     } else if (file.endsWith('.meta')) {
       const body = file.slice(0, -'.meta'.length);
       if (!names.has(body)) throw new Error(`${file}: no body file`);
       const fields: Fields = { ...parseFieldBlock(content, file, false), text: fs.readFileSync(body, 'utf8') };
       tiddlers.set(fields.title!, fields);
-    } else if (!names.has(`${file}.meta`)) throw new Error(`${file}: a tiddler file of an unknown kind`);
+    } else throw new Error(`${file}: a tiddler file of an unknown kind`);
   }
   return { tiddlers, hidden };
 }
