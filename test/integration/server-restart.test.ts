@@ -38,6 +38,12 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 2 });
   dir = serverWikiFolder(mock.url);
   writeChat(dir, 'Approval chat');
+  // An agent whose wiki-create runs without confirmation, for the kill-at-any-moment test.
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', 'auto-writer.tid'),
+    'title: $:/demo/agents/auto-writer\ntags: $:/tags/AI/Agent\nagent-provider: $:/demo/providers/mock-llm\nagent-tools: wiki-create\nagent-approval: {"wiki-create":{"mode":"auto"}}\n\nYou write notes.',
+  );
+  writeChat(dir, 'Crash chat', { agent: '$:/demo/agents/auto-writer' });
   server = await startServer(dir);
 });
 
@@ -172,4 +178,92 @@ test('a pending approval survives a SIGKILL; deciding it after the restart runs 
   expect(after.at(-1)!.role).toBe('assistant');
   expect(after.at(-1)!.text).toMatch(/^''Mock reply'' from the offline test model \(not a real AI\)\. The tool returned: /);
   expect(await chatStatus(url, chat)).toBe('completed');
+});
+
+test('killed after a send saved its message but before the turn saved anything else: after the restart the chat says the turn was cut off', async () => {
+  // The state such a kill leaves (the kill loop below hits it now and then): the operation
+  // running in the log, the user's message saved with its operation id, the chat's status
+  // still the one of its last finished turn.
+  const chat = 'Cut chat';
+  await server.kill();
+  writeChat(dir, chat, { 'agent-status': 'completed' });
+  const message = (seq: number, role: string, text: string, extra: Record<string, string> = {}) =>
+    fs.writeFileSync(
+      path.join(dir, 'tiddlers', `cut-${seq}.tid`),
+      `${Object.entries({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, type: 'text/plain', 'agent-chat': chat, 'agent-seq': String(seq), role, ...extra })
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${text}`,
+    );
+  message(0, 'user', 'An earlier question');
+  message(1, 'assistant', 'An earlier answer');
+  message(2, 'user', 'The question that was cut off', { 'agent-operation': 'op-cut' });
+  const op = { id: 'op-cut', chat, kind: 'send', text: 'The question that was cut off', attachments: [], created: Date.now() };
+  fs.appendFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`);
+  server = await startServer(dir);
+
+  expect(operationStatuses(dir, 'op-cut')).toEqual(['running', 'failed']);
+  const messages = savedMessages(dir, chat);
+  expect(messages.map((m) => [m.role, m.text!.slice(0, 29)])).toEqual([
+    ['user', 'An earlier question'],
+    ['assistant', 'An earlier answer'],
+    ['user', 'The question that was cut off'],
+    ['error', 'Interrupted by server restart'],
+  ]);
+  expect(await chatStatus(server.url, chat)).not.toBe('working');
+});
+
+test('killed at many moments of a turn whose tool writes a note, the folder is consistent after every restart: no chat working, every file whole, the user message once, the note written and journaled or neither, no reply twice', async () => {
+  const chat = 'Crash chat';
+  // Kill once the page has seen this many events of the turn (the kill lands a little later):
+  // from right after the 202 to after the turn completed.
+  const moments = [0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 17, 24, 40, Infinity];
+  const seen: string[] = [];
+  for (const [i, moment] of moments.entries()) {
+    const page = await open([chat]);
+    const from = page.events.length;
+    const note = { title: `Crash note ${i}`, text: `Note number ${i}` };
+    const text = `mock:tool=wiki-create ${JSON.stringify(note)}`;
+    const sent = await post(server.url, 'send', { chat, text });
+    expect(sent.status).toBe(202);
+    await page.waitFor(`event ${moment} of turn ${i}`, () => page.events.length - from >= moment || page.events.slice(from).some(isStatus(chat, 'completed')));
+    seen.push(page.events.slice(from, from + moment).map((e) => (e.event === 'agent' ? `${e.data.type}${e.data.status ? ` ${e.data.status}` : ''}` : e.event)).at(-1) ?? 'the 202');
+    await server.kill();
+    page.close();
+    server = await startServer(dir);
+
+    const status = (await chatStatus(server.url, chat))!;
+    // Never working. (Killed before the turn set `working`, the chat keeps the status it had,
+    // idle or completed, which cannot become `interrupted`; the error message says what happened.)
+    expect(['interrupted', 'completed', 'idle']).toContain(status);
+    const { tiddlers, hidden } = tiddlerFiles(dir);
+    expect(hidden).toEqual([]);
+    expect(tiddlers.get(chat)!['agent-status']).toBe(status);
+    const messages = savedMessages(dir, chat);
+    const users = messages.filter((m) => m.role === 'user' && m.text === text);
+    expect(users).toHaveLength(1);
+    // The note and its journal entry: both or neither.
+    const journal = users[0] && tiddlers.get(`$:/ai/journal/${chat}/${users[0].title!.split('/').at(-1)}`);
+    const journaled = journal ? (JSON.parse(journal.text!) as Record<string, { after: unknown }>)[note.title]?.after : undefined;
+    expect([i, !!tiddlers.get(note.title), !!journaled]).toEqual([i, !!journaled, !!journaled]);
+    if (tiddlers.get(note.title)) expect(tiddlers.get(note.title)).toMatchObject(note);
+    // No reply twice, and every operation finished.
+    // (An assistant message that only carries tool calls has no text.)
+    const replies = messages.filter((m) => m.role === 'assistant' && m.text).map((m) => m.text);
+    expect(new Set(replies).size).toBe(replies.length);
+    const open_ = new Map<string, string>();
+    for (const op of operations(dir)) open_.set(op.id as string, op.status as string);
+    expect([...open_.values()].filter((st) => st === 'queued' || st === 'running')).toEqual([]);
+    // The turn completed with its reply last, or the error that says it was cut off is last.
+    const lastMessage = messages.at(-1)!;
+    if (lastMessage.role === 'error') expect(lastMessage.text).toMatch(/^Interrupted by server restart/);
+    else expect([status, lastMessage.role, lastMessage.text]).toEqual(['completed', 'assistant', expect.stringMatching(/The tool returned/)]);
+  }
+  // The kill moments spread over the turn: before the tool ran, around it, and while the reply streamed.
+  expect(seen).toEqual(expect.arrayContaining(['the 202', 'status working', 'tool-started', 'text-delta', 'status completed']));
+  // After all that, the chat still works.
+  const page = await open([chat]);
+  const last = await post(server.url, 'send', { chat, text: 'Still there?' });
+  expect(last.status).toBe(202);
+  await page.waitFor('completed', isStatus(chat, 'completed'));
+  expect(savedMessages(dir, chat).at(-1)).toMatchObject({ role: 'assistant', text: defaultReply('Still there?') });
 });

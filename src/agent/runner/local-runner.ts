@@ -236,9 +236,15 @@ export class LocalRunner implements ChatRunner {
     const marked = new Set<string>();
     const cutOff = new Set<string>();
     for (const op of this.log.unfinished()) {
-      if (op.kind === 'send' && op.text && this.host.wiki.getFields(op.chat) && !this.host.wiki.filter('[field:agent-operation<id>]', { id: op.id }).length) {
-        this.store.appendMessage(op.chat, { role: 'user', text: op.text, attachments: op.attachments, operation: op.id });
-        cutOff.add(op.chat);
+      if (op.kind === 'send' && op.text && this.host.wiki.getFields(op.chat)) {
+        const kept = this.host.wiki.filter('[field:agent-operation<id>]', { id: op.id });
+        if (!kept.length) {
+          this.store.appendMessage(op.chat, { role: 'user', text: op.text, attachments: op.attachments, operation: op.id });
+          cutOff.add(op.chat);
+        } else if (this.store.listMessages(op.chat).at(-1)?.title === kept[0]) {
+          // Cut off after its message was saved, before the turn saved anything else (its status included).
+          cutOff.add(op.chat);
+        }
       }
       this.log.write({ ...op, status: 'failed', error: 'Interrupted by server restart' });
     }
