@@ -70,3 +70,25 @@ test('a failed turn, a turn that waits for the user and a missing chat exit non-
   // Nothing reached the model for those two.
   expect(mock.requests.map((r: { body?: { messages?: { content?: string }[] } }) => JSON.stringify(r.body ?? '')).filter((b: string) => b.includes('"Hello"'))).toEqual([]);
 });
+
+test('with the server plugin installed (a server-edition folder), the command still runs the turn itself: exit 0, reply printed and saved, and no server state (no recovery, no operation log)', async () => {
+  const serverDir = demoWikiFolder(mock.url, { server: true, edition: 'server' });
+  try {
+    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), serverDir, '--agent-send', 'Demo chat', 'Hello from a server folder'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.resume();
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(stdout).toContain(defaultReply('Hello from a server folder'));
+    expect(code).toBe(0);
+    const saved = fs
+      .readdirSync(path.join(serverDir, 'tiddlers'))
+      .map((f) => fs.readFileSync(path.join(serverDir, 'tiddlers', f), 'utf8'))
+      .join('\n');
+    expect(saved).toContain('Hello from a server folder');
+    expect(saved).toMatch(/agent-status: completed/);
+    expect(fs.existsSync(path.join(serverDir, 'agent-state'))).toBe(false);
+  } finally {
+    fs.rmSync(serverDir, { recursive: true, force: true });
+  }
+});
