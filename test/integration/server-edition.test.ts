@@ -9,6 +9,7 @@ import net from 'node:net';
 import {
   defaultReply,
   folderBytes,
+  getTiddler,
   operations,
   operationStatuses,
   post,
@@ -17,6 +18,7 @@ import {
   serverWikiFolder,
   SseClient,
   startMockLlm,
+  tiddlerFiles,
   startServer,
   until,
   watch,
@@ -34,7 +36,7 @@ let url: string;
 let dir: string;
 const clients: SseClient[] = [];
 
-const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat'];
+const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat'];
 /** 'Big chat' has a long history: 40 messages of 50 kB, 2 MB in all. */
 const BIG = Array.from({ length: 40 }, (_, i) => ({ title: `$:/ai/messages/Big chat/${String(i + 1).padStart(6, '0')}`, 'agent-chat': 'Big chat', 'agent-seq': String(i + 1), role: i % 2 ? 'assistant' : 'user', type: 'text/plain', text: `${i} ${'b'.repeat(50_000)}` }));
 
@@ -176,6 +178,78 @@ test('two pages send to one chat at once: both 202, the second shows in the queu
   // One turn after the other: the second ran after the first was done.
   const lines = operations(dir).map((op) => `${op.id === firstId ? 'first' : ids.includes(op.id as string) ? 'second' : 'other'} ${op.status}`).filter((l) => !l.startsWith('other'));
   expect(lines).toEqual(['first queued', 'first running', 'second queued', 'first done', 'second running', 'second done']);
+});
+
+test('stop over HTTP aborts the running turn at once and cancels the send waiting behind it', async () => {
+  const chat = 'Stop chat';
+  const page = await open([chat]);
+  const first = await post(url, 'send', { chat, text: 'Go on and on mock:slow' });
+  expect(first.status).toBe(202);
+  await page.waitFor('a few deltas', () => page.deltas(chat).length >= 3);
+  const second = await post(url, 'send', { chat, text: 'Never mind' });
+  expect(second.status).toBe(202);
+  await page.waitFor('the queue', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'queue' && e.data.queue.length === 1);
+  const modelRequest = mock.requests.at(-1)!;
+  const requests = mock.requests.length;
+
+  const stopped = await post(url, 'stop', { chat });
+  expect(stopped.status).toBe(200);
+  await page.waitFor('canceled', isStatus(chat, 'canceled'));
+  // The model's stream was cut at once; the waiting send never ran.
+  await until('the model request to be aborted', () => modelRequest.aborted === true, 5000);
+  expect(mock.requests.length).toBe(requests);
+  expect(page.agentEvents(chat, 'queue').at(-1)!.queue).toEqual([]);
+  const [firstId, secondId] = [first, second].map((a) => (a.body.operation as { id: string }).id) as [string, string];
+  await until('the operations to be canceled', () => operationStatuses(dir, firstId).at(-1) === 'canceled');
+  expect(operationStatuses(dir, firstId)).toEqual(['queued', 'running', 'canceled']);
+  expect(operationStatuses(dir, secondId)).toEqual(['queued', 'canceled']);
+  expect(tiddlerFiles(dir).tiddlers.get(chat)!['agent-status']).toBe('canceled');
+  expect(savedMessages(dir, chat).filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['Go on and on mock:slow']);
+  expect((await post(url, 'stop', { chat })).status).toBe(409);
+});
+
+test('rollback, retry and delete-turn over HTTP: their changes and deletions reach the disk and the pages', async () => {
+  const chat = 'Undo chat';
+  const page = await open([chat]);
+  const note = { title: 'Note to roll back', text: 'Written by the agent' };
+  expect((await post(url, 'send', { chat, text: `mock:tool=wiki-create ${JSON.stringify(note)}` })).status).toBe(202);
+  const waiting = await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting');
+  expect((await post(url, 'decide', { chat, message: waiting.data.message, choice: 'once' })).status).toBe(202);
+  await page.waitFor('completed', isStatus(chat, 'completed'));
+  const toolTurn = savedMessages(dir, chat)[0]!.title!;
+  expect(tiddlerFiles(dir).tiddlers.get(note.title)).toMatchObject(note);
+
+  // Rollback: the note goes, from the wiki, the disk and every page.
+  const rolled = await post(url, 'rollback', { chat, message: toolTurn });
+  expect(rolled).toEqual({ status: 200, body: { conflicts: [], restored: [note.title] } });
+  await page.waitFor('the note deleted', (e) => e.event === 'deleted' && e.data.title === note.title);
+  expect(tiddlerFiles(dir).tiddlers.has(note.title)).toBe(false);
+  expect(await getTiddler(url, note.title)).toBeUndefined();
+  const journal = [...tiddlerFiles(dir).tiddlers.values()].find((t) => t.title!.startsWith(`$:/ai/journal/${chat}/`))!;
+  expect(journal['agent-rolled-back']).toBeTruthy();
+
+  // Retry: the last turn's reply is replaced, on disk too.
+  let mark = page.events.length;
+  expect((await post(url, 'send', { chat, text: 'Plain question' })).status).toBe(202);
+  await page.waitFor('completed', isStatus(chat, 'completed'), { from: mark });
+  const question = savedMessages(dir, chat).find((m) => m.text === 'Plain question')!;
+  const firstReply = savedMessages(dir, chat).at(-1)!;
+  mark = page.events.length;
+  expect((await post(url, 'retry', { chat, message: question.title })).status).toBe(202);
+  await page.waitFor('completed again', isStatus(chat, 'completed'), { from: mark });
+  expect(page.events.slice(mark).some((e) => e.event === 'deleted' && e.data.title === firstReply.title)).toBe(true);
+  const afterRetry = savedMessages(dir, chat);
+  expect(afterRetry.slice(afterRetry.indexOf(afterRetry.find((m) => m.title === question.title)!)).map((m) => [m.role, m.text])).toEqual([
+    ['user', 'Plain question'],
+    ['assistant', defaultReply('Plain question')],
+  ]);
+
+  // Delete the turn: its messages go from the disk and the pages.
+  const turn = afterRetry.slice(afterRetry.findIndex((m) => m.title === question.title)).map((m) => m.title);
+  expect(await post(url, 'delete-turn', { chat, message: question.title })).toEqual({ status: 200, body: {} });
+  for (const title of turn) await page.waitFor(`${title} deleted`, (e) => e.event === 'deleted' && e.data.title === title);
+  expect(savedMessages(dir, chat).filter((m) => turn.includes(m.title))).toEqual([]);
+  expect(savedMessages(dir, chat).map((m) => m.title)).toContain(toolTurn);
 });
 
 test('bad requests end in a clear error and change nothing', async () => {
@@ -338,6 +412,13 @@ test("a page that reconnects with a Last-Event-ID of this run gets exactly the t
     expect(synced).toEqual(sync.data.titles);
     back.close();
   }
+  // A page that asks for a chat whole (`sync`, after an earlier stale) gets it without being stale.
+  const current = steady.lastId!;
+  const whole = await open([chat], { lastEventId: current, sync: [chat, 'Stream chat'] });
+  expect(whole.events.some((e) => e.event === 'stale')).toBe(false);
+  // Only chats the page shows are synced.
+  expect(whole.events.filter((e) => e.event === 'chat-sync').map((e) => e.data.chat)).toEqual([chat]);
+  expect(whole.events.filter((e) => e.event === 'tiddler').map((e) => e.data.title)).toEqual([chat, ...savedMessages(dir, chat).map((m) => m.title)]);
 });
 
 test('a page that opens a chat with a long history (2 MB) gets it whole, and is not taken for a page that does not read', async () => {
