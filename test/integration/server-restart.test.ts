@@ -212,6 +212,41 @@ test('killed after a send saved its message but before the turn saved anything e
   expect(await chatStatus(server.url, chat)).not.toBe('working');
 });
 
+test('killed after a decision landed but before the turn went on: after the restart the chat is interrupted, not left waiting for a decision it already has', async () => {
+  const chat = 'Decided chat';
+  await server.kill();
+  writeChat(dir, chat);
+  server = await startServer(dir);
+  const page = await open([chat]);
+  const note = { title: 'Decided but never written', text: 'x' };
+  expect((await post(server.url, 'send', { chat, text: `mock:tool=wiki-create ${JSON.stringify(note)}` })).status).toBe(202);
+  const waiting = await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting');
+  await page.waitFor('input-required', isStatus(chat, 'input-required'));
+  const message = waiting.data.message as string;
+  await server.kill();
+  // What a kill right after the decision's step leaves: the decision on the call, the chat
+  // still input-required (the resumed turn had not saved `working` yet), the operation running.
+  const file = fs
+    .readdirSync(path.join(dir, 'tiddlers'))
+    .map((f) => path.join(dir, 'tiddlers', f))
+    .find((f) => (f.endsWith('.tid') || f.endsWith('.meta')) && fs.readFileSync(f, 'utf8').split('\n').includes(`title: ${message}`))!;
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(`title: ${message}\n`, `title: ${message}\napproval: once\n`));
+  const op = { id: 'op-decided', chat, kind: 'decide', message, choice: 'once', created: Date.now() };
+  fs.appendFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`);
+  server = await startServer(dir);
+  const url = server.url;
+
+  expect(operationStatuses(dir, 'op-decided')).toEqual(['running', 'failed']);
+  expect(await chatStatus(url, chat)).toBe('interrupted');
+  expect(savedMessages(dir, chat).at(-1)!.text).toMatch(/^Interrupted by server restart/);
+  expect(await getTiddler(url, note.title)).toBeUndefined();
+  // The chat is usable: a new message goes through (and closes the call that never ran).
+  const back = await open([chat]);
+  expect((await post(url, 'send', { chat, text: 'Try again later' })).status).toBe(202);
+  await back.waitFor('completed', isStatus(chat, 'completed'));
+  expect((await getTiddler(url, message))!['tool-status']).toBe('denied');
+});
+
 test('killed at many moments of a turn whose tool writes a note, the folder is consistent after every restart: no chat working, every file whole, the user message once, the note written and journaled or neither, no reply twice', async () => {
   const chat = 'Crash chat';
   // Kill once the page has seen this many events of the turn (the kill lands a little later):

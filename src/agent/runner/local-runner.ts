@@ -230,7 +230,9 @@ export class LocalRunner implements ChatRunner {
    * After a reload or restart no turn can still be running here. Operations the log holds
    * unfinished are failed (a send's words are kept as its user message); a chat left
    * `working` gets an error message and becomes `interrupted`; chats waiting for the user
-   * keep waiting, with their confirmation timers restored. Returns the chats it marked.
+   * keep waiting, with their confirmation timers restored, unless every waiting call already
+   * has its decision or answer (cut off before the turn went on: interrupted too). Returns
+   * the chats it marked.
    */
   restore(): string[] {
     const marked = new Set<string>();
@@ -251,7 +253,11 @@ export class LocalRunner implements ChatRunner {
     for (const chat of this.store.listChats()) {
       if (this.isActive(chat)) continue;
       const status = this.host.wiki.getFields(chat)?.['agent-status'];
-      if (status === 'input-required' && !cutOff.has(chat)) this.scheduleExpiry(chat);
+      if (status === 'input-required' && !cutOff.has(chat)) {
+        // Still waiting for the user, or cut off after the last decision or answer landed (it waits for nothing).
+        if (this.pendingMessages(chat).some((m) => m['tool-name'] === 'ask-question' || !m.approval)) this.scheduleExpiry(chat);
+        else cutOff.add(chat);
+      }
       if (status !== 'working' && !cutOff.has(chat)) continue;
       this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED });
       if (status === 'working' || status === 'input-required') this.setStatus(chat, 'interrupted');
