@@ -260,7 +260,9 @@ export class LocalRunner implements ChatRunner {
       }
       if (status !== 'working' && !cutOff.has(chat)) continue;
       this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED });
-      if (status === 'working' || status === 'input-required') this.setStatus(chat, 'interrupted');
+      // A turn cut off before its `working` reached disk did start (its message is saved): it went working, then was cut off.
+      if (status !== 'working' && status !== 'input-required') this.setStatus(chat, 'working');
+      this.setStatus(chat, 'interrupted');
       marked.add(chat);
     }
     return [...marked];
