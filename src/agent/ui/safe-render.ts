@@ -6,6 +6,9 @@ mailto. Research: chat-agent-ux-and-safety.md, practice 8.
 \*/
 import type { IParseTreeNode } from 'tiddlywiki';
 
+// Where a streaming reply can be cut into blocks that will not change; the library exports it from here.
+export { settledLength } from './settled';
+
 export const SAFE_RULES = [
   // block
   'codeblock', 'commentblock', 'heading', 'horizrule', 'list', 'quoteblock', 'table',
@@ -100,24 +103,4 @@ function keepAttributes(node: { attributes?: Record<string, { type?: string }>; 
     const attributes = node.attributes;
     node.orderedAttributes = node.orderedAttributes.map((a) => attributes[(a as { name: string }).name]).filter((a) => a !== undefined);
   }
-}
-
-/**
- * How much of a streaming reply is settled: everything up to its last blank line outside a
- * code block. The settled part renders once; only the rest re-renders as text arrives, so
- * an update costs the same early and late in a long reply.
- */
-export function settledLength(text: string): number {
-  let settled = 0;
-  let inFence = false;
-  let lineStart = 0;
-  while (lineStart <= text.length) {
-    const end = text.indexOf('\n', lineStart);
-    if (end < 0) break;
-    const line = text.slice(lineStart, end);
-    if (/^\s*```/.test(line)) inFence = !inFence;
-    else if (!inFence && line.trim() === '' && lineStart > 0) settled = end + 1;
-    lineStart = end + 1;
-  }
-  return settled;
 }
