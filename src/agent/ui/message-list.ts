@@ -1,0 +1,229 @@
+/*\
+The chat's messages as a scrolling list that renders only its window: the last `shown`
+messages (a page at first, a page more for each "Show older"). It keeps
+- an index of the chat's messages in order, built once when the chat opens and then updated
+  from the titles each wiki change touches, so a refresh never lists the whole chat again;
+- one view per message in the window, rebuilt only when its tiddler changes;
+- the turn action bars on the messages that end a turn;
+- the list scrolled to its end while the user is there.
+Opening a long chat renders its newest messages first and the rest of the window after the
+first frame, a few at a time, so a chat of 1,000 messages opens as fast as one of 10.
+\*/
+import type { IChangedTiddlers, ITiddlerFields } from 'tiddlywiki';
+import { el, type ChatContext } from './chat-context';
+import { MessageView } from './message-view';
+import { StickToEnd } from './stick-to-end';
+import { barKey, placeTurnBars, renderTurnBar, type ListedMessage } from './turn-actions';
+
+/** Messages rendered before the first frame of a newly shown chat: about a screenful. */
+export const FIRST_BATCH = 10;
+/** Messages rendered per later step while the rest of the window fills in. */
+export const FILL_BATCH = 10;
+
+/** The chat's messages in order (by `agent-seq`), kept up to date title by title. */
+export class MessageIndex {
+  private list: ListedMessage[] = [];
+  private byTitle = new Map<string, ListedMessage>();
+
+  constructor(
+    private readonly chat: string,
+    private readonly read: (title: string) => Partial<ITiddlerFields> | undefined,
+  ) {}
+
+  get all(): readonly ListedMessage[] {
+    return this.list;
+  }
+
+  /** Start again from these titles (the chat's messages, in any order). */
+  reset(titles: Iterable<string>): void {
+    this.list = [];
+    this.byTitle.clear();
+    for (const title of titles) {
+      const entry = this.entry(title);
+      if (entry) {
+        this.list.push(entry);
+        this.byTitle.set(title, entry);
+      }
+    }
+    this.list.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Bring these titles (created, changed or deleted) in line with the wiki. */
+  update(titles: Iterable<string>): void {
+    for (const title of titles) {
+      const old = this.byTitle.get(title);
+      const entry = this.entry(title);
+      if (old && entry && old.seq === entry.seq && old.role === entry.role) continue;
+      if (old) {
+        this.list.splice(this.list.indexOf(old), 1);
+        this.byTitle.delete(title);
+      }
+      if (entry) {
+        this.list.splice(this.upperBound(entry.seq), 0, entry);
+        this.byTitle.set(title, entry);
+      }
+    }
+  }
+
+  private entry(title: string): ListedMessage | undefined {
+    const fields = this.read(title);
+    if (!fields || fields['agent-chat'] !== this.chat) return undefined;
+    return { title, seq: Number(fields['agent-seq']) || 0, role: String(fields.role ?? '') };
+  }
+
+  /** Where a message with this seq goes: after every message with the same or a lower seq. */
+  private upperBound(seq: number): number {
+    let lo = 0;
+    let hi = this.list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.list[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+export interface MessageListOptions {
+  pageSize: number;
+  /** Whether a turn runs: the last turn's bar offers Retry only once it has ended. */
+  isActive(): boolean;
+  /** Run `fn` after the next frame; returns a cancel function (browser only). */
+  afterFrame?(fn: () => void): () => void;
+}
+
+export class MessageList {
+  readonly element: HTMLElement;
+  private readonly olderButton: HTMLElement;
+  private readonly index: MessageIndex;
+  private readonly views = new Map<string, MessageView>();
+  private shown: number;
+  /** Where new messages go: before the streaming bubble, if there is one. */
+  private endAnchor: HTMLElement | null = null;
+  private cancelFill?: () => void;
+  /** Browser only: the list follows its end while the user is there. */
+  private readonly follow?: StickToEnd;
+
+  constructor(
+    private readonly ctx: ChatContext,
+    private readonly options: MessageListOptions,
+  ) {
+    const doc = ctx.document;
+    this.shown = options.pageSize;
+    this.element = el(doc, 'div', 'tc-ai-chat-messages');
+    this.olderButton = el(doc, 'button', 'tc-btn-invisible tc-ai-chat-older');
+    this.olderButton.addEventListener?.('click', () => this.showOlder());
+    this.element.appendChild(this.olderButton);
+    if (ctx.browser) this.follow = new StickToEnd(this.element);
+    this.index = new MessageIndex(ctx.chat, (title) => ctx.wiki.getTiddler(title)?.fields);
+    this.index.reset(ctx.filter('[field:agent-chat<chat>]', { chat: ctx.chat }));
+  }
+
+  /** Whether the message has a view (the streaming bubble hands over to it). */
+  has(title: string): boolean {
+    return this.views.has(title);
+  }
+
+  /**
+   * Bring the window in line with the wiki: `touched` are the message titles a wiki change
+   * touched (all of them when the chat is first shown). On first show in a browser, only
+   * the newest messages render now; the rest follow after the frame.
+   */
+  sync(touched?: Iterable<string>): void {
+    if (touched) this.index.update(touched);
+    const all = this.index.all;
+    const first = Math.max(0, all.length - this.shown);
+    const wanted = new Set<string>();
+    for (let i = first; i < all.length; i++) wanted.add(all[i]!.title);
+    for (const [title, view] of this.views) {
+      if (!wanted.has(title) || view.tiddler !== this.ctx.wiki.getTiddler(title)) {
+        this.follow?.unobserve(view.element);
+        view.remove();
+        this.views.delete(title);
+      }
+    }
+    const opening = this.views.size === 0 && !!this.options.afterFrame;
+    this.renderMissing(first, opening ? FIRST_BATCH : Infinity);
+    const hidden = first;
+    this.olderButton.textContent = hidden > 0 ? this.ctx.lingo('ShowOlder').replace('$count$', String(hidden)) : '';
+    if (hidden > 0) this.olderButton.removeAttribute('hidden');
+    else this.olderButton.setAttribute('hidden', '');
+  }
+
+  /** Render up to `budget` messages of the window that have no view yet, newest first. */
+  private renderMissing(first: number, budget: number): void {
+    this.cancelFill?.();
+    this.cancelFill = undefined;
+    const all = this.index.all;
+    let next = this.endAnchor;
+    let missing = false;
+    for (let i = all.length - 1; i >= first; i--) {
+      const { title } = all[i]!;
+      let view = this.views.get(title);
+      if (!view) {
+        if (budget <= 0) {
+          missing = true;
+          continue;
+        }
+        budget--;
+        view = new MessageView(this.ctx, title, this.ctx.wiki.getTiddler(title));
+        this.views.set(title, view);
+        this.element.insertBefore(view.element, next);
+        this.follow?.observe(view.element);
+      }
+      next = view.element;
+    }
+    this.syncBars();
+    if (missing && this.options.afterFrame) {
+      this.cancelFill = this.options.afterFrame(() => {
+        this.cancelFill = undefined;
+        this.renderMissing(Math.max(0, this.index.all.length - this.shown), FILL_BATCH);
+      });
+    }
+  }
+
+  /** Put the turn action bar on the last message of every turn in the window (browser only). */
+  syncBars(): void {
+    if (!this.ctx.browser) return;
+    const all = this.index.all;
+    const bars = placeTurnBars(all, Math.max(0, all.length - this.shown), this.options.isActive());
+    for (const [title, view] of this.views) {
+      const spec = bars.get(title);
+      const key = spec ? barKey(this.ctx, spec) : '';
+      if ((view.bar?.key ?? '') === key) continue;
+      view.bar?.remove();
+      view.bar = spec ? renderTurnBar(this.ctx, spec, key) : undefined;
+      if (view.bar) view.element.appendChild(view.bar.element);
+    }
+  }
+
+  /** The streaming bubble sits after every message; new messages go in before it. */
+  setEndAnchor(element: HTMLElement | null): void {
+    if (this.endAnchor) this.follow?.unobserve(this.endAnchor);
+    if (element && element.parentNode !== this.element) this.element.appendChild(element);
+    if (element) this.follow?.observe(element);
+    this.endAnchor = element;
+  }
+
+  refresh(changed: IChangedTiddlers): void {
+    for (const view of this.views.values()) view.refresh(changed);
+  }
+
+  destroy(): void {
+    this.cancelFill?.();
+    this.cancelFill = undefined;
+    this.follow?.disconnect();
+  }
+
+  private showOlder(): void {
+    const before = this.element.scrollHeight - this.element.scrollTop;
+    this.shown += this.options.pageSize;
+    this.sync();
+    this.element.scrollTop = this.element.scrollHeight - before;
+  }
+
+  /** Go to the end and follow it (the chat opened, the user sent a message). */
+  stickToEnd(): void {
+    this.follow?.stick();
+  }
+}

@@ -1,0 +1,118 @@
+/*\
+One message of the chat as DOM: its meta line (role, model, "incomplete"), its reasoning,
+its body and its attachment chips. A reply renders as wikitext under the safe rule set; a
+user's or an error message as plain text; a tool call as a compact card, or, while it waits
+for the user, as an approval or question card (cards.ts). A view belongs to one version of
+its tiddler: when the tiddler changes, the message list renders a new view.
+\*/
+import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
+import { el, type ChatContext, type RenderedTree } from './chat-context';
+import { renderApproval, renderQuestion, toolDetails } from './cards';
+
+/** The turn action bar a view carries (turn-actions.ts); its key says what it shows. */
+export interface AttachedBar {
+  element: HTMLElement;
+  key: string;
+  remove(): void;
+}
+
+export class MessageView {
+  readonly element: HTMLElement;
+  private body?: RenderedTree;
+  bar?: AttachedBar;
+
+  constructor(
+    ctx: ChatContext,
+    readonly title: string,
+    /** The tiddler this view shows: a different object means the message changed. */
+    readonly tiddler: Tiddler | undefined,
+  ) {
+    const doc = ctx.document;
+    const fields = (tiddler?.fields ?? {}) as Record<string, unknown>;
+    const role = String(fields.role ?? 'assistant');
+    const text = String(fields.text ?? '');
+    // A reply that only called tools has nothing to show but its tool cards.
+    const empty = role === 'assistant' && !text.trim() && !fields.reasoning;
+    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}`);
+    element.setAttribute('data-message', title);
+    const meta = el(doc, 'div', 'tc-ai-message-meta');
+    meta.appendChild(doc.createTextNode(ctx.lingo(`Role/${role}`) || role));
+    if (fields.model) meta.appendChild(el(doc, 'span', 'tc-ai-message-model', String(fields.model)));
+    const finish = fields['agent-finish'];
+    if (finish === 'error' || finish === 'canceled' || finish === 'interrupted' || finish === 'length') {
+      meta.appendChild(el(doc, 'span', 'tc-ai-message-incomplete', ctx.lingo('Incomplete')));
+    }
+    element.appendChild(meta);
+    if (fields.reasoning) element.appendChild(renderReasoning(ctx, String(fields.reasoning)).details);
+    const body = el(doc, 'div', 'tc-ai-message-body');
+    element.appendChild(body);
+    if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
+    else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
+    else body.textContent = text;
+    const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
+    if (attachments.length) element.appendChild(renderChips(ctx, attachments));
+    this.element = element;
+  }
+
+  /** Rendered replies contain links whose look depends on other tiddlers. */
+  refresh(changed: IChangedTiddlers): void {
+    this.body?.refresh(changed);
+  }
+
+  remove(): void {
+    this.bar?.remove();
+    this.body?.remove();
+    this.element.parentNode?.removeChild(this.element);
+  }
+}
+
+/** The model's thinking, folded away; `text` is the element that holds it. */
+export function renderReasoning(ctx: ChatContext, reasoning: string): { details: HTMLElement; text: HTMLElement } {
+  const details = el(ctx.document, 'details', 'tc-ai-message-reasoning');
+  const text = el(ctx.document, 'div', 'tc-ai-message-reasoning-text', reasoning);
+  details.appendChild(el(ctx.document, 'summary', '', ctx.lingo('Reasoning')));
+  details.appendChild(text);
+  return { details, text };
+}
+
+/** A tool call: a compact card, or, while it waits for the user, an approval or question card. */
+function renderToolMessage(ctx: ChatContext, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): RenderedTree | undefined {
+  const doc = ctx.document;
+  const name = String(fields['tool-name'] ?? '');
+  const status = String(fields['tool-status'] ?? '');
+  const args = String(fields['tool-args'] ?? '{}');
+  const result = String(fields.text ?? '');
+  element.setAttribute('data-tool', name);
+  element.setAttribute('data-tool-status', status);
+  meta.appendChild(el(doc, 'span', 'tc-ai-tool-name', name));
+  // A call the write gate refused did not fail: it was not allowed (its result says why).
+  const label = status === 'error' && result.startsWith('Refused:') ? 'refused' : status;
+  meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, ctx.lingo(`ToolStatus/${label}`) || label));
+  if (status === 'pending' && name === 'ask-question') {
+    renderQuestion(ctx, title, args, body);
+    return undefined;
+  }
+  if (status === 'pending') return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body);
+  // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
+  if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
+  const details = toolDetails(ctx, args);
+  details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', result));
+  body.appendChild(details);
+  return undefined;
+}
+
+/** Attached tiddlers on a message: chips that open the tiddler. */
+function renderChips(ctx: ChatContext, titles: string[]): HTMLElement {
+  const chips = el(ctx.document, 'div', 'tc-ai-message-chips');
+  for (const title of titles) {
+    const chip = el(ctx.document, 'a', 'tc-ai-chip tc-tiddlylink', title);
+    chip.setAttribute('data-title', title);
+    chip.setAttribute('href', `#${encodeURIComponent(title)}`);
+    chip.addEventListener?.('click', (event: Event) => {
+      event.preventDefault();
+      ctx.navigate(title);
+    });
+    chips.appendChild(chip);
+  }
+  return chips;
+}

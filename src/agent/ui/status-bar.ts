@@ -1,0 +1,95 @@
+/*\
+What the chat says about its turn, under the messages: the status line (working, running
+tools, retrying, queued messages, a refused request), the bubbles of messages queued behind
+the running turn, and the context meter (tokens of the last prompt against the window).
+It shows the runner's live state; without one (in Node, or before the first event) it reads
+the chat tiddler's `agent-status` and `agent-context-usage`.
+\*/
+import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { el, type ChatContext } from './chat-context';
+
+type ContextUsage = NonNullable<LiveChatState['context']>;
+
+export class StatusBar {
+  /** The queued messages' bubbles, between the messages and the footer. */
+  readonly queued: HTMLElement;
+  /** The status line and the meter. */
+  readonly footer: HTMLElement;
+  private readonly line: HTMLElement;
+  private readonly meter: HTMLElement;
+  private shownQueue = '';
+  private shownMeter?: string;
+
+  constructor(private readonly ctx: ChatContext) {
+    const doc = ctx.document;
+    this.queued = el(doc, 'div', 'tc-ai-chat-queued');
+    this.footer = el(doc, 'div', 'tc-ai-chat-footer');
+    this.line = el(doc, 'div', 'tc-ai-chat-status');
+    this.meter = el(doc, 'div', 'tc-ai-chat-meter');
+    this.footer.appendChild(this.line);
+    this.footer.appendChild(this.meter);
+  }
+
+  /** Show the live state (and why the last request was refused); returns the status shown. */
+  update(live: LiveChatState, requestError: string): string {
+    const fields = this.ctx.wiki.getTiddler(this.ctx.chat)?.fields;
+    const active = this.ctx.browser && live.status === 'working';
+    const status = this.ctx.browser && live.status ? live.status : String(fields?.['agent-status'] ?? 'idle');
+    let line = this.ctx.lingo(`Status/${status}`);
+    const retrying = active ? live.retrying : undefined;
+    if (retrying) {
+      line = this.ctx
+        .lingo('Retrying')
+        .replace('$attempt$', String(retrying.attempt))
+        .replace('$max$', String(retrying.maxAttempts))
+        .replace('$seconds$', String(Math.round(retrying.delayMs / 1000)));
+    } else if (active && live.runningTools.length) {
+      line = this.ctx.lingo('RunningTools').replace('$tools$', live.runningTools.join(', '));
+    }
+    const queued = live.queue.map((q) => q.text);
+    if (queued.length) line += ' ' + this.ctx.lingo('Queued').replace('$count$', String(queued.length));
+    if (requestError) line += ' ' + requestError;
+    if (this.line.textContent !== line) this.line.textContent = line;
+    this.showQueue(queued);
+    this.showMeter(live.context ?? storedUsage(fields?.['agent-context-usage']));
+    return status;
+  }
+
+  private showQueue(queued: string[]): void {
+    const key = JSON.stringify(queued);
+    if (key === this.shownQueue) return;
+    this.shownQueue = key;
+    this.queued.textContent = '';
+    for (const message of queued) this.queued.appendChild(el(this.ctx.document, 'div', 'tc-ai-message tc-ai-message-user tc-ai-message-queued', message));
+  }
+
+  /** Tokens of the last prompt against the context window, by part. */
+  private showMeter(usage: ContextUsage | undefined): void {
+    const key = usage ? JSON.stringify(usage) : '';
+    if (key === this.shownMeter) return;
+    this.shownMeter = key;
+    if (!usage) {
+      this.meter.setAttribute('hidden', '');
+      return;
+    }
+    this.meter.removeAttribute('hidden');
+    this.meter.textContent = this.ctx
+      .lingo('Meter')
+      .replace('$total$', usage.total.toLocaleString('en'))
+      .replace('$window$', usage.window.toLocaleString('en'))
+      .replace('$system$', String(usage.system + usage.transient))
+      .replace('$tools$', String(usage.tools))
+      .replace('$history$', String(usage.history));
+    const share = usage.window ? Math.min(100, Math.round((usage.total / usage.window) * 100)) : 0;
+    this.meter.setAttribute('data-share', String(share));
+    this.meter.setAttribute('title', `${share}%`);
+  }
+}
+
+function storedUsage(value: unknown): ContextUsage | undefined {
+  try {
+    return value ? (JSON.parse(String(value)) as ContextUsage) : undefined;
+  } catch {
+    return undefined;
+  }
+}
