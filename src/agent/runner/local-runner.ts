@@ -9,20 +9,19 @@ so a reload or a restart in between loses nothing.
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
 import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
-import { CHAT_ALLOWED_TOOLS, CHAT_CONTEXT_USAGE, runTurn, type TurnResult } from '../engine/loop';
+import { CHAT_CONTEXT_USAGE, runTurn, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
-import type { ChatStatus, Message, ProviderProfile } from '../store/schemas';
-import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
-import { formatClarifications } from '../tools/control-tools';
-import { journalTitle, planRollback, readJournal } from '../tools/journal';
+import type { ChatStatus, ProviderProfile } from '../store/schemas';
+import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import { loadUserTools } from '../tools/user-tools';
-import { restoreJournal } from '../tools/write-gate';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult } from './chat-runner';
+import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
+import { Turns } from './turns';
 
 export type { ApprovalChoice } from './chat-runner';
 
@@ -52,13 +51,16 @@ export interface RunnerHost {
 const DEFAULT_TIMEOUT_SECONDS = 120;
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
 export const CHAT_QUEUED = 'agent-queued';
-const CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'deny'];
 const INTERRUPTED = 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.';
 
 export class LocalRunner implements ChatRunner {
   readonly where = 'local' as const;
   readonly bus = new EventBus();
   readonly store: ChatStore;
+  /** The calls waiting for the user, and what a decision writes. */
+  readonly decisions: Decisions;
+  /** A turn's messages; retry, delete and rollback. */
+  readonly turns: Turns;
   private readonly operations: OperationQueue<TurnResult>;
   private readonly log: OperationLog;
   private controllers = new Map<string, AbortController>();
@@ -68,6 +70,8 @@ export class LocalRunner implements ChatRunner {
   constructor(private readonly host: RunnerHost) {
     ensureWebGlobals();
     this.store = new ChatStore(host.wiki);
+    this.decisions = new Decisions(this.store, host.wiki);
+    this.turns = new Turns(this.store, host.wiki);
     this.now = host.now ?? Date.now;
     this.log = host.operations ?? new MemoryOperationLog();
     this.operations = new OperationQueue(
@@ -133,7 +137,7 @@ export class LocalRunner implements ChatRunner {
     else if (waiting) {
       clearTimeout(this.expiryTimers.get(chat));
       this.expiryTimers.delete(chat);
-      this.closePending(chat, 'The user stopped the turn.');
+      this.decisions.close(chat, 'The user stopped the turn.');
       this.setStatus(chat, 'canceled');
     }
   }
@@ -149,7 +153,8 @@ export class LocalRunner implements ChatRunner {
 
   submitDecision(chat: string, message: string, choice: ApprovalChoice): { op: Operation; done: Promise<TurnResult> } {
     if (!CHOICES.includes(choice)) throw new RunnerError('bad-request', `The choice must be one of: ${CHOICES.join(', ')}.`);
-    this.requirePending(chat, message, 'approval');
+    this.requireChat(chat);
+    this.decisions.requireWaiting(chat, message, 'approval');
     return this.operations.submit({ chat, kind: 'decide', message, choice });
   }
 
@@ -164,7 +169,8 @@ export class LocalRunner implements ChatRunner {
 
   submitAnswer(chat: string, message: string, answers: string[] | null): { op: Operation; done: Promise<TurnResult> } {
     if (answers !== null && (!Array.isArray(answers) || answers.some((a) => typeof a !== 'string'))) throw new RunnerError('bad-request', 'The answers must be a list of strings, or null to dismiss the question.');
-    this.requirePending(chat, message, 'question');
+    this.requireChat(chat);
+    this.decisions.requireWaiting(chat, message, 'question');
     return this.operations.submit({ chat, kind: 'answer', message, answers });
   }
 
@@ -186,44 +192,21 @@ export class LocalRunner implements ChatRunner {
   deleteTurn(chat: string, userMessage: string): Promise<void> {
     try {
       this.requireIdle(chat);
-      const turn = this.requireTurn(chat, userMessage);
-      for (const m of turn) this.host.wiki.deleteTiddler(m.title);
-      this.host.wiki.deleteTiddler(journalTitle(chat, userMessage));
+      this.turns.delete(chat, userMessage);
       return Promise.resolve();
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  /**
-   * Restore every tiddler the turn's tools changed. When any of them changed again since
-   * (the user edited it), nothing happens unless `force`, and the titles are returned.
-   */
+  /** Restore what a turn's tools changed (turns.ts); with conflicts, only when `force`. */
   rollback(chat: string, userMessage: string, force = false): Promise<RollbackResult> {
     try {
       this.requireChat(chat);
-      const title = journalTitle(chat, typeof userMessage === 'string' ? userMessage : '');
-      if (!this.host.wiki.getFields(title)) throw new RunnerError('not-found', 'This turn changed no tiddler: there is nothing to roll back.');
-      const journal = readJournal(this.host.wiki, title);
-      const plan = planRollback(this.host.wiki, journal);
-      if (plan.conflicts.length && !force) return Promise.resolve({ conflicts: plan.conflicts, restored: [] });
-      // Through the write gate's rule for what may be restored: a journal never plants code.
-      const { restored } = restoreJournal(this.host.wiki, journal);
-      const fields = this.host.wiki.getFields(title);
-      if (fields) this.host.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.host.wiki.now() });
-      return Promise.resolve({ conflicts: plan.conflicts, restored });
+      return Promise.resolve(this.turns.rollback(chat, userMessage, force));
     } catch (e) {
       return Promise.reject(e);
     }
-  }
-
-  /** The messages of the turn a user message started, that message included. */
-  turnMessages(chat: string, userMessage: string): Message[] {
-    const messages = this.store.listMessages(chat);
-    const start = messages.findIndex((m) => m.title === userMessage);
-    if (start < 0) return [];
-    const next = messages.findIndex((m, i) => i > start && m.role === 'user');
-    return messages.slice(start, next < 0 ? undefined : next);
   }
 
   /**
@@ -255,7 +238,7 @@ export class LocalRunner implements ChatRunner {
       const status = this.host.wiki.getFields(chat)?.['agent-status'];
       if (status === 'input-required' && !cutOff.has(chat)) {
         // Still waiting for the user, or cut off after the last decision or answer landed (it waits for nothing).
-        if (this.pendingMessages(chat).some((m) => m['tool-name'] === 'ask-question' || !m.approval)) this.scheduleExpiry(chat);
+        if (!this.decisions.allDecided(chat)) this.scheduleExpiry(chat);
         else cutOff.add(chat);
       }
       if (status !== 'working' && !cutOff.has(chat)) continue;
@@ -288,64 +271,28 @@ export class LocalRunner implements ChatRunner {
     switch (op.kind) {
       case 'send':
         // A new message supersedes whatever the last turn was waiting for.
-        this.closePending(chat, 'The user sent a new message instead.');
+        this.decisions.close(chat, 'The user sent a new message instead.');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id });
       case 'decide':
-        return this.applyDecision(op);
+        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));
       case 'answer':
-        return this.applyAnswer(op);
-      case 'retry': {
-        const turn = this.turnMessages(chat, op.message ?? '');
-        const last = this.store.listMessages(chat).at(-1);
-        if (!turn.length || turn.at(-1)?.title !== last?.title) return Promise.resolve({ status: 'failed', error: 'Only the last turn can be answered again.' });
-        for (const m of turn.slice(1)) this.host.wiki.deleteTiddler(m.title);
+        return this.afterDecision(chat, this.decisions.answer(chat, op.message ?? '', op.answers ?? null));
+      case 'retry':
+        if (!this.turns.dropReplies(chat, op.message ?? '')) return Promise.resolve({ status: 'failed', error: 'Only the last turn can be answered again.' });
         return this.runTurn(chat, {});
-      }
       case 'resume':
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
     }
   }
 
-  private applyDecision(op: Operation): Promise<TurnResult> {
-    const { chat } = op;
-    const fields = this.pendingFields(chat, op.message ?? '');
-    if (!fields || fields.approval) return Promise.resolve({ status: 'failed', error: 'The call no longer waits for a decision.' });
-    const tool = fields['tool-name'] ?? '';
-    if (op.choice === 'chat') {
-      const allowed = parseTitleList(this.host.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
-      if (!allowed.includes(tool)) this.store.updateChat(chat, { [CHAT_ALLOWED_TOOLS]: stringifyTitleList([...allowed, tool]) });
-    } else if (op.choice === 'always') {
-      this.allowAlways(chat, tool);
-    }
-    this.store.updateFields(op.message!, { approval: op.choice });
-    return this.resumeWhenReady(chat);
-  }
-
-  private applyAnswer(op: Operation): Promise<TurnResult> {
-    const { chat } = op;
-    const fields = this.pendingFields(chat, op.message ?? '');
-    if (!fields) return Promise.resolve({ status: 'failed', error: 'The question was already answered.' });
-    if (op.answers === null || op.answers === undefined) {
-      this.store.updateFields(op.message!, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
-      this.closePending(chat, 'The user dismissed the question.');
+  /** The turn resumes once nothing waits for the user; a dismissed question ends it. */
+  private afterDecision(chat: string, outcome: Outcome | { error: string }): Promise<TurnResult> {
+    if (typeof outcome === 'object') return Promise.resolve({ status: 'failed', error: outcome.error });
+    if (outcome === 'dismissed') {
       this.setStatus(chat, 'canceled');
       return Promise.resolve({ status: 'canceled' });
     }
-    let question = '';
-    try {
-      question = (JSON.parse(fields['tool-args'] ?? '{}') as { question?: string }).question ?? '';
-    } catch {
-      // the question text is only used to label the answer
-    }
-    this.store.updateFields(op.message!, { 'tool-status': 'ok', text: formatClarifications([{ question, answer: op.answers.join(', ') }]) });
-    return this.resumeWhenReady(chat);
-  }
-
-  /** Resume once every waiting call of the chat has a decision or an answer. */
-  private resumeWhenReady(chat: string): Promise<TurnResult> {
-    const undecided = this.pendingMessages(chat).some((m) => (m['tool-name'] === 'ask-question' ? true : !m.approval));
-    if (undecided) return Promise.resolve({ status: 'input-required' });
-    return this.runTurn(chat, {});
+    return outcome === 'resume' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'input-required' });
   }
 
   private runTurn(chat: string, input: { userText?: string; attachments?: string[]; operation?: string }): Promise<TurnResult> {
@@ -438,66 +385,19 @@ export class LocalRunner implements ChatRunner {
     if (this.isActive(chat)) throw new RunnerError('conflict', `"${chat}" is running a turn; stop it first.`);
   }
 
-  private requireTurn(chat: string, userMessage: string): Message[] {
-    this.requireChat(chat);
-    const turn = this.turnMessages(chat, userMessage);
-    if (!turn.length || turn[0]!.role !== 'user') throw new RunnerError('not-found', `"${userMessage}" is not a user message of "${chat}".`);
-    return turn;
-  }
-
   private requireLastTurn(chat: string, userMessage: string): void {
     this.requireIdle(chat);
-    const turn = this.requireTurn(chat, userMessage);
-    if (turn.at(-1)?.title !== this.store.listMessages(chat).at(-1)?.title) throw new RunnerError('conflict', 'Only the last turn can be answered again.');
-  }
-
-  private requirePending(chat: string, message: string, reason: 'approval' | 'question'): void {
-    this.requireChat(chat);
-    if (typeof message !== 'string' || !message) throw new RunnerError('bad-request', 'No message was named.');
-    const fields = this.host.wiki.getFields(message);
-    if (!fields || fields['agent-chat'] !== chat) throw new RunnerError('not-found', `"${message}" is not a message of "${chat}".`);
-    const question = fields['tool-name'] === 'ask-question';
-    if (fields['tool-status'] !== 'pending' || (reason === 'approval' && (question || fields.approval)) || (reason === 'question' && !question)) {
-      throw new RunnerError('conflict', reason === 'approval' ? 'This call does not wait for a decision.' : 'This question does not wait for an answer.');
-    }
-  }
-
-  private pendingFields(chat: string, message: string): Record<string, string> | undefined {
-    const fields = this.host.wiki.getFields(message);
-    return fields && fields['tool-status'] === 'pending' && fields['agent-chat'] === chat ? fields : undefined;
-  }
-
-  private pendingMessages(chat: string): Message[] {
-    return this.store.listMessages(chat).filter((m) => m.role === 'tool' && m['tool-status'] === 'pending');
-  }
-
-  private closePending(chat: string, reason: string): void {
-    for (const m of this.pendingMessages(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
-  }
-
-  private allowAlways(chat: string, tool: string): void {
-    const agentTitle = this.host.wiki.getFields(chat)?.agent;
-    const agent = agentTitle ? this.host.wiki.getFields(agentTitle) : undefined;
-    if (!agent) return;
-    let config: Record<string, { mode?: string }> = {};
-    try {
-      config = agent['agent-approval'] ? JSON.parse(agent['agent-approval']) : {};
-    } catch {
-      return; // a broken config is reported by the turn itself
-    }
-    config[tool] = { ...config[tool], mode: 'auto' };
-    this.host.wiki.putTiddler({ ...agent, 'agent-approval': JSON.stringify(config) });
+    this.turns.require(chat, userMessage);
+    if (!this.turns.isLast(chat, userMessage)) throw new RunnerError('conflict', 'Only the last turn can be answered again.');
   }
 
   /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
   private scheduleExpiry(chat: string): void {
     clearTimeout(this.expiryTimers.get(chat));
     this.expiryTimers.delete(chat);
-    const expiries = this.pendingMessages(chat)
-      .filter((m) => !m.approval && m['approval-expires'])
-      .map((m) => Number(m['approval-expires']));
-    if (!expiries.length) return;
-    const wait = Math.max(0, Math.min(...expiries) - this.now());
+    const expiry = this.decisions.nextExpiry(chat);
+    if (expiry === undefined) return;
+    const wait = Math.max(0, expiry - this.now());
     this.expiryTimers.set(
       chat,
       setTimeout(() => {

@@ -1,0 +1,112 @@
+/*\
+Decisions: the calls of a chat that wait for the user (a confirmation card, a question),
+as their tool messages hold them, and what the user's choice writes. Messages are the
+source of truth, so this is all a runner needs to check a decision, write it, know when a
+turn can resume, and when an unanswered confirmation expires, after a reload or a restart.
+\*/
+import { CHAT_ALLOWED_TOOLS } from '../engine/loop';
+import type { ChatStore } from '../store/chat-store';
+import type { Message } from '../store/schemas';
+import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
+import { formatClarifications } from '../tools/control-tools';
+import { RunnerError, type ApprovalChoice } from './chat-runner';
+
+export const CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'deny'];
+
+/** What the chat does after a decision or an answer was written. */
+export type Outcome = 'resume' | 'wait' | 'dismissed';
+
+export class Decisions {
+  constructor(
+    private readonly store: ChatStore,
+    private readonly wiki: WikiPort,
+  ) {}
+
+  /** The chat's calls waiting for the user. */
+  pending(chat: string): Message[] {
+    return this.store.listMessages(chat).filter((m) => m.role === 'tool' && m['tool-status'] === 'pending');
+  }
+
+  /** Whether every waiting call has its decision (questions always wait for an answer). */
+  allDecided(chat: string): boolean {
+    return !this.pending(chat).some((m) => (m['tool-name'] === 'ask-question' ? true : !m.approval));
+  }
+
+  /** When the first unanswered confirmation expires (milliseconds since 1970), if any does. */
+  nextExpiry(chat: string): number | undefined {
+    const expiries = this.pending(chat)
+      .filter((m) => !m.approval && m['approval-expires'])
+      .map((m) => Number(m['approval-expires']));
+    return expiries.length ? Math.min(...expiries) : undefined;
+  }
+
+  /** A RunnerError unless `message` is a call of `chat` waiting for this kind of input. */
+  requireWaiting(chat: string, message: string, reason: 'approval' | 'question'): void {
+    if (typeof message !== 'string' || !message) throw new RunnerError('bad-request', 'No message was named.');
+    const fields = this.wiki.getFields(message);
+    if (!fields || fields['agent-chat'] !== chat) throw new RunnerError('not-found', `"${message}" is not a message of "${chat}".`);
+    const question = fields['tool-name'] === 'ask-question';
+    if (fields['tool-status'] !== 'pending' || (reason === 'approval' && (question || fields.approval)) || (reason === 'question' && !question)) {
+      throw new RunnerError('conflict', reason === 'approval' ? 'This call does not wait for a decision.' : 'This question does not wait for an answer.');
+    }
+  }
+
+  /** Deny every waiting call (a new message supersedes them, Stop ends them). */
+  close(chat: string, reason: string): void {
+    for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
+  }
+
+  /** Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool from now on. */
+  decide(chat: string, message: string, choice: ApprovalChoice): Outcome | { error: string } {
+    const fields = this.waiting(chat, message);
+    if (!fields || fields.approval) return { error: 'The call no longer waits for a decision.' };
+    const tool = fields['tool-name'] ?? '';
+    if (choice === 'chat') {
+      const allowed = parseTitleList(this.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
+      if (!allowed.includes(tool)) this.store.updateChat(chat, { [CHAT_ALLOWED_TOOLS]: stringifyTitleList([...allowed, tool]) });
+    } else if (choice === 'always') {
+      this.allowAlways(chat, tool);
+    }
+    this.store.updateFields(message, { approval: choice });
+    return this.allDecided(chat) ? 'resume' : 'wait';
+  }
+
+  /** Write the user's answers to a question (Agentty's `Clarifications:` format); `null` dismisses it and every other waiting call. */
+  answer(chat: string, message: string, answers: string[] | null): Outcome | { error: string } {
+    const fields = this.waiting(chat, message);
+    if (!fields) return { error: 'The question was already answered.' };
+    if (answers === null) {
+      this.store.updateFields(message, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
+      this.close(chat, 'The user dismissed the question.');
+      return 'dismissed';
+    }
+    let question = '';
+    try {
+      question = (JSON.parse(fields['tool-args'] ?? '{}') as { question?: string }).question ?? '';
+    } catch {
+      // the question text is only used to label the answer
+    }
+    this.store.updateFields(message, { 'tool-status': 'ok', text: formatClarifications([{ question, answer: answers.join(', ') }]) });
+    return this.allDecided(chat) ? 'resume' : 'wait';
+  }
+
+  private waiting(chat: string, message: string): TiddlerFields | undefined {
+    const fields = this.wiki.getFields(message);
+    return fields && fields['tool-status'] === 'pending' && fields['agent-chat'] === chat ? fields : undefined;
+  }
+
+  /** "Always": the tool's mode becomes `auto` in the chat's agent definition. */
+  private allowAlways(chat: string, tool: string): void {
+    const agentTitle = this.wiki.getFields(chat)?.agent;
+    const agent = agentTitle ? this.wiki.getFields(agentTitle) : undefined;
+    if (!agent) return;
+    let config: Record<string, { mode?: string }> = {};
+    try {
+      config = agent['agent-approval'] ? JSON.parse(agent['agent-approval']) : {};
+    } catch {
+      return; // a broken config is reported by the turn itself
+    }
+    config[tool] = { ...config[tool], mode: 'auto' };
+    this.wiki.putTiddler({ ...agent, 'agent-approval': JSON.stringify(config) });
+  }
+}

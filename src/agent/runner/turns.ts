@@ -1,0 +1,69 @@
+/*\
+Turns: the messages a user message started (that message, the replies and tool results up
+to the next user message), and what the user can do with a finished turn: answer it again,
+delete it, or roll back what its tools changed (through the write gate's rule for what may
+be restored: a journal never plants code).
+\*/
+import type { ChatStore } from '../store/chat-store';
+import type { Message } from '../store/schemas';
+import type { WikiPort } from '../store/wiki-port';
+import { journalTitle, planRollback, readJournal } from '../tools/journal';
+import { restoreJournal } from '../tools/write-gate';
+import { RunnerError, type RollbackResult } from './chat-runner';
+
+export class Turns {
+  constructor(
+    private readonly store: ChatStore,
+    private readonly wiki: WikiPort,
+  ) {}
+
+  /** The messages of the turn a user message started, that message included. */
+  messages(chat: string, userMessage: string): Message[] {
+    const messages = this.store.listMessages(chat);
+    const start = messages.findIndex((m) => m.title === userMessage);
+    if (start < 0) return [];
+    const next = messages.findIndex((m, i) => i > start && m.role === 'user');
+    return messages.slice(start, next < 0 ? undefined : next);
+  }
+
+  /** The turn's messages, or a RunnerError when `userMessage` is not a user message of the chat. */
+  require(chat: string, userMessage: string): Message[] {
+    const turn = this.messages(chat, userMessage);
+    if (!turn.length || turn[0]!.role !== 'user') throw new RunnerError('not-found', `"${userMessage}" is not a user message of "${chat}".`);
+    return turn;
+  }
+
+  isLast(chat: string, userMessage: string): boolean {
+    const turn = this.messages(chat, userMessage);
+    return turn.length > 0 && turn.at(-1)?.title === this.store.listMessages(chat).at(-1)?.title;
+  }
+
+  /** Before answering the last turn again: its replies go, the user's message stays. */
+  dropReplies(chat: string, userMessage: string): boolean {
+    if (!this.isLast(chat, userMessage)) return false;
+    for (const m of this.messages(chat, userMessage).slice(1)) this.wiki.deleteTiddler(m.title);
+    return true;
+  }
+
+  /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
+  delete(chat: string, userMessage: string): void {
+    for (const m of this.require(chat, userMessage)) this.wiki.deleteTiddler(m.title);
+    this.wiki.deleteTiddler(journalTitle(chat, userMessage));
+  }
+
+  /**
+   * Restore every tiddler the turn's tools changed. When any of them changed again since
+   * (the user edited it), nothing happens unless `force`, and the titles are returned.
+   */
+  rollback(chat: string, userMessage: string, force: boolean): RollbackResult {
+    const title = journalTitle(chat, typeof userMessage === 'string' ? userMessage : '');
+    if (!this.wiki.getFields(title)) throw new RunnerError('not-found', 'This turn changed no tiddler: there is nothing to roll back.');
+    const journal = readJournal(this.wiki, title);
+    const plan = planRollback(this.wiki, journal);
+    if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };
+    const { restored } = restoreJournal(this.wiki, journal);
+    const fields = this.wiki.getFields(title);
+    if (fields) this.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.wiki.now() });
+    return { conflicts: plan.conflicts, restored };
+  }
+}
