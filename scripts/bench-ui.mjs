@@ -1,13 +1,21 @@
-// Chat UI cost in Chromium against a served wiki (Node.js server edition, filesystem +
-// tiddlyweb, as the e2e tests run it), for chats of M = 10 and M = 1000 existing messages:
-//   1. opening the chat: cold (first open after page load) and warm (close + reopen);
-//   2. one streamed reply of N chunks from the mock LLM: the cost of each streaming-bubble
-//      update (the widget's renderStream), how many updates, and the wiki writes it causes
-//      (change events, time in the change dispatch, PUTs to the server).
-// DESIGN §8: updates at most ~10/s, a few ms each whatever the chat length; a long chat
-// renders its latest ~50 messages first; one message-tiddler save per reply.
+// Chat UI cost in Chromium against a served wiki (TiddlyWiki's server with filesystem +
+// tiddlyweb, as the e2e tests run it), for chats of M = 10 and M = 1000 existing messages, in
+// both editions: `browser` (turns run in the page) and `server` (the server plugin runs them
+// and the page gets the events over SSE):
+//   1. opening the chat: cold (first open after page load) and warm (close + reopen), to the
+//      DOM, to the first frame, and until the whole window (50 messages) is rendered;
+//   2. one streamed reply of N chunks from the mock LLM: the main thread's busy time per second
+//      of streaming (Chromium's TaskDuration: script, style, layout, paint, network, GC), the
+//      cost of each streaming-bubble render (ui/stream-view.ts), how many, and the wiki writes
+//      the turn causes (change events, time in the change dispatch, PUTs to the server).
+// DESIGN 9: updates at most ~10/s, a few ms each whatever the chat length; a long chat
+// renders its latest ~50 messages first; one message-tiddler save per reply. The report ends
+// with the goals of issue 10 (open, open ratio, main-thread ms per second of streaming), each
+// median against its limit.
 // Env: BENCH_ROUNDS (3), BENCH_WARM (5 reopens per page), BENCH_CHUNKS (300), BENCH_CHUNK_DELAY_MS (10),
-// BENCH_REPLY_CHARS (2000), BENCH_TIMEOUT_MS (115000), CHROMIUM_PATH (/usr/bin/chromium).
+// BENCH_REPLY_CHARS (2000), BENCH_EDITIONS (browser,server), BENCH_TIMEOUT_MS (240000),
+// BENCH_PROFILE=<dir> (CPU profiles of a warm open and of the stream, first round; with
+// BENCH_TRACE=1 Chromium traces instead, summarized by trace event), CHROMIUM_PATH (/usr/bin/chromium).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,12 +31,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // The same flags as test/helpers/global-setup.cjs (root in a container, no network).
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 const SIZES = [10, 1000];
+// browser: turns run in the page (no server plugin); server: the server edition (turns run on the server, events over SSE).
+const EDITIONS = (process.env.BENCH_EDITIONS || 'browser,server').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const WARM = Number(process.env.BENCH_WARM || 5);
 const CHUNKS = Number(process.env.BENCH_CHUNKS || 300);
 const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS || 10);
 const REPLY_CHARS = Number(process.env.BENCH_REPLY_CHARS || 2000);
-const WATCHDOG_MS = Number(process.env.BENCH_TIMEOUT_MS || 115_000);
+const WATCHDOG_MS = Number(process.env.BENCH_TIMEOUT_MS || 240_000);
+const PROFILE = process.env.BENCH_PROFILE;
+const TRACE = !!process.env.BENCH_TRACE;
 const AGENT = '$:/demo/agents/offline-demo';
 const chatTitle = (m) => `Bench chat ${m}`;
 
@@ -101,11 +113,16 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, async () => {
   process.exit(130);
 });
 
-function makeWiki(mockUrl) {
+/** A wiki folder served by TiddlyWiki; `server`: with the server plugin (turns run on the server), else only the agent plugin (turns run in the page). */
+function makeWiki(mockUrl, edition) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-ui-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
-  fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  if (edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  else {
+    fs.mkdirSync(path.join(dir, 'plugins'));
+    fs.symlinkSync(path.join(ROOT, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
+  }
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   const provider = { title: '$:/demo/providers/mock-llm', tags: '$:/tags/AI/Provider', caption: 'Mock LLM', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model' };
   fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
@@ -150,20 +167,30 @@ function instrument() {
   const tw = window.$tw;
   const B = (window.__bench = { streams: [], renders: [], refreshes: [], changes: [], writes: [], listeners: {} });
   const proto = tw.modules.execute('$:/plugins/tiddlyagent/agent/ui/chat-widget.js')['ai-chat'].prototype;
-  const wrap = (name, into) => {
-    const original = proto[name];
-    proto[name] = function (...args) {
+  const wrap = (target, name, into, chatOf) => {
+    const original = target[name];
+    target[name] = function (...args) {
       const t = performance.now();
       try {
         return original.apply(this, args);
       } finally {
-        into.push({ t, ms: performance.now() - t, chat: this.chat });
+        into.push({ t, ms: performance.now() - t, chat: chatOf(this) });
       }
     };
   };
-  wrap('renderStream', B.streams);
-  wrap('render', B.renders);
-  wrap('refresh', B.refreshes);
+  wrap(proto, 'render', B.renders, (w) => w.chat);
+  wrap(proto, 'refresh', B.refreshes, (w) => w.chat);
+  // Each render of the streaming bubble (ui/stream-view.ts), found through the widget's first one.
+  const startStream = proto.startStream;
+  proto.startStream = function (...args) {
+    const result = startStream.apply(this, args);
+    const streamProto = this.stream && Object.getPrototypeOf(this.stream);
+    if (streamProto && !streamProto.__benchWrapped) {
+      streamProto.__benchWrapped = true;
+      wrap(streamProto, 'render', B.streams, (v) => v.ctx.chat);
+    }
+    return result;
+  };
   // The whole synchronous change dispatch: title, stylesheet and page refresh, syncer, etc.
   const wiki = tw.wiki;
   const dispatch = wiki.dispatchEvent;
@@ -209,7 +236,7 @@ function instrument() {
 }
 
 /** In the page: open `title`, resolve when its chat and messages are in the DOM and a frame painted. */
-async function openChat(title) {
+async function openChat({ title, window: expected }) {
   const tw = window.$tw;
   const B = window.__bench;
   B.reset();
@@ -226,7 +253,14 @@ async function openChat(title) {
   const toFrame = performance.now() - t0;
   const dispatchMs = B.changes.reduce((s, c) => s + c.ms, 0);
   const renderMs = B.renders.filter((r) => r.chat === title).reduce((s, r) => s + r.ms, 0);
-  return { inDom, toFrame, dispatchMs, renderMs, listeners: { ...B.listeners }, shown: chat.querySelectorAll('.tc-ai-message[data-message]').length, elements: chat.getElementsByTagName('*').length };
+  const firstShown = chat.querySelectorAll('.tc-ai-message[data-message]').length;
+  // A long chat renders its newest messages first and the rest of its window after the frame.
+  while (chat.querySelectorAll('.tc-ai-message[data-message]').length < expected) {
+    if (performance.now() - t0 > 10_000) throw new Error(`opening ${title}: the window never filled`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  const windowMs = performance.now() - t0;
+  return { inDom, toFrame, windowMs, dispatchMs, renderMs, listeners: { ...B.listeners }, firstShown, shown: chat.querySelectorAll('.tc-ai-message[data-message]').length, elements: chat.getElementsByTagName('*').length };
 }
 
 async function closeChat(title) {
@@ -246,9 +280,86 @@ async function closeChat(title) {
 
 // ---- measurement ------------------------------------------------------------------------
 
-const results = Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]));
+/**
+ * BENCH_PROFILE=<dir> BENCH_TRACE=1: a Chromium trace instead of a CPU profile (saved as
+ * <dir>/<name>.json, for chrome://tracing or DevTools), with the renderer main thread's time
+ * by trace event printed (self time: style, layout, paint, script, network, …).
+ */
+async function tracer(cdp) {
+  let events = [];
+  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  return {
+    start: () => cdp.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'loading'] } }),
+    async stop(name) {
+      const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+      await cdp.send('Tracing.end');
+      await done;
+      fs.mkdirSync(PROFILE, { recursive: true });
+      fs.writeFileSync(path.join(PROFILE, `${name}.json`), JSON.stringify(events));
+      const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === 'FunctionCall'));
+      const mine = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+      const self = new Map();
+      const count = new Map();
+      const stack = [];
+      let top = 0;
+      for (const e of mine) {
+        while (stack.length && stack.at(-1).ts + stack.at(-1).dur <= e.ts) stack.pop();
+        const parent = stack.at(-1);
+        if (parent) self.set(parent.name, (self.get(parent.name) || 0) - e.dur);
+        else top += e.dur;
+        self.set(e.name, (self.get(e.name) || 0) + e.dur);
+        count.set(e.name, (count.get(e.name) || 0) + 1);
+        stack.push(e);
+      }
+      const span = mine.length ? (mine.at(-1).ts + mine.at(-1).dur - mine[0].ts) / 1000 : 0;
+      console.log(`trace ${name}: main thread busy ${(top / 1000).toFixed(1)} ms of ${span.toFixed(0)} ms`);
+      for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(2).padStart(8)} ms ${String(count.get(key)).padStart(6)}×  ${key}`);
+      events = [];
+    },
+  };
+}
 
-async function measureStream(page, mock, m, chunks) {
+/**
+ * BENCH_PROFILE=<dir>: in the first round, a CPU profile of the last warm open and of the
+ * streamed reply, saved as <dir>/<name>.cpuprofile (open in Chrome DevTools), with the
+ * functions of most self time printed.
+ */
+async function profiler(cdp) {
+  if (TRACE) return tracer(cdp);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+  return {
+    start: () => cdp.send('Profiler.start'),
+    async stop(name) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.mkdirSync(PROFILE, { recursive: true });
+      fs.writeFileSync(path.join(PROFILE, `${name}.cpuprofile`), JSON.stringify(profile));
+      const dt = new Map(profile.samples.map((id, i) => [i, profile.timeDeltas[i] ?? 0]));
+      const self = new Map();
+      profile.samples.forEach((id, i) => self.set(id, (self.get(id) || 0) + dt.get(i)));
+      const byFn = new Map();
+      for (const node of profile.nodes) {
+        const f = node.callFrame;
+        const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+        byFn.set(key, (byFn.get(key) || 0) + (self.get(node.id) || 0));
+      }
+      const total = [...byFn.values()].reduce((a, b) => a + b, 0);
+      console.log(`profile ${name}: ${(total / 1000).toFixed(1)} ms sampled`);
+      for (const [key, us] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(2).padStart(8)} ms  ${key}`);
+    },
+  };
+}
+
+const results = Object.fromEntries(EDITIONS.map((e) => [e, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]))]));
+
+/** Chromium's cumulative main-thread metrics (seconds). */
+async function taskMetrics(cdp) {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const get = (name) => metrics.find((x) => x.name === name)?.value ?? 0;
+  return { at: get('Timestamp'), task: get('TaskDuration'), script: get('ScriptDuration'), layout: get('LayoutDuration') + get('RecalcStyleDuration') };
+}
+
+async function measureStream(page, cdp, mock, m, chunks, profile) {
   const title = chatTitle(m);
   const chat = page.locator(`.tc-ai-chat[data-chat="${title}"]`);
   const puts = [];
@@ -262,12 +373,52 @@ async function measureStream(page, mock, m, chunks) {
   await page.waitForFunction(() => !!window.$tw.syncer && !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
   await page.evaluate(() => window.__bench.reset());
   page.on('request', onRequest);
+  // Streamed characters as the runner delivers them, so the busy-time window is picked by
+  // events rather than by polling the DOM (polling would itself be main-thread work).
+  await page.evaluate((t) => {
+    const B = window.__bench;
+    B.streamed = 0;
+    B.waiting = [];
+    B.unsubscribe?.();
+    B.unsubscribe = window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().subscribe(t, (event) => {
+      if (event.type === 'reply-started') B.streamed = 0;
+      if (event.type !== 'text-delta') return;
+      B.streamed += event.text.length;
+      B.waiting = B.waiting.filter(({ n, resolve }) => (B.streamed >= n ? (resolve(), false) : true));
+    });
+    B.streamedAtLeast = (n) => new Promise((resolve) => (B.streamed >= n ? resolve() : B.waiting.push({ n, resolve })));
+    // The turn is over when the chat shows it completed and the streaming bubble has gone
+    // (watched with a MutationObserver from the last status event on, not polled).
+    B.turnOver = new Promise((resolve) => {
+      const chat = document.querySelector(`.tc-ai-chat[data-chat="${CSS.escape(t)}"]`);
+      const over = () => chat.getAttribute('data-status') === 'completed' && !chat.querySelector('.tc-ai-message-streaming');
+      const watch = () => {
+        if (over()) return resolve();
+        const observer = new MutationObserver(() => over() && (observer.disconnect(), resolve()));
+        observer.observe(chat, { attributes: true, childList: true, subtree: true });
+      };
+      const off = window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().subscribe(t, (event) => {
+        if (event.type === 'status' && event.status === 'completed') setTimeout(() => (off(), watch()));
+      });
+    });
+  }, title);
+  const total = chunks.join('').length;
   const t0 = Date.now();
+  const turnStart = await taskMetrics(cdp);
   await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await chat.locator('.tc-ai-message-streaming').waitFor({ timeout: 15_000 });
-  await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached', timeout: 30_000 });
-  await page.waitForFunction((t) => !window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().isActive(t) && document.querySelector(`.tc-ai-chat[data-chat="${CSS.escape(t)}"]`)?.getAttribute('data-status') === 'completed', title, { timeout: 10_000 });
+  // Main-thread busy time (Chromium's TaskDuration in CPU time: script, style, layout, paint, GC, …) from
+  // 10 % to 90 % of the reply: the steady state of streaming, without the writes of the
+  // turn's start and end (those are counted below as change dispatch).
+  await page.evaluate((n) => window.__bench.streamedAtLeast(n), Math.floor(total * 0.1));
+  await profile?.start();
+  const m0 = await taskMetrics(cdp);
+  await page.evaluate((n) => window.__bench.streamedAtLeast(n), Math.floor(total * 0.9));
+  const m1 = await taskMetrics(cdp);
+  await profile?.stop(`stream-M${m}`);
+  await page.evaluate(() => window.__bench.turnOver);
   const turnMs = Date.now() - t0;
+  const turnEnd = await taskMetrics(cdp);
+  await page.evaluate(() => window.__bench.unsubscribe?.());
   const b = await page.evaluate(() => {
     const B = window.__bench;
     return { streams: B.streams.map((s) => ({ ...s })), changes: B.changes.map((c) => ({ ...c })), writes: B.writes.map((w) => ({ ...w })), refreshes: B.refreshes.map((r) => ({ ...r })), renders: B.renders.length, listeners: { ...B.listeners } };
@@ -297,6 +448,10 @@ async function measureStream(page, mock, m, chunks) {
   await page.waitForFunction(() => !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
   return {
     turnMs,
+    busyMsPerS: ((m1.task - m0.task) / (m1.at - m0.at)) * 1000,
+    turnBusyMsPerS: ((turnEnd.task - turnStart.task) / (turnEnd.at - turnStart.at)) * 1000,
+    scriptMsPerS: ((m1.script - m0.script) / (m1.at - m0.at)) * 1000,
+    layoutMsPerS: ((m1.layout - m0.layout) / (m1.at - m0.at)) * 1000,
     updateMs: streams.map((s) => s.ms),
     updates: streams.length,
     ratePerS: (streams.length - 1) / span,
@@ -318,8 +473,8 @@ async function main() {
   const started = Date.now();
   const mock = await startMockLlm({ delayMs: CHUNK_DELAY_MS });
   cleanups.push(() => mock.close());
-  const dir = makeWiki(mock.url);
-  const url = await startServer(dir);
+  const urls = {};
+  for (const edition of EDITIONS) urls[edition] = await startServer(makeWiki(mock.url, edition));
   const bootMs = Date.now() - started;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   cleanups.push(() => browser.close());
@@ -328,8 +483,10 @@ async function main() {
   const pageErrors = [];
 
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 ? [...SIZES].reverse() : SIZES;
-    for (const m of order) {
+    const order = (round % 2 ? [...SIZES].reverse() : SIZES).flatMap((m) => EDITIONS.map((edition) => ({ m, edition })));
+    for (const { m, edition } of order) {
+      const url = urls[edition];
+      const R = results[edition];
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const page = await context.newPage();
@@ -342,12 +499,19 @@ async function main() {
         // Let the start-up settle (first sync, default tiddlers' animations).
         await page.waitForTimeout(300);
         const title = chatTitle(m);
-        results[m].cold.push(await page.evaluate(openChat, title));
+        const cdp = await context.newCDPSession(page);
+        // Durations in the main thread's CPU time, so other processes on the machine do not inflate them.
+        await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+        const profile = PROFILE && round === 0 ? await profiler(cdp) : undefined;
+        const open = { title, window: Math.min(m, 50) };
+        R[m].cold.push(await page.evaluate(openChat, open));
         for (let i = 0; i < WARM; i++) {
           await page.evaluate(closeChat, title);
-          results[m].warm.push(await page.evaluate(openChat, title));
+          if (i === WARM - 1) await profile?.start();
+          R[m].warm.push(await page.evaluate(openChat, open));
+          if (i === WARM - 1) await profile?.stop(`${edition}-open-warm-M${m}`);
         }
-        results[m].stream.push(await measureStream(page, mock, m, chunks));
+        R[m].stream.push(await measureStream(page, cdp, mock, m, chunks, profile && { ...profile, stop: (name) => profile.stop(`${edition}-${name}`) }));
       } finally {
         await context.close();
       }
@@ -365,58 +529,85 @@ const median = (xs) => {
 const fmt = (xs, unit = ' ms', d = 1) => `${median(xs).toFixed(d)}${unit} [${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}]`;
 const ratio = (a, b) => (median(b) ? (median(b) / median(a)).toFixed(2) : 'n/a');
 
+/** The speed goals of issue 10 (DESIGN 9), checked against the medians. */
+const GOALS = { openMs: 30, openRatio: 1.2, busyMsPerS: 60 };
+
 function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   const [small, large] = SIZES;
-  const S = results[small];
-  const L = results[large];
-  const rows = [];
-  const row = (label, get, unit = ' ms', d = 1) => {
-    const a = get(S);
-    const b = get(L);
-    rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
-  };
-  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
+  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M and edition, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
   console.log(`  server boot + mock ${bootMs} ms; page load ${fmt(loads, ' ms', 0)}; whole run ${(totalMs / 1000).toFixed(1)} s`);
-  row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
-  row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
-  row('open cold: change dispatch', (r) => r.cold.map((x) => x.dispatchMs));
-  row('open cold: <$ai-chat> render', (r) => r.cold.map((x) => x.renderMs));
-  row('open warm: to DOM', (r) => r.warm.map((x) => x.inDom));
-  row('open warm: to frame', (r) => r.warm.map((x) => x.toFrame));
-  row('open warm: change dispatch', (r) => r.warm.map((x) => x.dispatchMs));
-  row('open warm: <$ai-chat> render', (r) => r.warm.map((x) => x.renderMs));
-  for (const part of ['page', 'stylesheet', 'syncer']) row(`open warm: dispatch → ${part}`, (r) => r.warm.map((x) => x.listeners[part] || 0));
-  row('messages rendered on open', (r) => r.warm.map((x) => x.shown), '', 0);
-  row('DOM elements in the chat', (r) => r.warm.map((x) => x.elements), '', 0);
-  row('stream: per update (renderStream)', (r) => r.stream.flatMap((x) => x.updateMs), ' ms', 2);
-  row('stream: updates per reply', (r) => r.stream.map((x) => x.updates), '', 0);
-  row('stream: update rate', (r) => r.stream.map((x) => x.ratePerS), '/s', 1);
-  row('stream: shortest gap between updates', (r) => r.stream.map((x) => x.minGapMs));
-  row('stream: renderStream total per reply', (r) => r.stream.map((x) => x.updateMs.reduce((s, v) => s + v, 0)));
-  row('turn: wiki change events', (r) => r.stream.map((x) => x.changeEvents), '', 0);
-  row('turn: wiki writes (store events)', (r) => r.stream.map((x) => x.writes.length), '', 0);
-  row('turn: change dispatch, each', (r) => r.stream.flatMap((x) => x.dispatchMs), ' ms', 2);
-  row('turn: change dispatch, total', (r) => r.stream.map((x) => x.dispatchTotalMs));
-  for (const part of ['page', 'stylesheet', 'syncer', 'other']) row(`turn: dispatch total → ${part}`, (r) => r.stream.map((x) => x.listeners[part] || 0));
-  row('turn: <$ai-chat> refresh, each', (r) => r.stream.flatMap((x) => x.widgetRefreshMs), ' ms', 2);
-  row('turn: <$ai-chat> re-renders', (r) => r.stream.map((x) => x.rerenders), '', 0);
-  row('turn: PUTs to the server', (r) => r.stream.map((x) => x.puts.length), '', 0);
-  row('turn: send to completed (wall)', (r) => r.stream.map((x) => x.turnMs), ' ms', 0);
-  const widths = [0, 1, 2, 3].map((i) => Math.max(...[['', `M=${small}`, `M=${large}`, `M${large}/M${small}`], ...rows].map((r) => r[i].length)));
-  const line = (r) => '  ' + r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ');
-  console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
-  for (const r of rows) console.log(line(r));
-  // What each reply wrote and saved (titles shortened; identical patterns counted once).
-  for (const m of SIZES) {
-    const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
-    const tally = (list) => Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {})).map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || '(none)';
-    for (const kind of ['writes', 'puts']) {
-      const seen = new Map();
-      for (const x of results[m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
-      console.log(`  M=${m} ${kind === 'puts' ? 'PUTs  ' : 'writes'} per reply: ${[...seen].map(([t, n]) => `${t} (${n}×)`).join(' | ')}`);
+  const goals = [];
+  for (const edition of EDITIONS) {
+    const S = results[edition][small];
+    const L = results[edition][large];
+    const rows = [];
+    const row = (label, get, unit = ' ms', d = 1) => {
+      const a = get(S);
+      const b = get(L);
+      rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
+    };
+    console.log(`\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}`);
+    row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
+    row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
+    row('open cold: change dispatch', (r) => r.cold.map((x) => x.dispatchMs));
+    row('open cold: <$ai-chat> render', (r) => r.cold.map((x) => x.renderMs));
+    row('open warm: to DOM', (r) => r.warm.map((x) => x.inDom));
+    row('open warm: to frame', (r) => r.warm.map((x) => x.toFrame));
+    row('open warm: change dispatch', (r) => r.warm.map((x) => x.dispatchMs));
+    row('open warm: <$ai-chat> render', (r) => r.warm.map((x) => x.renderMs));
+    for (const part of ['page', 'stylesheet', 'syncer']) row(`open warm: dispatch → ${part}`, (r) => r.warm.map((x) => x.listeners[part] || 0));
+    row('open warm: whole window rendered', (r) => r.warm.map((x) => x.windowMs));
+    row('messages rendered by the first frame', (r) => r.warm.map((x) => x.firstShown), '', 0);
+    row('messages rendered on open', (r) => r.warm.map((x) => x.shown), '', 0);
+    row('DOM elements in the chat', (r) => r.warm.map((x) => x.elements), '', 0);
+    row('stream: main-thread busy per second', (r) => r.stream.map((x) => x.busyMsPerS));
+    row('turn: main-thread busy per second, send to completed', (r) => r.stream.map((x) => x.turnBusyMsPerS));
+    row('stream: … of which script', (r) => r.stream.map((x) => x.scriptMsPerS));
+    row('stream: … of which style + layout', (r) => r.stream.map((x) => x.layoutMsPerS));
+    row('stream: per update (stream render)', (r) => r.stream.flatMap((x) => x.updateMs), ' ms', 2);
+    row('stream: updates per reply', (r) => r.stream.map((x) => x.updates), '', 0);
+    row('stream: update rate', (r) => r.stream.map((x) => x.ratePerS), '/s', 1);
+    row('stream: shortest gap between updates', (r) => r.stream.map((x) => x.minGapMs));
+    row('stream: stream render total per reply', (r) => r.stream.map((x) => x.updateMs.reduce((s, v) => s + v, 0)));
+    row('turn: wiki change events', (r) => r.stream.map((x) => x.changeEvents), '', 0);
+    row('turn: wiki writes (store events)', (r) => r.stream.map((x) => x.writes.length), '', 0);
+    row('turn: change dispatch, each', (r) => r.stream.flatMap((x) => x.dispatchMs), ' ms', 2);
+    row('turn: change dispatch, total', (r) => r.stream.map((x) => x.dispatchTotalMs));
+    for (const part of ['page', 'stylesheet', 'syncer', 'other']) row(`turn: dispatch total → ${part}`, (r) => r.stream.map((x) => x.listeners[part] || 0));
+    row('turn: <$ai-chat> refresh, each', (r) => r.stream.flatMap((x) => x.widgetRefreshMs), ' ms', 2);
+    row('turn: <$ai-chat> re-renders', (r) => r.stream.map((x) => x.rerenders), '', 0);
+    row('turn: PUTs to the server', (r) => r.stream.map((x) => x.puts.length), '', 0);
+    row('turn: send to completed (wall)', (r) => r.stream.map((x) => x.turnMs), ' ms', 0);
+    const widths = [0, 1, 2, 3].map((i) => Math.max(...[['', `M=${small}`, `M=${large}`, `M${large}/M${small}`], ...rows].map((r) => r[i].length)));
+    const line = (r) => '  ' + r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ');
+    console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
+    for (const r of rows) console.log(line(r));
+    // What each reply wrote and saved (titles shortened; identical patterns counted once).
+    for (const m of SIZES) {
+      const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
+      const tally = (list) => Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {})).map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || '(none)';
+      for (const kind of ['writes', 'puts']) {
+        const seen = new Map();
+        for (const x of results[edition][m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
+        console.log(`  M=${m} ${kind === 'puts' ? 'PUTs  ' : 'writes'} per reply: ${[...seen].map(([t, n]) => `${t} (${n}×)`).join(' | ')}`);
+      }
     }
+    const goal = (label, value, limit, unit, d = 1) => goals.push([edition, label, `${value.toFixed(d)}${unit}`, `≤ ${limit}${unit}`, `${(value / limit).toFixed(2)}`, value <= limit ? 'met' : 'MISSED']);
+    for (const kind of ['warm', 'cold']) {
+      const open = (r) => median(r[kind].map((x) => x.toFrame));
+      goal(`open ${large} messages (${kind}, to frame)`, open(L), GOALS.openMs, ' ms');
+      goal(`open ${large} / open ${small} (${kind})`, open(L) / open(S), GOALS.openRatio, '×', 2);
+    }
+    for (const [m, r] of [[small, S], [large, L]]) goal(`streaming at ${m} messages: main-thread ms per s`, median(r.stream.map((x) => x.busyMsPerS)), GOALS.busyMsPerS, ' ms');
   }
   if (pageErrors.length) console.log(`  page errors: ${[...new Set(pageErrors)].join(' | ')}`);
+  // The goals, each median against its limit (value / limit: under 1 is within the goal).
+  const head = ['edition', 'goal', 'median', 'limit', 'of limit', ''];
+  const widths = head.map((_, i) => Math.max(...[head, ...goals].map((r) => r[i].length)));
+  const line = (r) => '  ' + r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
+  console.log(`\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s)`);
+  console.log(line(head));
+  for (const r of goals) console.log(line(r));
 }
 
 try {
