@@ -10,6 +10,13 @@ import { el, type ChatContext } from './chat-context';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;
 
+/**
+ * A token count with thousands separators, as toLocaleString('en') writes it, without Intl:
+ * a page's first use of Intl loads its locale data (about 15 ms), which would land on the
+ * first chat shown with a meter.
+ */
+const formatNumber = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
 export class StatusBar {
   /** The queued messages' bubbles, between the messages and the footer. */
   readonly queued: HTMLElement;
@@ -75,8 +82,8 @@ export class StatusBar {
     this.meter.removeAttribute('hidden');
     this.meter.textContent = this.ctx
       .lingo('Meter')
-      .replace('$total$', usage.total.toLocaleString('en'))
-      .replace('$window$', usage.window.toLocaleString('en'))
+      .replace('$total$', formatNumber(usage.total))
+      .replace('$window$', formatNumber(usage.window))
       .replace('$system$', String(usage.system + usage.transient))
       .replace('$tools$', String(usage.tools))
       .replace('$history$', String(usage.history));
