@@ -14,6 +14,8 @@ scroll back down.
 const INTENT_MS = 1000;
 /** Within this many pixels of the end counts as at the end. */
 const SLACK_PX = 40;
+/** Keys that scroll the list (outside a card's input fields). */
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 
 export class StickToEnd {
   private stuck = true;
@@ -23,7 +25,15 @@ export class StickToEnd {
 
   constructor(private readonly list: HTMLElement) {
     const intent = () => (this.intentAt = Date.now());
-    for (const type of ['wheel', 'touchstart', 'touchmove', 'keydown', 'pointerdown']) list.addEventListener(type, intent, { passive: true });
+    for (const type of ['wheel', 'touchstart', 'touchmove', 'pointerdown']) list.addEventListener(type, intent, { passive: true });
+    list.addEventListener(
+      'keydown',
+      (event) => {
+        const target = event.target as HTMLElement | null;
+        if (SCROLL_KEYS.has((event as KeyboardEvent).key) && !/^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) intent();
+      },
+      { passive: true },
+    );
     list.addEventListener('scroll', () => this.onScroll(), { passive: true });
     if (typeof ResizeObserver === 'function') this.observer = new ResizeObserver(() => this.follow());
   }
