@@ -1,7 +1,7 @@
 // The chat's list in a real browser: a long chat opens at its end with its newest messages
 // and fills in the rest of its window; a streaming reply stays in view while the user is at
 // the end, stops pulling the view once they scroll up, and is followed again when they
-// scroll back down.
+// scroll back down; no spinner animates while the reply streams.
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
 
@@ -67,6 +67,8 @@ test('a streaming reply is followed until the user scrolls up, and again once th
   await input.press('Control+Enter');
   await page.locator('.tc-ai-message-streaming').waitFor();
   await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
+  // The streaming text is the sign of life: the status line's spinner is not animating meanwhile.
+  expect(await page.locator(`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-chat-status`).evaluate((el) => getComputedStyle(el, '::before').display)).toBe('none');
   // At the end: the growing reply stays in view.
   await page.waitForFunction(() => {
     const el = document.querySelector('.tc-ai-chat-messages')!;
