@@ -128,7 +128,9 @@ function makeWiki(mockUrl, edition) {
   fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
   const tiddlers = [];
   for (const m of SIZES) {
-    tiddlers.push({ title: chatTitle(m), agent: AGENT, 'agent-status': 'completed', created: '20260101000000000', modified: '20260101000000000', text: '' });
+    // As a chat is after a turn: its context meter saved.
+    const usage = { system: 1200, tools: 800, transient: 300, history: Math.min(120_000, m * 150), total: 2300 + Math.min(120_000, m * 150), window: 124_000 };
+    tiddlers.push({ title: chatTitle(m), agent: AGENT, 'agent-status': 'completed', 'agent-context-usage': JSON.stringify(usage), created: '20260101000000000', modified: '20260101000000000', text: '' });
     tiddlers.push(...messageTiddlers(chatTitle(m), m));
   }
   fs.writeFileSync(path.join(dir, 'tiddlers', 'bench-chats.json'), JSON.stringify(tiddlers));
