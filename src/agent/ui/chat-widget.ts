@@ -28,13 +28,25 @@ import { StreamView } from './stream-view';
 
 const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
 
-/** Run `fn` once the next frame has been produced; returns a cancel function. */
+/**
+ * Run `fn` after the next frame, when the page is idle (within 200 ms): background work such
+ * as the older messages of a window must not delay the first frame or the user's input.
+ * Returns a cancel function.
+ */
 function afterFrame(fn: () => void): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const frame = requestAnimationFrame(() => (timer = setTimeout(fn, 0)));
+  let cancelLater: (() => void) | undefined;
+  const frame = requestAnimationFrame(() => {
+    if (typeof requestIdleCallback === 'function') {
+      const idle = requestIdleCallback(fn, { timeout: 200 });
+      cancelLater = () => cancelIdleCallback(idle);
+    } else {
+      const timer = setTimeout(fn, 0);
+      cancelLater = () => clearTimeout(timer);
+    }
+  });
   return () => {
     cancelAnimationFrame(frame);
-    if (timer !== undefined) clearTimeout(timer);
+    cancelLater?.();
   };
 }
 

@@ -7,7 +7,8 @@ messages (a page at first, a page more for each "Show older"). It keeps
 - the turn action bars on the messages that end a turn;
 - the list scrolled to its end while the user is there.
 Opening a long chat renders its newest messages first and the rest of the window after the
-first frame, a few at a time, so a chat of 1,000 messages opens as fast as one of 10.
+first frame, a batch at a time when the page is idle, so a chat of 1,000 messages opens as
+fast as one of 10.
 \*/
 import type { IChangedTiddlers, ITiddlerFields } from 'tiddlywiki';
 import { el, type ChatContext } from './chat-context';
@@ -88,7 +89,7 @@ export interface MessageListOptions {
   pageSize: number;
   /** Whether a turn runs: the last turn's bar offers Retry only once it has ended. */
   isActive(): boolean;
-  /** Run `fn` after the next frame; returns a cancel function (browser only). */
+  /** Run `fn` after the next frame, when the page is idle; returns a cancel function (browser only). */
   afterFrame?(fn: () => void): () => void;
 }
 
@@ -127,7 +128,7 @@ export class MessageList {
   /**
    * Bring the window in line with the wiki: `touched` are the message titles a wiki change
    * touched (all of them when the chat is first shown). On first show in a browser, only
-   * the newest messages render now; the rest follow after the frame.
+   * the newest messages render now; the rest follow after the frame, a batch at a time.
    */
   sync(touched?: Iterable<string>): void {
     if (touched) this.index.update(touched);
