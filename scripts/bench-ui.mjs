@@ -13,7 +13,8 @@
 // with the goals of issue 10 (open, open ratio, main-thread ms per second of streaming), each
 // median against its limit.
 // Env: BENCH_ROUNDS (3), BENCH_WARM (5 reopens per page), BENCH_CHUNKS (300), BENCH_CHUNK_DELAY_MS (10),
-// BENCH_REPLY_CHARS (2000), BENCH_EDITIONS (browser,server), BENCH_TIMEOUT_MS (240000),
+// BENCH_REPLY_CHARS (2000), BENCH_EDITIONS (browser,server), BENCH_BASELINE (a checkout to compare with,
+// interleaved), BENCH_TIMEOUT_MS (240000, doubled with a baseline),
 // BENCH_PROFILE=<dir> (CPU profiles of a warm open and of the stream, first round; with
 // BENCH_TRACE=1 Chromium traces instead, summarized by trace event), CHROMIUM_PATH (/usr/bin/chromium).
 import { spawn } from 'node:child_process';
@@ -33,12 +34,17 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-
 const SIZES = [10, 1000];
 // browser: turns run in the page (no server plugin); server: the server edition (turns run on the server, events over SSE).
 const EDITIONS = (process.env.BENCH_EDITIONS || 'browser,server').split(',');
+// BENCH_BASELINE=<another checkout with built plugins/>: measure it too, interleaved with this
+// one page by page, so both see the same machine (on a shared machine the main-thread figures
+// drift by 10-20 ms/s between runs, more than most changes are worth).
+const BUILDS = [{ label: '', root: ROOT }, ...(process.env.BENCH_BASELINE ? [{ label: 'baseline', root: path.resolve(process.env.BENCH_BASELINE) }] : [])];
+const RUNS = EDITIONS.flatMap((edition) => BUILDS.map((build) => ({ edition, build, key: build.label ? `${edition} ${build.label}` : edition })));
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const WARM = Number(process.env.BENCH_WARM || 5);
 const CHUNKS = Number(process.env.BENCH_CHUNKS || 300);
 const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS || 10);
 const REPLY_CHARS = Number(process.env.BENCH_REPLY_CHARS || 2000);
-const WATCHDOG_MS = Number(process.env.BENCH_TIMEOUT_MS || 240_000);
+const WATCHDOG_MS = Number(process.env.BENCH_TIMEOUT_MS || (process.env.BENCH_BASELINE ? 480_000 : 240_000));
 const PROFILE = process.env.BENCH_PROFILE;
 const TRACE = !!process.env.BENCH_TRACE;
 const AGENT = '$:/demo/agents/offline-demo';
@@ -114,14 +120,14 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, async () => {
 });
 
 /** A wiki folder served by TiddlyWiki; `server`: with the server plugin (turns run on the server), else only the agent plugin (turns run in the page). */
-function makeWiki(mockUrl, edition) {
+function makeWiki(mockUrl, edition, root) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-ui-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
-  if (edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
+  if (edition === 'server') fs.symlinkSync(path.join(root, 'plugins'), path.join(dir, 'plugins'));
   else {
     fs.mkdirSync(path.join(dir, 'plugins'));
-    fs.symlinkSync(path.join(ROOT, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
+    fs.symlinkSync(path.join(root, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
   }
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   const provider = { title: '$:/demo/providers/mock-llm', tags: '$:/tags/AI/Provider', caption: 'Mock LLM', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model' };
@@ -352,7 +358,7 @@ async function profiler(cdp) {
   };
 }
 
-const results = Object.fromEntries(EDITIONS.map((e) => [e, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]))]));
+const results = Object.fromEntries(RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]))]));
 
 /** Chromium's cumulative main-thread metrics (seconds). */
 async function taskMetrics(cdp) {
@@ -471,12 +477,12 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
 
 async function main() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
-  if (!fs.existsSync(path.join(ROOT, 'plugins', 'agent', 'ui', 'chat-widget.js'))) throw new Error('plugins/ not built: run node scripts/build.mjs first');
+  for (const { root } of BUILDS) if (!fs.existsSync(path.join(root, 'plugins', 'agent', 'ui', 'chat-widget.js'))) throw new Error(`${root}/plugins not built: run node scripts/build.mjs there first`);
   const started = Date.now();
   const mock = await startMockLlm({ delayMs: CHUNK_DELAY_MS });
   cleanups.push(() => mock.close());
   const urls = {};
-  for (const edition of EDITIONS) urls[edition] = await startServer(makeWiki(mock.url, edition));
+  for (const { edition, build, key } of RUNS) urls[key] = await startServer(makeWiki(mock.url, edition, build.root));
   const bootMs = Date.now() - started;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   cleanups.push(() => browser.close());
@@ -485,10 +491,10 @@ async function main() {
   const pageErrors = [];
 
   for (let round = 0; round < ROUNDS; round++) {
-    const order = (round % 2 ? [...SIZES].reverse() : SIZES).flatMap((m) => EDITIONS.map((edition) => ({ m, edition })));
-    for (const { m, edition } of order) {
-      const url = urls[edition];
-      const R = results[edition];
+    const order = (round % 2 ? [...SIZES].reverse() : SIZES).flatMap((m) => RUNS.map((run) => ({ m, ...run })));
+    for (const { m, key } of order) {
+      const url = urls[key];
+      const R = results[key];
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const page = await context.newPage();
@@ -511,9 +517,9 @@ async function main() {
           await page.evaluate(closeChat, title);
           if (i === WARM - 1) await profile?.start();
           R[m].warm.push(await page.evaluate(openChat, open));
-          if (i === WARM - 1) await profile?.stop(`${edition}-open-warm-M${m}`);
+          if (i === WARM - 1) await profile?.stop(`${key.replace(' ', '-')}-open-warm-M${m}`);
         }
-        R[m].stream.push(await measureStream(page, cdp, mock, m, chunks, profile && { ...profile, stop: (name) => profile.stop(`${edition}-${name}`) }));
+        R[m].stream.push(await measureStream(page, cdp, mock, m, chunks, profile && { ...profile, stop: (name) => profile.stop(`${key.replace(' ', '-')}-${name}`) }));
       } finally {
         await context.close();
       }
@@ -536,19 +542,19 @@ const GOALS = { openMs: 30, openRatio: 1.2, busyMsPerS: 60 };
 
 function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   const [small, large] = SIZES;
-  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M and edition, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
+  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M, edition${BUILDS.length > 1 ? ' and build' : ''}, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
   console.log(`  server boot + mock ${bootMs} ms; page load ${fmt(loads, ' ms', 0)}; whole run ${(totalMs / 1000).toFixed(1)} s`);
   const goals = [];
-  for (const edition of EDITIONS) {
-    const S = results[edition][small];
-    const L = results[edition][large];
+  for (const { edition, build, key } of RUNS) {
+    const S = results[key][small];
+    const L = results[key][large];
     const rows = [];
     const row = (label, get, unit = ' ms', d = 1) => {
       const a = get(S);
       const b = get(L);
       rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
     };
-    console.log(`\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}`);
+    console.log(`\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}${build.label ? `, baseline ${build.root}` : ''}`);
     row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
     row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
     row('open cold: change dispatch', (r) => r.cold.map((x) => x.dispatchMs));
@@ -590,11 +596,11 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       const tally = (list) => Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {})).map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || '(none)';
       for (const kind of ['writes', 'puts']) {
         const seen = new Map();
-        for (const x of results[edition][m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
+        for (const x of results[key][m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
         console.log(`  M=${m} ${kind === 'puts' ? 'PUTs  ' : 'writes'} per reply: ${[...seen].map(([t, n]) => `${t} (${n}×)`).join(' | ')}`);
       }
     }
-    const goal = (label, value, limit, unit, d = 1) => goals.push([edition, label, `${value.toFixed(d)}${unit}`, `≤ ${limit}${unit}`, `${(value / limit).toFixed(2)}`, value <= limit ? 'met' : 'MISSED']);
+    const goal = (label, value, limit, unit, d = 1) => goals.push([key, label, `${value.toFixed(d)}${unit}`, `≤ ${limit}${unit}`, `${(value / limit).toFixed(2)}`, value <= limit ? 'met' : 'MISSED']);
     for (const kind of ['warm', 'cold']) {
       const open = (r) => median(r[kind].map((x) => x.toFrame));
       goal(`open ${large} messages (${kind}, to frame)`, open(L), GOALS.openMs, ' ms');
