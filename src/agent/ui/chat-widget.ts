@@ -15,11 +15,18 @@ stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter)
 composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
 from the runner's events, folded by the one reducer (engine/live-state.ts), and every action
 is a runner request.
+
+Showing a chat does not wait for the library module (engine, providers, tools; compiling it
+takes about 10 ms): the messages render with the safe wikitext rules and the reducer bundled
+here, and the widget subscribes to the runner, which compiles the library, after the first
+frame.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers, IParseTreeNode } from 'tiddlywiki';
-import type { AgentEvent, LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { AgentEvent } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine/live-state';
 import { lib } from './library';
+import { parseSafeWikitext } from './safe-render';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
 import { MessageList } from './message-list';
@@ -29,16 +36,16 @@ import { StreamView } from './stream-view';
 const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
 
 /**
- * Run `fn` after the next frame, when the page is idle (within 200 ms): background work such
- * as the older messages of a window must not delay the first frame or the user's input.
- * Returns a cancel function.
+ * Run `fn` right after the next frame, or (`idle`) when the page is idle after it, within
+ * 200 ms: background work such as the older messages of a window must not delay the first
+ * frame or the user's input. Returns a cancel function.
  */
-function afterFrame(fn: () => void): () => void {
+function afterFrame(fn: () => void, idle = false): () => void {
   let cancelLater: (() => void) | undefined;
   const frame = requestAnimationFrame(() => {
-    if (typeof requestIdleCallback === 'function') {
-      const idle = requestIdleCallback(fn, { timeout: 200 });
-      cancelLater = () => cancelIdleCallback(idle);
+    if (idle && typeof requestIdleCallback === 'function') {
+      const handle = requestIdleCallback(fn, { timeout: 200 });
+      cancelLater = () => cancelIdleCallback(handle);
     } else {
       const timer = setTimeout(fn, 0);
       cancelLater = () => clearTimeout(timer);
@@ -59,9 +66,10 @@ class AiChatWidget extends Widget {
   private status!: StatusBar;
   private composer?: Composer;
   private stream?: StreamView;
-  private live: LiveChatState = lib().initialLiveState();
+  private live: LiveChatState = initialLiveState();
   /** Why the last request to the runner was refused, shown in the status line. */
   private requestError = '';
+  /** Ends the subscription to the runner, or cancels it before it starts. */
   private unsubscribe?: () => void;
 
   override render(parent: Element, nextSibling: Element | null): void {
@@ -72,23 +80,25 @@ class AiChatWidget extends Widget {
     const doc = this.ctx.document;
     this.root = el(doc, 'div', 'tc-ai-chat');
     this.root.setAttribute('data-chat', this.chat);
-    this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? afterFrame : undefined });
+    this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined });
     this.status = new StatusBar(this.ctx);
     this.root.appendChild(this.list.element);
     this.root.appendChild(this.status.queued);
     this.root.appendChild(this.status.footer);
     if ($tw.browser) this.root.appendChild(this.renderComposer());
     this.list.sync();
-    if ($tw.browser) {
-      // A turn already running sends its live state first (a snapshot): the streamed text so far.
-      this.unsubscribe = lib().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
-      // Messages that were queued when the page went away come back into the input.
-      if (!this.isActive()) for (const { text, attachments } of this.savedQueue()) this.composer?.restore([text], attachments);
-    }
+    if ($tw.browser) this.unsubscribe = afterFrame(() => this.subscribe());
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
     this.list.stickToEnd();
+  }
+
+  /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
+  private subscribe(): void {
+    this.unsubscribe = lib().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
+    // Messages that were queued when the page went away come back into the input.
+    if (!this.isActive()) for (const { text, attachments } of this.savedQueue()) this.composer?.restore([text], attachments);
   }
 
   override execute(): void {
@@ -103,10 +113,9 @@ class AiChatWidget extends Widget {
       this.refreshSelf();
       return true;
     }
-    const prefix = lib().messagePrefix(this.chat);
     const journals = `$:/ai/journal/${this.chat}/`;
     const titles = Object.keys(changed);
-    const touched = titles.filter((title) => title.startsWith(prefix));
+    const touched = this.list.touched(titles);
     if (touched.length) {
       this.list.sync(touched);
       this.handOver();
@@ -138,7 +147,7 @@ class AiChatWidget extends Widget {
   // ---- the runner's events --------------------------------------------------------------
 
   private onEvent(event: AgentEvent): void {
-    this.live = lib().reduceLiveState(this.live, event);
+    this.live = reduceLiveState(this.live, event);
     switch (event.type) {
       case 'text-delta':
       case 'reasoning-delta':
@@ -149,6 +158,8 @@ class AiChatWidget extends Widget {
         this.startStream();
         break;
       case 'snapshot':
+        // The bars depend on whether a turn runs (Retry shows only on an ended last turn).
+        this.list.syncBars();
         if (this.live.streaming) {
           this.startStream();
           this.stream!.update(this.live.streaming);
@@ -160,7 +171,6 @@ class AiChatWidget extends Widget {
         this.finishStream(event.title);
         break;
       case 'status':
-        // The bars depend on whether a turn runs (Retry shows only on an ended last turn).
         this.list.syncBars();
         break;
     }
@@ -277,7 +287,7 @@ class AiChatWidget extends Widget {
         widget.render(into as unknown as Element, null);
         return new RenderedTree(widget, tree);
       },
-      renderWikitext: (source, into) => ctx.renderTree(lib().parseSafeWikitext(this.wiki, source).tree, into),
+      renderWikitext: (source, into) => ctx.renderTree(parseSafeWikitext(this.wiki as never, source).tree, into),
     };
     return ctx;
   }

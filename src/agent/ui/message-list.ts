@@ -35,6 +35,11 @@ export class MessageIndex {
     return this.list;
   }
 
+  /** Whether a change to this title concerns the chat: it is, or was until now, one of its messages. */
+  concerns(title: string): boolean {
+    return this.byTitle.has(title) || this.read(title)?.['agent-chat'] === this.chat;
+  }
+
   /** Start again from these titles (the chat's messages, in any order). */
   reset(titles: Iterable<string>): void {
     this.list = [];
@@ -118,6 +123,11 @@ export class MessageList {
     if (ctx.browser) this.follow = new StickToEnd(this.element);
     this.index = new MessageIndex(ctx.chat, (title) => ctx.wiki.getTiddler(title)?.fields);
     this.index.reset(ctx.filter('[field:agent-chat<chat>]', { chat: ctx.chat }));
+  }
+
+  /** Of these changed titles, those that are or were messages of the chat. */
+  touched(titles: string[]): string[] {
+    return titles.filter((title) => this.index.concerns(title));
   }
 
   /** Whether the message has a view (the streaming bubble hands over to it). */
