@@ -3,34 +3,26 @@
 // `agent-status: working`; the server keeps its own status, usage and allowed tools, and takes
 // the user's own changes (the agent, the text). The path prefix of a server is honoured. A
 // hostile model naming a tiddler like a path cannot write outside tiddlers/ or over agent-state/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { demoWikiFolder, servingUrl, type MockLlm } from '../helpers/e2e';
-import { ROOT } from '../helpers/tw';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startMockLlm } = require('../../scripts/mock-llm.cjs') as { startMockLlm(o: object): Promise<MockLlm> };
+import { serverWikiFolder, startMockLlm, startServer, WRITE_HEADERS as HEADERS, type MockLlm, type TwServer } from '../helpers/server';
 
 jest.setTimeout(60_000);
 
 let mock: MockLlm;
 let dir: string;
-let server: ChildProcess;
+let server: TwServer;
 let url: string;
-const HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'TiddlyWiki' };
 
 beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
-  dir = demoWikiFolder(mock.url, { server: true, edition: 'server' });
-  server = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--listen', 'port=0', 'host=127.0.0.1', 'path-prefix=/wiki'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  url = `${await servingUrl(server)}`.replace(/\/wiki$/, '') + '/wiki';
+  dir = serverWikiFolder(mock.url);
+  server = await startServer(dir, ['path-prefix=/wiki']);
+  url = server.url.replace(/\/wiki$/, '') + '/wiki';
 });
 
 afterAll(async () => {
-  const exited = new Promise((r) => server.on('exit', r));
-  server.kill('SIGTERM');
-  await exited;
+  await server.stop();
   await mock.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

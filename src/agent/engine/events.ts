@@ -46,6 +46,7 @@ function isLive(state: LiveChatState): boolean {
 export class EventBus {
   private listeners = new Map<string, Set<AgentEventListener>>();
   private live = new Map<string, LiveChatState>();
+  private all = new Set<AgentEventListener>();
   private lastId = 0;
 
   subscribe(chat: string, listener: AgentEventListener, initial?: () => LiveChatState): () => void {
@@ -81,8 +82,6 @@ export class EventBus {
     for (const listener of [...this.all]) deliver(listener, event);
     return event;
   }
-
-  private all = new Set<AgentEventListener>();
 
   /** Every event of every chat (a push channel). */
   subscribeAll(listener: AgentEventListener): () => void {

@@ -41,13 +41,13 @@ export class Turns {
   /** Before answering the last turn again: its replies go, the user's message stays. */
   dropReplies(chat: string, userMessage: string): boolean {
     if (!this.isLast(chat, userMessage)) return false;
-    for (const m of this.messages(chat, userMessage).slice(1)) this.wiki.deleteTiddler(m.title);
+    this.store.deleteMessages(chat, this.messages(chat, userMessage).slice(1).map((m) => m.title));
     return true;
   }
 
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
   delete(chat: string, userMessage: string): void {
-    for (const m of this.require(chat, userMessage)) this.wiki.deleteTiddler(m.title);
+    this.store.deleteMessages(chat, this.require(chat, userMessage).map((m) => m.title));
     this.wiki.deleteTiddler(journalTitle(chat, userMessage));
   }
 

@@ -161,6 +161,11 @@ export class ChatStore {
     return title;
   }
 
+  /** Delete messages of a chat (a turn deleted, replies replaced by a retry); other titles are left alone. */
+  deleteMessages(chat: string, titles: string[]): void {
+    for (const title of titles) if (this.wiki.getFields(title)?.['agent-chat'] === chat) this.wiki.deleteTiddler(title);
+  }
+
   /** Change fields of an existing chat or message (a decision, a tool result); one write; `undefined` removes a field. */
   updateFields(title: string, changes: Record<string, string | undefined>): void {
     const fields = this.wiki.getFields(title);
