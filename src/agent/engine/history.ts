@@ -69,7 +69,7 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', r
     flushTextResults();
     if (m.role === 'user') {
       const attached = m.attachments.map(renderAttachment).filter(Boolean);
-      entries.push({ ...meta, message: { role: 'user', content: [m.text, ...attached].filter(Boolean).join('\n\n') } });
+      entries.push({ ...meta, message: { role: 'user', content: [sourceNote(m['agent-source']), m.text, ...attached].filter(Boolean).join('\n\n') } });
     }
     else if (m.role === 'assistant') {
       const calls = parseToolCalls(m);
@@ -81,4 +81,11 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', r
   }
   flushTextResults();
   return entries;
+}
+
+/** A woken chat's message says what sent it, so the model does not take it for the user speaking now. */
+function sourceNote(source: string | undefined): string {
+  if (!source) return '';
+  if (source.startsWith('heartbeat:')) return '[Heartbeat: sent automatically by this agent\'s heartbeat, not typed by the user.]';
+  return '[Scheduled: sent automatically by a schedule or alarm set earlier, not typed by the user now.]';
 }

@@ -8,7 +8,7 @@ agent enables it by listing that name in `agent-plugins`.
 import type { ModelMessage, StreamPart, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import type { AgentDefinition, ChatStatus, Message, ProviderProfile } from '../store/schemas';
-import type { ToolDefinition } from '../tools/tool';
+import type { ToolDefinition, ToolServices } from '../tools/tool';
 import type { PromptSection } from './context';
 import type { AgentEvent } from './events';
 import type { ToolCallRequest, ToolCallResult } from './tool-executor';
@@ -28,6 +28,8 @@ export interface TurnContext {
   actions: { yieldNextRoundTo?: 'self' | 'human' };
   /** Free-form state shared between plugins for this turn. */
   metadata: Record<string, unknown>;
+  /** What the runner lends the turn's tools (the clock, sub-agents). */
+  services: ToolServices;
 }
 
 export interface UserMessage {
@@ -35,6 +37,8 @@ export interface UserMessage {
   attachments: string[];
   /** The operation that carried it (runner/operations.ts), so restart recovery finds it. */
   operation?: string;
+  /** What sent it when the user did not type it: `schedule:<title>` or `heartbeat:<agent>`. */
+  source?: string;
   /** Filled in by the persistence plugin. */
   title?: string;
 }

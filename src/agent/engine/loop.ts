@@ -15,7 +15,7 @@ import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
-import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
+import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
 import { errorText } from '../tools/write-gate';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
@@ -44,6 +44,8 @@ export interface EngineDeps {
   /** Extra engine plugins an agent may enable by name in `agent-plugins`. */
   plugins?: ReadonlyMap<string, EnginePlugin>;
   now?(): number;
+  /** What the runner lends the tools (sub-agents); the clock defaults to `now`. */
+  services?: ToolServices;
   retry?: Pick<RetryOptions, 'sleep' | 'random' | 'maxRetries' | 'baseDelayMs'>;
 }
 
@@ -55,6 +57,8 @@ export interface TurnInput {
   attachments?: string[];
   /** The operation that carries the user's message (stored on it). */
   operation?: string;
+  /** A message a schedule or heartbeat sent: `schedule:<title>` or `heartbeat:<agent>`. */
+  source?: string;
 }
 
 export interface TurnResult {
@@ -76,6 +80,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     round: 0,
     actions: {},
     metadata: {},
+    services: deps.services ?? { now },
     // filled in below, once the definition has been read
     agent: undefined as unknown as TurnContext['agent'],
     profile: undefined as unknown as TurnContext['profile'],
@@ -101,7 +106,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   if (early.length) hooks = createHooks([...BUILTIN_PLUGINS, ...early]);
 
   // The user's words are saved before anything can go wrong.
-  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [], operation: input.operation }, ctx);
+  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [], operation: input.operation, source: input.source }, ctx);
   await setStatus('working');
 
   let model: LanguageModel;
@@ -210,12 +215,12 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
 }
 
 /** A tool call's context: the agent's view of the wiki and the write gate (tools/tool.ts). */
-function toolContext(ctx: TurnContext, signal = ctx.signal): ToolContext {
-  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? '') });
+function toolContext(ctx: TurnContext, signal = ctx.signal, callId?: string): ToolContext {
+  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? ''), callId }, ctx.services);
 }
 
 function toolTurn(ctx: TurnContext) {
-  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, signal) };
+  return { signal: ctx.signal, contextFor: (signal: AbortSignal, callId?: string) => toolContext(ctx, signal, callId) };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {

@@ -30,7 +30,7 @@ export async function executeToolCalls(
   calls: ToolCallRequest[],
   tools: ReadonlyMap<string, ToolDefinition>,
   /** The turn's signal (Stop), and the context of one call given that call's own signal. */
-  turn: { signal: AbortSignal; contextFor(signal: AbortSignal): ToolContext },
+  turn: { signal: AbortSignal; contextFor(signal: AbortSignal, callId?: string): ToolContext },
   options: { timeoutMs?: number; now?: () => number; onStart?(call: ToolCallRequest): void } = {},
 ): Promise<ToolCallResult[]> {
   const now = options.now ?? Date.now;
@@ -71,7 +71,7 @@ export async function executeToolCalls(
         turn.signal.addEventListener('abort', onAbort, { once: true });
       });
       try {
-        const context = turn.contextFor(own.signal);
+        const context = turn.contextFor(own.signal, call.id);
         const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout, aborted]);
         if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${formatSeconds(timeoutMs)} and was given up.`);
         if (outcome === 'aborted') return stopped();

@@ -65,6 +65,8 @@ export class LocalRunner implements ChatRunner {
   private readonly log: OperationLog;
   private controllers = new Map<string, AbortController>();
   private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Wake-ups that came while the chat waited for the user: they go in once it stops waiting. */
+  private deferredWakes = new Map<string, { text: string; source: string }[]>();
   private readonly now: () => number;
 
   constructor(private readonly host: RunnerHost) {
@@ -117,6 +119,21 @@ export class LocalRunner implements ChatRunner {
     return this.operations.submit({ chat, kind: 'send', text, attachments });
   }
 
+  /**
+   * A schedule or heartbeat wakes the chat: its message is sent as a user turn marked with
+   * its source, queued behind a running turn. One still waiting from the same source is not
+   * doubled (missed runs never pile up), and a chat waiting for the user's decision or answer
+   * is not pre-empted: the wake-up waits until the chat stops waiting.
+   */
+  wake(chat: string, text: string, source: string): void {
+    this.requireChat(chat);
+    const waiting = this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' && !this.isActive(chat);
+    const pending = this.deferredWakes.get(chat) ?? [];
+    if (pending.some((w) => w.source === source) || this.operations.waiting(chat).some((op) => op.source === source)) return;
+    if (waiting) this.deferredWakes.set(chat, [...pending, { text, source }]);
+    else this.operations.submit({ chat, kind: 'send', text, attachments: [], source });
+  }
+
   /** Abort the running turn (or end a waiting one) and drop anything queued behind it. */
   stop(chat: string): Promise<void> {
     try {
@@ -139,6 +156,7 @@ export class LocalRunner implements ChatRunner {
       this.expiryTimers.delete(chat);
       this.decisions.close(chat, 'The user stopped the turn.');
       this.setStatus(chat, 'canceled');
+      this.sendDeferredWakes(chat);
     }
   }
 
@@ -224,7 +242,7 @@ export class LocalRunner implements ChatRunner {
       if (op.kind === 'send' && op.text && this.host.wiki.getFields(op.chat)) {
         const kept = this.host.wiki.filter('[field:agent-operation<id>]', { id: op.id });
         if (!kept.length) {
-          this.store.appendMessage(op.chat, { role: 'user', text: op.text, attachments: op.attachments, operation: op.id });
+          this.store.appendMessage(op.chat, { role: 'user', text: op.text, attachments: op.attachments, operation: op.id, source: op.source });
           cutOff.add(op.chat);
         } else if (this.store.listMessages(op.chat).at(-1)?.title === kept[0]) {
           // Cut off after its message was saved, before the turn saved anything else (its status included).
@@ -272,7 +290,7 @@ export class LocalRunner implements ChatRunner {
       case 'send':
         // A new message supersedes whatever the last turn was waiting for.
         this.decisions.close(chat, 'The user sent a new message instead.');
-        return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id });
+        return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
         return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));
       case 'answer':
@@ -295,7 +313,7 @@ export class LocalRunner implements ChatRunner {
     return outcome === 'resume' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'input-required' });
   }
 
-  private runTurn(chat: string, input: { userText?: string; attachments?: string[]; operation?: string }): Promise<TurnResult> {
+  private runTurn(chat: string, input: { userText?: string; attachments?: string[]; operation?: string; source?: string }): Promise<TurnResult> {
     const controller = new AbortController();
     clearTimeout(this.expiryTimers.get(chat));
     this.controllers.set(chat, controller);
@@ -347,6 +365,15 @@ export class LocalRunner implements ChatRunner {
     return { ...initialLiveState(), status: (fields?.['agent-status'] || 'idle') as ChatStatus, context, queue: this.queuedMessages(chat) };
   }
 
+  /** Deferred wake-ups go in once the chat no longer waits for the user. */
+  private sendDeferredWakes(chat: string): void {
+    const pending = this.deferredWakes.get(chat);
+    if (!pending || this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') return;
+    this.deferredWakes.delete(chat);
+    if (!this.host.wiki.getFields(chat)) return;
+    for (const { text, source } of pending) this.operations.submit({ chat, kind: 'send', text, attachments: [], source });
+  }
+
   private queuedMessages(chat: string): QueuedMessage[] {
     return this.operations
       .waiting(chat)
@@ -355,6 +382,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   private queueChanged(chat: string): void {
+    if (!this.isActive(chat)) this.sendDeferredWakes(chat);
     const queue = this.queuedMessages(chat);
     const previous = this.bus.state(chat)?.queue ?? [];
     if (queue.length || previous.length) this.bus.emit({ type: 'queue', chat, queue });

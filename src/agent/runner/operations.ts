@@ -21,6 +21,8 @@ export interface Operation {
   /** send: the user's words and attachments. */
   text?: string;
   attachments?: string[];
+  /** send: what sent it when the user did not type it (a schedule, a heartbeat). */
+  source?: string;
   /** decide / answer: the waiting tool message; retry: the turn's user message. */
   message?: string;
   choice?: ApprovalChoice;

@@ -51,6 +51,8 @@ export interface NewMessage {
   toolChanges?: string;
   /** User messages: the operation that carried them (runner/operations.ts). */
   operation?: string;
+  /** User messages a schedule or heartbeat sent (schedules/scheduler.ts). */
+  source?: string;
 }
 
 /** A status change the status table does not allow. */
@@ -155,6 +157,7 @@ export class ChatStore {
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
       'agent-operation': message.operation,
+      'agent-source': message.source,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

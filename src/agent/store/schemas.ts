@@ -124,6 +124,10 @@ export const CHAT_FIELDS = [
   'agent-queued',
   /** Tiddlers "Talk with AI" attached to the next message. */
   'agent-draft-attachments',
+  /** `yes`: the agent's heartbeat wakes this chat (schedules/heartbeat.ts). */
+  'agent-heartbeat',
+  /** When the heartbeat wakes it next (ISO 8601), kept by the scheduler. */
+  'agent-heartbeat-next',
 ] as const;
 export type ChatField = (typeof CHAT_FIELDS)[number];
 
@@ -158,6 +162,8 @@ export const MessageSchema = z.object({
   'tool-changes': optionalText,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
+  /** User messages sent by a schedule or heartbeat rather than typed: `schedule:<title>` or `heartbeat:<agent>`. */
+  'agent-source': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
   approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
   attachments: titleList,

@@ -6,7 +6,8 @@ engine. A tool reads through `context.wiki` (hidden tiddlers do not exist there)
 the wiki only through `context.gate` (every change checked as it would land, then journaled).
 \*/
 import type * as z from 'zod/mini';
-import type { AgentDefinition } from '../store/schemas';
+import { ScheduleBook } from '../schedules/schedule-book';
+import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import type { Journal } from './journal';
 import { WriteGate } from './write-gate';
@@ -24,6 +25,45 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The user message that started this turn: the key of its journal (rollback). */
   turn: string;
+  /** The wiki's schedules; the schedule tools use it for this chat only. */
+  schedules: ScheduleBook;
+  /** Now (ms): injected, so tests drive time. */
+  now(): number;
+  /** Sub-agents, where the runner can run them (spawn-agent). */
+  subAgents?: SubAgentPort;
+  /** The id of the call being executed. */
+  callId?: string;
+}
+
+/** What the runner lends a turn's tools besides the wiki. */
+export interface ToolServices {
+  now(): number;
+  subAgents?: SubAgentPort;
+}
+
+/** Runs a task in a hidden child chat and waits for its final answer (runner/sub-agents.ts). */
+export interface SubAgentPort {
+  spawn(request: SpawnRequest): Promise<SpawnResult>;
+}
+
+export interface SpawnRequest {
+  parent: string;
+  /** The parent's agent definition (the child's, when none is named). */
+  parentAgent: string;
+  /** The parent turn's user message and the call, so limits count per turn. */
+  turn: string;
+  callId: string;
+  task: string;
+  context?: string;
+  agent?: string;
+  /** Aborted by the parent's Stop or the call's time limit: the child is stopped. */
+  signal: AbortSignal;
+}
+
+export interface SpawnResult {
+  chat: string;
+  status: ChatStatus;
+  answer: string;
 }
 
 /** A question for the user (ask-question); answers come back as the tool's result. */
@@ -73,6 +113,10 @@ export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): To
 }
 
 /** The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`. */
-export function createToolContext(wiki: WikiPort, call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal }): ToolContext {
-  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call) };
+export function createToolContext(
+  wiki: WikiPort,
+  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; callId?: string },
+  services: ToolServices = { now: Date.now },
+): ToolContext {
+  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call), schedules: new ScheduleBook(wiki), now: services.now, subAgents: services.subAgents };
 }
