@@ -25,3 +25,8 @@ export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
+export { Scheduler, SCHEDULE_SOURCE, systemClock, type Clock, type SchedulerHost } from './schedules/scheduler';
+export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
+export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
+export { parseSchedule, nextRunAfter, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
+export { heartbeats, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';

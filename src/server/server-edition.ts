@@ -7,7 +7,9 @@ th-server-command-post-start), before the first request is handled:
    `<wiki folder>/agent-state/operations.jsonl`, its writes marked for the durable store;
 3. restart recovery: unfinished operations fail with "Interrupted by server restart", a chat
    left `working` becomes `interrupted` (the user's message kept), waiting chats keep waiting;
-4. the push hub carries what the runner writes (once on disk) and its live events to pages.
+4. the push hub carries what the runner writes (once on disk) and its live events to pages;
+5. the scheduler wakes chats (schedules, alarms, heartbeats) through the runner: a past-due
+   run fires once now, its writes go through the same durable, pushed port.
 \*/
 import path from 'node:path';
 import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
@@ -23,6 +25,7 @@ export const STATE_FOLDER = 'agent-state';
 
 export interface ServerEdition {
   runner: Agent.LocalRunner;
+  scheduler: Agent.Scheduler;
   hub: PushHub;
   durable: DurableStore;
   /** The server's path prefix, ending in `/`. */
@@ -91,14 +94,17 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   });
   runner.restore();
   durable.flush();
+  const scheduling = agent.startScheduler(runner, tracked, $tw.wiki);
   const prefix = `${server.get('path-prefix') ?? ''}/`;
   edition = {
     runner,
+    scheduler: scheduling.scheduler,
     hub,
     durable,
     prefix,
     stop() {
       unsubscribe();
+      scheduling.stop();
       runner.dispose();
       hub.close();
       if (log instanceof OperationFileLog) log.close();

@@ -342,7 +342,7 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
 
 /** The messages of a chat as saved on disk, in order. */
 export function savedMessages(dir: string, chat: string): Fields[] {
-  return [...tiddlerFiles(dir).tiddlers.values()].filter((t) => t['agent-chat'] === chat).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  return [...tiddlerFiles(dir).tiddlers.values()].filter((t) => t['agent-chat'] === chat && t['agent-seq'] !== undefined).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
 }
 
 /** Every file below `<dir>/tiddlers` with its bytes, to show that nothing changed. */

@@ -93,7 +93,9 @@ export function parseSchedule(fields: TiddlerFields): Schedule {
     const cron = get('schedule-cron');
     if (!cron) throw new ScheduleError('"schedule-cron" must hold a cron expression, such as "0 9 * * 1-5" (09:00 on weekdays).');
     schedule.cron = cron;
-    cronOf(schedule);
+    // No schedule runs more often than an interval may: two runs at least a minute apart.
+    const [first, second] = cronOf(schedule).nextRuns(2, new Date(GAP_REFERENCE));
+    if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000) throw new ScheduleError(`"${cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
   }
   return schedule;
 }
@@ -176,6 +178,9 @@ export function parseIsoTime(text: string): number | undefined {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/** Where the cron gap check starts looking (any fixed moment: a pattern's fastest pace shows from any start). */
+const GAP_REFERENCE = Date.UTC(2026, 0, 5);
 
 /** Searching for a run inside the active hours gives up after this many candidates (a year of hourly runs). */
 const MAX_CANDIDATES = 10_000;

@@ -117,9 +117,9 @@ export class ChatStore {
     return out.sort((a, b) => a['agent-seq'] - b['agent-seq']);
   }
 
-  /** Titles of a chat's messages, unordered (the field index makes this cheap). */
+  /** Titles of a chat's messages, unordered (the field index makes this cheap; a schedule has `agent-chat` but no `agent-seq`). */
   messageTitles(chat: string): string[] {
-    return this.wiki.filter('[field:agent-chat<chat>]', { chat });
+    return this.wiki.filter('[field:agent-chat<chat>has[agent-seq]]', { chat });
   }
 
   /** Write a new message tiddler (one write) and return its title. */
@@ -166,7 +166,7 @@ export class ChatStore {
 
   /** Delete messages of a chat (a turn deleted, replies replaced by a retry); other titles are left alone. */
   deleteMessages(chat: string, titles: string[]): void {
-    for (const title of titles) if (this.wiki.getFields(title)?.['agent-chat'] === chat) this.wiki.deleteTiddler(title);
+    for (const title of titles) if (this.wiki.getFields(title)?.['agent-chat'] === chat && this.wiki.getFields(title)?.['agent-seq'] !== undefined) this.wiki.deleteTiddler(title);
   }
 
   /** Change fields of an existing chat or message (a decision, a tool result); one write; `undefined` removes a field. */

@@ -37,7 +37,7 @@ export class MessageIndex {
 
   /** Whether a change to this title concerns the chat: it is, or was until now, one of its messages. */
   concerns(title: string): boolean {
-    return this.byTitle.has(title) || this.read(title)?.['agent-chat'] === this.chat;
+    return this.byTitle.has(title) || this.entry(title) !== undefined;
   }
 
   /** Start again from these titles (the chat's messages, in any order). */
@@ -73,7 +73,8 @@ export class MessageIndex {
 
   private entry(title: string): ListedMessage | undefined {
     const fields = this.read(title);
-    if (!fields || fields['agent-chat'] !== this.chat) return undefined;
+    // A schedule names the chat it wakes in `agent-chat` too; a message also has its `agent-seq`.
+    if (!fields || fields['agent-chat'] !== this.chat || fields['agent-seq'] === undefined) return undefined;
     return { title, seq: Number(fields['agent-seq']) || 0, role: String(fields.role ?? '') };
   }
 
@@ -122,7 +123,7 @@ export class MessageList {
     this.element.appendChild(this.olderButton);
     if (ctx.browser) this.follow = new StickToEnd(this.element);
     this.index = new MessageIndex(ctx.chat, (title) => ctx.wiki.getTiddler(title)?.fields);
-    this.index.reset(ctx.filter('[field:agent-chat<chat>]', { chat: ctx.chat }));
+    this.index.reset(ctx.filter('[field:agent-chat<chat>has[agent-seq]]', { chat: ctx.chat }));
   }
 
   /** Of these changed titles, those that are or were messages of the chat. */

@@ -3,7 +3,9 @@ PUT /recipes/default/tiddlers/:title, ahead of TiddlyWiki's own route: when a br
 a chat tiddler (the user changed its agent, its text, …), the fields the server's runner
 owns (status, context usage, current tiddler, allowed tools) keep the server's values. A
 browser's copy can be a second old (the syncer's throttle), so without this a save that
-crossed a finished turn would put `working` back, and the chat would look stuck.
+crossed a finished turn would put `working` back, and the chat would look stuck. Likewise a
+schedule tiddler the user pauses or edits keeps the scheduler's run count, last and next run,
+so a stale copy cannot make a schedule run more often than its max runs.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -13,6 +15,9 @@ export const info = { priority: 200 };
 
 /** The chat fields only the runner writes (store/schemas.ts CHAT_FIELDS, less those the user sets). */
 export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued', 'agent-heartbeat-next'];
+/** The fields of a schedule tiddler only the scheduler writes (schedules/schedule-book.ts SCHEDULER_FIELDS). */
+const SCHEDULE_TAG = '$:/tags/AI/Schedule';
+const SCHEDULER_FIELDS = ['schedule-run-count', 'schedule-last-run', 'schedule-next-run'];
 
 interface State {
   wiki: { getTiddler(title: string): { fields: Record<string, unknown>; getFieldString(name: string): string } | undefined };
@@ -24,9 +29,11 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
   const title = $tw.utils.decodeURIComponentSafe(state.params[0] ?? '');
   const existing = state.wiki.getTiddler(title);
   const incoming = $tw.utils.parseJSONSafe(state.data ?? '', () => undefined) as Record<string, unknown> | undefined;
-  if (existing && typeof existing.fields.agent === 'string' && incoming && typeof incoming === 'object') {
+  const tags = existing?.fields.tags;
+  const owned = !existing ? [] : typeof existing.fields.agent === 'string' ? RUNNER_FIELDS : Array.isArray(tags) && tags.includes(SCHEDULE_TAG) ? SCHEDULER_FIELDS : [];
+  if (existing && owned.length && incoming && typeof incoming === 'object') {
     const sub = (incoming.fields && typeof incoming.fields === 'object' ? incoming.fields : {}) as Record<string, unknown>;
-    for (const name of RUNNER_FIELDS) {
+    for (const name of owned) {
       delete incoming[name];
       delete sub[name];
       if (existing.fields[name] !== undefined) sub[name] = existing.getFieldString(name);

@@ -85,3 +85,8 @@ describe('an invalid schedule says what to fix', () => {
     expect(() => parseSchedule({ title: 'S', 'agent-chat': 'C', 'schedule-kind': 'interval', 'schedule-interval': '60' })).toThrow(/schedule-message/);
   });
 });
+
+test('a cron expression that runs more often than once a minute is refused', () => {
+  expect(() => schedule({ 'schedule-kind': 'cron', 'schedule-cron': '*/10 * * * * *' })).toThrow(/more often than once a minute/);
+  expect(() => schedule({ 'schedule-kind': 'cron', 'schedule-cron': '* 9 * * *' })).not.toThrow();
+});

@@ -1,0 +1,28 @@
+/*\
+Where the scheduler runs. The server edition starts one over the server's runner; a
+browser-only wiki starts one in the page, over the page's runner, while the page is open
+(runner/scheduler-startup.ts). A page served by the server edition runs none: the server does.
+\*/
+import { Scheduler, type SchedulerHost } from '../schedules/scheduler';
+import type { WikiPort } from '../store/wiki-port';
+import type { LocalRunner } from './local-runner';
+
+export interface RunningScheduler {
+  scheduler: Scheduler;
+  stop(): void;
+}
+
+/** Start a scheduler that wakes chats through `runner`, looking again whenever the wiki changes. */
+export function startScheduler(runner: LocalRunner, wiki: WikiPort, events: { addEventListener(type: 'change', fn: () => void): void; removeEventListener(type: 'change', fn: () => void): void }, clock?: SchedulerHost['clock']): RunningScheduler {
+  const scheduler = new Scheduler({ wiki, wake: (chat, text, source) => runner.wake(chat, text, source), clock });
+  const changed = () => scheduler.changed();
+  events.addEventListener('change', changed);
+  scheduler.start();
+  return {
+    scheduler,
+    stop() {
+      events.removeEventListener('change', changed);
+      scheduler.stop();
+    },
+  };
+}
