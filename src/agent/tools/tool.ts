@@ -4,9 +4,12 @@ A tool the agent can call: a name, a description, a zod schema for its arguments
 approvals and timeouts, and turns the output into a `tool` message; a tool never sees the
 engine. A tool reads through `context.wiki` (hidden tiddlers do not exist there) and changes
 the wiki only through `context.gate` (every change checked as it would land, then journaled).
+The one exception is the chat's own todo list (`context.todo`), chat state the model keeps
+with `manage-todo`: a TodoList that can touch that chat's todo tiddler and nothing else.
 \*/
 import type * as z from 'zod/mini';
 import type { AgentDefinition } from '../store/schemas';
+import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
 import type { Journal } from './journal';
 import { WriteGate } from './write-gate';
@@ -24,6 +27,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The user message that started this turn: the key of its journal (rollback). */
   turn: string;
+  /** This chat's todo list (manage-todo); no other chat's. */
+  todo: TodoList;
 }
 
 /** A question for the user (ask-question); answers come back as the tool's result. */
@@ -74,5 +79,5 @@ export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): To
 
 /** The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`. */
 export function createToolContext(wiki: WikiPort, call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal }): ToolContext {
-  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call) };
+  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call), todo: new TodoList(wiki, call.chat) };
 }
