@@ -48,10 +48,13 @@ export class TodoList {
   }
 
   /** Replace the list; a malformed one throws TodoError and nothing is written. */
-  write(text: string): ChecklistItem[] {
-    const parsed = parseChecklist(text);
+  write(source: string): ChecklistItem[] {
+    const parsed = parseChecklist(source);
     if (!parsed.ok) throw new TodoError(parsed.error);
     const existing = this.wiki.getFields(this.title);
+    const text = formatChecklist(parsed.items);
+    // The same list again: no write, no save, no refresh.
+    if (existing?.text === text && existing[TODO_CHAT_FIELD] === this.chat) return parsed.items;
     const now = this.wiki.now();
     this.wiki.putTiddler({
       title: this.title,
@@ -59,7 +62,7 @@ export class TodoList {
       type: TODO_TYPE,
       created: existing?.created ?? now,
       modified: now,
-      text: formatChecklist(parsed.items),
+      text,
     });
     return parsed.items;
   }
