@@ -83,7 +83,10 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const hub = new PushHub({
     wiki: $tw.wiki,
     snapshot: (chat) => runner.snapshot(chat),
-    chatTiddlers: (chat) => [chat, ...store.messageTitles(chat), ...$tw.wiki.filterTiddlers('[prefix<p>]', $tw.rootWidget.makeFakeWidgetWithVariables({ p: `$:/ai/journal/${chat}/` }))].filter((t) => $tw.wiki.tiddlerExists(t)),
+    chatTiddlers: (chat) => {
+      const journals = $tw.wiki.filterTiddlers('[prefix<p>]', $tw.rootWidget.makeFakeWidgetWithVariables({ p: `$:/ai/journal/${chat}/` }));
+      return [chat, ...store.messageTitles(chat), ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
+    },
     hello: () => ({ runner: 'server', keys: apiKeysSet() }),
   });
   durable.onFlushed = (titles) => hub.publishTiddlers(titles);

@@ -36,7 +36,7 @@ let url: string;
 let dir: string;
 const clients: SseClient[] = [];
 
-const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat'];
+const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat', 'Todo chat'];
 /** 'Big chat' has a long history: 40 messages of 50 kB, 2 MB in all. */
 const BIG = Array.from({ length: 40 }, (_, i) => ({ title: `$:/ai/messages/Big chat/${String(i + 1).padStart(6, '0')}`, 'agent-chat': 'Big chat', 'agent-seq': String(i + 1), role: i % 2 ? 'assistant' : 'user', type: 'text/plain', text: `${i} ${'b'.repeat(50_000)}` }));
 
@@ -145,6 +145,24 @@ test('a page that closes mid-turn: the reply is still written, on disk and over 
   expect(sync.data.chat).toBe(chat);
   expect(sync.data.titles).toContain(chat);
   expect(fresh.events.find(isReply(chat))?.data.text).toBe(`Long reply: ${words}`);
+});
+
+test("the todo list the model writes on the server reaches the page that shows the chat, is saved, and comes with the chat to a page that resyncs", async () => {
+  const chat = 'Todo chat';
+  const title = `$:/ai/todo/${chat}`;
+  const list = '- [x] Look around\n- [ ] Write it up';
+  const page = await open([chat]);
+  mock.queue({ toolCalls: [{ name: 'manage-todo', arguments: { operation: 'write', text: list } }] });
+  expect((await post(url, 'send', { chat, text: 'Make a plan' })).status).toBe(202);
+  const pushed = await page.waitFor('the todo tiddler', (e) => e.event === 'tiddler' && e.data.title === title);
+  expect(pushed.data).toMatchObject({ 'agent-chat-todo': chat, text: list });
+  await page.waitFor('completed', isStatus(chat, 'completed'));
+  expect(tiddlerFiles(dir).tiddlers.get(title)?.text).toBe(list);
+  // A fresh page (no event id) is stale: the chat comes whole, its todo list with it.
+  const fresh = await open([chat]);
+  const sync = fresh.events.find((e) => e.event === 'chat-sync')!;
+  expect(sync.data.titles).toContain(title);
+  expect(fresh.events.find((e) => e.event === 'tiddler' && e.data.title === title)?.data.text).toBe(list);
 });
 
 test('two pages send to one chat at once: both 202, the second shows in the queue while the first runs, the turns run in order', async () => {

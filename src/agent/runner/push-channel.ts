@@ -2,9 +2,9 @@
 The page's end of the server edition's push channel: one server-sent-events stream per page
 (GET agent/events). It opens at start-up in a page the server plugin marked (a small module,
 so the library is still compiled only when a chat is shown) and:
-- stores every tiddler the server's runner wrote (messages, journals, chat status, notes its
-  tools wrote) with the syncer's own storeTiddler, so the syncer counts them as in step with
-  the server: no echo PUT, no conflict (TiddlyWiki does not sync `$:/` tiddlers from a server);
+- stores every tiddler the server's runner wrote (messages, journals, todo lists, chat
+  status, notes its tools wrote) with the syncer's own storeTiddler, so the syncer counts them
+  as in step with the server: no echo PUT, no conflict (TiddlyWiki does not sync `$:/` tiddlers from a server);
 - hands the live events of the chats this page shows to the RemoteRunner;
 - resumes after a dropped connection from the last event id (the browser sends it), or from
   the cursor the server rendered into the page, so nothing written in between is missed.
@@ -118,7 +118,7 @@ export class PushChannel {
       track(e as MessageEvent);
       const { chat, titles } = JSON.parse((e as MessageEvent).data) as { chat: string; titles: string[] };
       const keep = new Set(titles);
-      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>] [prefix<journal>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat, journal: `$:/ai/journal/${chat}/` }));
+      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>] [prefix<journal>] [field:agent-chat-todo<chat>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat, journal: `$:/ai/journal/${chat}/` }));
       for (const title of own) if (!keep.has(title)) removeTiddler(title);
     });
     source.addEventListener('stale', (e) => {

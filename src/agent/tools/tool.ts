@@ -4,10 +4,13 @@ A tool the agent can call: a name, a description, a zod schema for its arguments
 approvals and timeouts, and turns the output into a `tool` message; a tool never sees the
 engine. A tool reads through `context.wiki` (hidden tiddlers do not exist there) and changes
 the wiki only through `context.gate` (every change checked as it would land, then journaled).
+The one exception is the chat's own todo list (`context.todo`), chat state the model keeps
+with `manage-todo`: a TodoList that can touch that chat's todo tiddler and nothing else.
 \*/
 import type * as z from 'zod/mini';
 import { ScheduleBook } from '../schedules/schedule-book';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
+import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
 import type { Journal } from './journal';
 import { WriteGate } from './write-gate';
@@ -25,6 +28,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The user message that started this turn: the key of its journal (rollback). */
   turn: string;
+  /** This chat's todo list (manage-todo); no other chat's. */
+  todo: TodoList;
   /** The wiki's schedules; the schedule tools use it for this chat only. */
   schedules: ScheduleBook;
   /** Now (ms): injected, so tests drive time. */
@@ -118,5 +123,13 @@ export function createToolContext(
   call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; callId?: string },
   services: ToolServices = { now: Date.now },
 ): ToolContext {
-  return { ...call, wiki: wiki.agentView(), gate: new WriteGate(wiki, call), schedules: new ScheduleBook(wiki), now: services.now, subAgents: services.subAgents };
+  return {
+    ...call,
+    wiki: wiki.agentView(),
+    gate: new WriteGate(wiki, call),
+    todo: new TodoList(wiki, call.chat),
+    schedules: new ScheduleBook(wiki),
+    now: services.now,
+    subAgents: services.subAgents,
+  };
 }

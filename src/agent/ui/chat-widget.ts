@@ -11,8 +11,8 @@ every 100 ms.
 This module wires the parts to the wiki and the runner; each part is one concept:
 message-list.ts (the window of messages), message-view.ts (one message), cards.ts (approval
 and question cards, the changes view), turn-actions.ts (the bar under each turn),
-stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter) and
-composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
+stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter),
+todo-view.ts (the chat's todo list) and composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
 from the runner's events, folded by the one reducer (engine/live-state.ts), and every action
 is a runner request.
 
@@ -32,6 +32,7 @@ import { Composer } from './composer';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
+import { TodoView } from './todo-view';
 
 const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
 
@@ -64,6 +65,7 @@ class AiChatWidget extends Widget {
   private root!: HTMLElement;
   private list!: MessageList;
   private status!: StatusBar;
+  private todo!: TodoView;
   private composer?: Composer;
   private stream?: StreamView;
   private live: LiveChatState = initialLiveState();
@@ -82,9 +84,11 @@ class AiChatWidget extends Widget {
     this.root.setAttribute('data-chat', this.chat);
     this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined });
     this.status = new StatusBar(this.ctx);
+    this.todo = new TodoView(this.ctx);
     this.root.appendChild(this.list.element);
     this.root.appendChild(this.status.queued);
     this.root.appendChild(this.status.footer);
+    this.root.appendChild(this.todo.element);
     if ($tw.browser) this.root.appendChild(this.renderComposer());
     this.list.sync();
     if ($tw.browser) this.unsubscribe = afterFrame(() => this.subscribe());
@@ -123,6 +127,7 @@ class AiChatWidget extends Widget {
       this.list.syncBars();
     }
     if (changed[this.chat]) this.updateStatus();
+    this.todo.refresh(changed);
     this.list.refresh(changed);
     return false;
   }
