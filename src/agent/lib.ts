@@ -23,5 +23,6 @@ export { sameFields } from './tools/journal';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
+export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';

@@ -4,8 +4,9 @@ The tools this plugin ships, by name. Other plugins add tools with modules of ty
 `$:/tags/AI/Tool` (user-tools.ts).
 \*/
 import { askQuestionTool, summaryTool } from './control-tools';
+import { editAgentDefinitionTool } from './edit-agent-definition';
 import type { ToolDefinition } from './tool';
 import { WIKI_READ_TOOLS } from './wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from './wiki-write-tools';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool, editAgentDefinitionTool];
