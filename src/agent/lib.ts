@@ -26,6 +26,7 @@ export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { manageTodoTool } from './tools/manage-todo';
+export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
 export { Scheduler, SCHEDULE_SOURCE, systemClock, type Clock, type SchedulerHost } from './schedules/scheduler';

@@ -7,6 +7,8 @@ arguments as JSON. A deny pattern that matches any target denies the call; allow
 approve it only when every target matches one of them (anchor them, e.g. "^Drafts/").
 `agent-approval` holds the rules as JSON: {"wiki-edit": {"mode": "confirm", "allow": ["^Drafts/"]}, "*": {…}}.
 A tool's own allow list and mode win over "*"; the deny patterns of "*" apply to every tool.
+A confirm-only tool (ToolDefinition.confirmOnly, e.g. edit-agent-definition) always asks:
+only deny patterns apply to it, never allow patterns, modes or "allowed in this chat".
 \*/
 import * as z from 'zod/mini';
 import { ConfigError } from '../store/schemas';
@@ -63,7 +65,7 @@ export function hasPatterns(config: ApprovalConfig, tool: string): boolean {
 
 export function evaluateApproval(
   config: ApprovalConfig,
-  tool: Pick<ToolDefinition, 'name' | 'access' | 'defaultMode'>,
+  tool: Pick<ToolDefinition, 'name' | 'access' | 'defaultMode' | 'confirmOnly'>,
   args: unknown,
   allowedInChat = false,
   /**
@@ -81,6 +83,7 @@ export function evaluateApproval(
     const hit = subjects.find((subject) => re.test(subject));
     if (hit !== undefined) return { decision: 'deny', reason: `denied by the rule /${re.source}/ (it matches ${what(hit)})` };
   }
+  if (tool.confirmOnly) return { decision: 'confirm', reason: 'the tool always needs confirmation' };
   const allow = own?.allow ?? any?.allow ?? [];
   if (targets !== null && allow.length && subjects.length && subjects.every((subject) => allow.some((re) => re.test(subject)))) {
     return { decision: 'allow', reason: `allowed by the rule${allow.length > 1 ? 's' : ''} ${allow.map((re) => `/${re.source}/`).join(', ')}` };

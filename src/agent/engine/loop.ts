@@ -31,6 +31,8 @@ export const DEFAULT_CONTEXT_WINDOW = 32_000;
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 /** Chat field: tools the user allowed "in this chat". */
 export const CHAT_ALLOWED_TOOLS = 'agent-allowed-tools';
+/** The choices that decide a call of a confirm-only tool: each call asks again. */
+export const CONFIRM_ONLY_CHOICES = ['once', 'deny'] as const;
 /** Chat field: the last prompt's context usage (JSON), for the usage meter. */
 export const CHAT_CONTEXT_USAGE = 'agent-context-usage';
 
@@ -292,6 +294,7 @@ async function runToolPhase(
         round: ctx.round,
         approvalExpires: String(now() + timeout),
         toolChanges: planned.changes,
+        approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
       });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
       waiting = true;

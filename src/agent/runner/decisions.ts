@@ -20,6 +20,8 @@ export class Decisions {
   constructor(
     private readonly store: ChatStore,
     private readonly wiki: WikiPort,
+    /** Whether a tool is confirm-only (ToolDefinition.confirmOnly): each call asks again. */
+    private readonly confirmOnly: (tool: string) => boolean = () => false,
   ) {}
 
   /** The chat's calls waiting for the user. */
@@ -56,11 +58,17 @@ export class Decisions {
     for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
   }
 
-  /** Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool from now on. */
+  /**
+   * Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool
+   * from now on, except a confirm-only tool's (by its definition or the choices its card
+   * offers), for which they count as "once": nothing is allowed beyond this one call.
+   */
   decide(chat: string, message: string, choice: ApprovalChoice): Outcome | { error: string } {
     const fields = this.waiting(chat, message);
     if (!fields || fields.approval) return { error: 'The call no longer waits for a decision.' };
     const tool = fields['tool-name'] ?? '';
+    const choices = parseTitleList(fields['approval-choices']);
+    if ((this.confirmOnly(tool) || (choices.length && !choices.includes(choice))) && choice !== 'deny') choice = 'once';
     if (choice === 'chat') {
       const allowed = parseTitleList(this.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
       if (!allowed.includes(tool)) this.store.updateChat(chat, { [CHAT_ALLOWED_TOOLS]: stringifyTitleList([...allowed, tool]) });
@@ -97,6 +105,7 @@ export class Decisions {
 
   /** "Always": the tool's mode becomes `auto` in the chat's agent definition. */
   private allowAlways(chat: string, tool: string): void {
+    if (this.confirmOnly(tool)) return;
     const agentTitle = this.wiki.getFields(chat)?.agent;
     const agent = agentTitle ? this.wiki.getFields(agentTitle) : undefined;
     if (!agent) return;

@@ -72,7 +72,7 @@ export class LocalRunner implements ChatRunner {
   constructor(private readonly host: RunnerHost) {
     ensureWebGlobals();
     this.store = new ChatStore(host.wiki);
-    this.decisions = new Decisions(this.store, host.wiki);
+    this.decisions = new Decisions(this.store, host.wiki, (tool) => host.tools.get(tool)?.confirmOnly === true);
     this.turns = new Turns(this.store, host.wiki);
     this.now = host.now ?? Date.now;
     this.log = host.operations ?? new MemoryOperationLog();

@@ -64,6 +64,12 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
       const tiddler = wiki.getTiddler(title);
       return tiddler ? (tiddler.getFieldStrings() as TiddlerFields) : undefined;
     },
+    shadowFields(title) {
+      const source = wiki.isShadowTiddler(title) ? wiki.getShadowSource(title) : null;
+      const plugin = source ? (wiki as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, Record<string, unknown>> } | undefined }).getPluginInfo(source) : undefined;
+      const fields = plugin?.tiddlers?.[title];
+      return fields ? (new $tw.Tiddler({ ...fields, title }).getFieldStrings() as TiddlerFields) : undefined;
+    },
     putTiddler(fields) {
       writable().addTiddler(new $tw.Tiddler(fields));
     },

@@ -61,7 +61,7 @@ export class Turns {
     const journal = readJournal(this.wiki, title);
     const plan = planRollback(this.wiki, journal);
     if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };
-    const { restored } = restoreJournal(this.wiki, journal);
+    const { restored } = restoreJournal(this.wiki, journal, this.wiki.getFields(chat)?.agent);
     const fields = this.wiki.getFields(title);
     if (fields) this.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.wiki.now() });
     return { conflicts: plan.conflicts, restored };

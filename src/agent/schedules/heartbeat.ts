@@ -1,13 +1,14 @@
 /*\
-Heartbeats: an agent definition's `agent-heartbeat-interval` (seconds, at least 60),
-`agent-heartbeat-message` and `agent-heartbeat-active-hours` wake every chat of that agent
-which opted in (chat field `agent-heartbeat: yes`) and is not a sub-agent's hidden chat.
-A heartbeat is an `interval` schedule that lives in no tiddler of its own, so the scheduler
-runs both the same way; its next run is kept on the chat (`agent-heartbeat-next`) so every
-page can show it.
+Heartbeats: an agent definition's `agent-heartbeat-interval` (seconds, at least 60; 0 is
+off), `agent-heartbeat-message` and `agent-heartbeat-active-hours` wake every chat of that
+agent which opted in (chat field `agent-heartbeat: yes`) and is not a sub-agent's hidden
+chat. A heartbeat is an `interval` schedule that lives in no tiddler of its own, so the
+scheduler runs both the same way; its next run is kept on the chat (`agent-heartbeat-next`)
+so every page can show it.
 \*/
+import { ChatStore } from '../store/chat-store';
 import type { WikiPort } from '../store/wiki-port';
-import { MIN_INTERVAL_SECONDS, parseActiveHours, ScheduleError, type Schedule } from './schedule';
+import { parseActiveHours, type Schedule } from './schedule';
 
 /** Chat field: `yes` when the chat wants its agent's heartbeat. */
 export const CHAT_HEARTBEAT = 'agent-heartbeat';
@@ -18,27 +19,27 @@ const DEFAULT_MESSAGE = 'Heartbeat: check whether anything in this chat needs do
 
 export type HeartbeatEntry = { agent: string; schedule: Schedule; problem?: undefined } | { agent: string; schedule?: undefined; problem: string };
 
-/** The heartbeat settings of every agent that has one, as schedules per opted-in chat, or the definition's problem. */
+/** The heartbeat of every agent that has one, as a schedule per opted-in chat, or the definition's problem. */
 export function heartbeats(wiki: WikiPort): HeartbeatEntry[] {
+  const store = new ChatStore(wiki);
   const out: HeartbeatEntry[] = [];
   for (const agent of wiki.filter('[all[shadows+tiddlers]tag[$:/tags/AI/Agent]!has[draft.of]has[agent-heartbeat-interval]]')) {
-    const fields = wiki.getFields(agent) ?? {};
-    const intervalText = fields['agent-heartbeat-interval']?.trim() ?? '';
     let base: Omit<Schedule, 'chat' | 'title'>;
     try {
-      if (intervalText === '0') continue; // switched off
-      if (!/^\d+$/.test(intervalText) || Number(intervalText) < MIN_INTERVAL_SECONDS) throw new ScheduleError(`"agent-heartbeat-interval" must be a whole number of seconds, at least ${MIN_INTERVAL_SECONDS} (it is "${intervalText}").`);
-      const hours = fields['agent-heartbeat-active-hours']?.trim();
+      const definition = store.readAgent(agent);
+      const interval = definition['agent-heartbeat-interval'];
+      if (!interval) continue; // 0: switched off
+      const hours = definition['agent-heartbeat-active-hours'];
       base = {
         kind: 'interval',
-        interval: Number(intervalText),
+        interval,
         activeHours: hours ? parseActiveHours(hours) : undefined,
-        message: fields['agent-heartbeat-message']?.trim() || DEFAULT_MESSAGE,
+        message: definition['agent-heartbeat-message']?.trim() || DEFAULT_MESSAGE,
         runCount: 0,
         enabled: true,
       };
     } catch (e) {
-      out.push({ agent, problem: `Heartbeat of "${agent}": ${e instanceof Error ? e.message : String(e)}` });
+      out.push({ agent, problem: e instanceof Error ? e.message : String(e) });
       continue;
     }
     for (const chat of wiki.filter('[has[agent]field:agent<agent>field:agent-heartbeat[yes]!has[agent-parent]!has[agent-hidden]!has[draft.of]]', { agent })) {

@@ -10,12 +10,14 @@ as 22:00-06:00 too) limits repeating runs; a one-off `at` runs when it was set f
 Pure: time is always passed in (milliseconds since 1970), never read here.
 \*/
 import { Cron } from 'croner';
+import { MIN_HEARTBEAT_SECONDS, parseActiveHours as parseHours } from '../store/schemas';
 import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
 
 export const SCHEDULE_TAG = '$:/tags/AI/Schedule';
 export const SCHEDULE_KINDS = ['at', 'interval', 'cron'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
-export const MIN_INTERVAL_SECONDS = 60;
+/** Schedules and heartbeats run at most once a minute. */
+export const MIN_INTERVAL_SECONDS = MIN_HEARTBEAT_SECONDS;
 const MAX_MESSAGE_CHARS = 10_000;
 
 export interface ActiveHours {
@@ -143,17 +145,11 @@ export function inActiveHours(schedule: Pick<Schedule, 'activeHours' | 'timezone
   return hours.start < hours.end ? minute >= hours.start && minute < hours.end : minute >= hours.start || minute < hours.end;
 }
 
-/** `HH:MM-HH:MM`; the end is exclusive; a start after the end runs overnight. */
+/** `HH:MM-HH:MM` (store/schemas.ts); the end is exclusive; a start after the end runs overnight. */
 export function parseActiveHours(text: string): ActiveHours {
-  const m = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/.exec(text);
-  const bad = () => new ScheduleError(`The active hours "${text}" do not parse: write them as HH:MM-HH:MM, such as 09:00-17:00 or 22:00-06:00.`);
-  if (!m) throw bad();
-  const [h1, m1, h2, m2] = m.slice(1).map(Number) as [number, number, number, number];
-  if (h1 > 23 || h2 > 24 || m1 > 59 || m2 > 59 || (h2 === 24 && m2 !== 0)) throw bad();
-  const start = h1 * 60 + m1;
-  const end = h2 * 60 + m2;
-  if (start === end) throw new ScheduleError(`The active hours "${text}" start and end at the same time; leave them empty to run at any hour.`);
-  return { start, end, text: text.trim() };
+  const hours = parseHours(text);
+  if (!hours) throw new ScheduleError(`The active hours "${text}" do not parse: write them as HH:MM-HH:MM with different start and end, such as 09:00-17:00 or 22:00-06:00.`);
+  return { ...hours, text: text.trim() };
 }
 
 /** Throws a ScheduleError unless `zone` is an IANA time zone this host knows. */

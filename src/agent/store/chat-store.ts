@@ -47,6 +47,8 @@ export interface NewMessage {
   toolStatus?: Message['tool-status'];
   duration?: number;
   approvalExpires?: string;
+  /** A call waiting for approval that only these choices may decide (a confirm-only tool: once, deny). */
+  approvalChoices?: string[];
   /** A call waiting for approval: what it would change (JSON, a turn journal's shape). */
   toolChanges?: string;
   /** User messages: the operation that carried them (runner/operations.ts). */
@@ -156,6 +158,7 @@ export class ChatStore {
       'agent-duration': message.duration,
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
+      'approval-choices': message.approvalChoices?.length ? stringifyTitleList(message.approvalChoices) : undefined,
       'agent-operation': message.operation,
       'agent-source': message.source,
     };

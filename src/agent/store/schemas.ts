@@ -61,6 +61,30 @@ function blankable<T extends z.core.$ZodType>(schema: T) {
   );
 }
 
+/** The shortest heartbeat interval, in seconds. */
+export const MIN_HEARTBEAT_SECONDS = 60;
+const MAX_HEARTBEAT_SECONDS = 366 * 24 * 3600;
+
+/** Seconds between heartbeats: 0 (off) or MIN_HEARTBEAT_SECONDS and more. */
+function heartbeatInterval() {
+  return z.pipe(
+    wholeNumber(0, MAX_HEARTBEAT_SECONDS),
+    z.number().check(z.refine((n) => n === 0 || n >= MIN_HEARTBEAT_SECONDS, { error: `must be 0 (off) or at least ${MIN_HEARTBEAT_SECONDS} seconds` })),
+  );
+}
+
+/**
+ * Active hours `HH:MM-HH:MM` as minutes since midnight, or undefined when they do not parse.
+ * `end` may be before `start`: the hours span midnight (22:00-06:00). Equal ends are refused.
+ */
+export function parseActiveHours(value: string): { start: number; end: number } | undefined {
+  const m = /^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$/.exec(value.trim());
+  if (!m) return undefined;
+  const start = Number(m[1]) * 60 + Number(m[2]);
+  const end = Number(m[3]) * 60 + Number(m[4]);
+  return start === end ? undefined : { start, end };
+}
+
 const httpUrl = z.string().check(z.trim(), z.regex(/^https?:\/\/[^\s/]+/i, { error: 'must be an http(s) URL such as https://api.openai.com/v1' }));
 
 export const AgentDefinitionSchema = z.object({
@@ -87,6 +111,14 @@ export const AgentDefinitionSchema = z.object({
   'agent-chat-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
   /** Extra engine plugins (module-type tiddlyagent-engine-plugin) by name. */
   'agent-plugins': titleList,
+  /**
+   * The heartbeat: a message the scheduler sends to the agent's chat every so many seconds
+   * (at least 60; 0 or empty: off), only within the active hours (`HH:MM-HH:MM`, local time;
+   * `22:00-06:00` spans midnight). The agent may change these itself (edit-agent-definition).
+   */
+  'agent-heartbeat-interval': blankable(heartbeatInterval()),
+  'agent-heartbeat-message': optionalText,
+  'agent-heartbeat-active-hours': blankable(z.string().check(z.trim(), z.refine((s) => parseActiveHours(s) !== undefined, { error: 'must be HH:MM-HH:MM, e.g. 08:00-22:00 (22:00-06:00 spans midnight)' }))),
 });
 export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
 
@@ -160,6 +192,8 @@ export const MessageSchema = z.object({
   /** Pending tool messages: when an unanswered confirmation is denied (milliseconds since 1970). */
   'approval-expires': optionalText,
   'tool-changes': optionalText,
+  /** Pending tool messages of a confirm-only tool: the only choices that decide it (once deny). */
+  'approval-choices': titleList,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
   /** User messages sent by a schedule or heartbeat rather than typed: `schedule:<title>` or `heartbeat:<agent>`. */

@@ -9,6 +9,11 @@ export type TiddlerFields = Record<string, string>;
 export interface WikiPort {
   /** All fields of a tiddler (shadow tiddlers included) as strings, or undefined. */
   getFields(title: string): TiddlerFields | undefined;
+  /**
+   * The fields of a shadow tiddler as its plugin ships it, whether or not a real tiddler
+   * overrides it; undefined when the title is no shadow.
+   */
+  shadowFields(title: string): TiddlerFields | undefined;
   /** Create or replace a tiddler with exactly these fields. */
   putTiddler(fields: TiddlerFields): void;
   deleteTiddler(title: string): void;

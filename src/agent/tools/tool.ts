@@ -95,6 +95,12 @@ export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
   access: ToolAccess;
   /** Approval mode when the agent's `agent-approval` says nothing; default: writes confirm. */
   defaultMode?: 'auto' | 'confirm';
+  /**
+   * Every call needs the user's confirmation, whatever `agent-approval` says (mode auto, allow
+   * patterns) and whatever the user allowed before: "in this chat" and "always" do not apply
+   * to it, only "once" or "deny". Deny patterns still deny.
+   */
+  confirmOnly?: boolean;
   timeoutMs?: number;
   execute(args: z.output<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
   /** A short human-readable preview of what a call will change, for the approval card. */

@@ -18,9 +18,10 @@ The rules, for the tiddler as it is and as it would be:
 - it is not open in an editor (a draft), and the call that makes it has not timed out or
   been stopped.
 \*/
-import type { AgentDefinition } from '../store/schemas';
+import { AgentDefinitionSchema, parseTiddler, type AgentDefinition } from '../store/schemas';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { journaled, type Journal } from './journal';
+import { isAgentDefinition, ownDefinitionProblem, restoreOwnDefinition } from './own-definition';
 import { isHiddenFromAgent } from './visibility';
 
 /** Non-system tiddlers; chats and messages are excluded by the rules above. */
@@ -72,6 +73,40 @@ export class WriteGate {
         else this.wiki.deleteTiddler(title);
       }
     });
+  }
+
+  /**
+   * Before and after images of a change to the calling agent's own definition (the one
+   * privileged write, own-definition.ts): only its prompt, model and heartbeat may change.
+   */
+  planOwnDefinition(after: TiddlerFields): Journal {
+    const title = after.title ?? '';
+    const before = this.wiki.getFields(title) ?? null;
+    this.checkOwnDefinition(title, before, after);
+    return { [title]: { before, after } };
+  }
+
+  /** Check a change of the agent's own definition, then apply it and journal it with the turn. */
+  applyOwnDefinition(after: TiddlerFields): void {
+    const title = after.title ?? '';
+    this.planOwnDefinition(after);
+    journaled(this.wiki, this.options.chat, this.options.turn, [title], () => this.wiki.putTiddler(after));
+  }
+
+  private checkOwnDefinition(title: string, before: TiddlerFields | null, after: TiddlerFields): void {
+    if (this.options.signal.aborted) throw new WriteRefused(`The call was stopped or timed out before it wrote "${title}"; nothing was written.`);
+    // The agent of the calling chat, as the chat names it now, and as the turn started with it.
+    const owner = this.wiki.getFields(this.options.chat)?.agent === this.options.agent.title ? this.options.agent.title : undefined;
+    const problem = ownDefinitionProblem(title, before, after, owner);
+    if (problem) throw new WriteRefused(`Refused: ${problem}`);
+    try {
+      parseTiddler(AgentDefinitionSchema, 'Agent definition', after);
+    } catch (e) {
+      throw new WriteRefused(`Refused: the definition would not be usable: ${errorText(e)}`);
+    }
+    if (this.wiki.filter('[all[tiddlers]field:draft.of<title>]', { title }).length) {
+      throw new WriteRefused(`"${title}" is open in an editor right now; the user's draft must be saved or cancelled first.`);
+    }
   }
 
   /** Why `changes` would be refused for this title, or undefined when it would land. */
@@ -144,12 +179,20 @@ export function resultProblem(title: string, fields: TiddlerFields): string | un
  * Roll a turn back: restore every before-image exactly (a tiddler that did not exist is
  * deleted). Only tiddlers whose current state and restored state both pass tiddlerProblem
  * are restored, so a journal can never plant code or configuration; the others are returned.
+ * An agent definition (either state tagged $:/tags/AI/Agent) is restored only when it is
+ * `ownDefinition` (the chat's agent) and the two states differ only in the fields its
+ * agent may change itself (own-definition.ts).
  */
-export function restoreJournal(wiki: WikiPort, journal: Journal): { restored: string[]; refused: string[] } {
+export function restoreJournal(wiki: WikiPort, journal: Journal, ownDefinition?: string): { restored: string[]; refused: string[] } {
   const restored: string[] = [];
   const refused: string[] = [];
   for (const [title, entry] of Object.entries(journal)) {
     const current = wiki.getFields(title);
+    if (isAgentDefinition(current) || isAgentDefinition(entry.before)) {
+      if (restoreOwnDefinition(wiki, title, entry.before, ownDefinition)) refused.push(title);
+      else restored.push(title);
+      continue;
+    }
     if ((current && tiddlerProblem(title, current)) || (entry.before && tiddlerProblem(title, entry.before))) {
       refused.push(title);
       continue;

@@ -80,8 +80,8 @@ export function toolDetails(ctx: ChatContext, args: string): HTMLElement {
   return details;
 }
 
-/** A call waiting for approval: what it would change (or its arguments and preview), and the four choices. */
-export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement): RenderedTree | undefined {
+/** A call waiting for approval: what it would change (or its arguments and preview), and the four choices (or `only` those). */
+export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement, only?: string[]): RenderedTree | undefined {
   const doc = ctx.document;
   const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
   card.appendChild(el(doc, 'div', 'tc-ai-card-title', ctx.lingo('Approval/Title').replace('$tool$', name)));
@@ -97,7 +97,8 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
     if (preview) card.appendChild(el(doc, 'pre', 'tc-ai-approval-preview', preview));
   }
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
-  for (const choice of ['once', 'chat', 'always', 'deny'] as const) {
+  // A confirm-only tool's card offers only the choices its message names (once, deny).
+  for (const choice of (['once', 'chat', 'always', 'deny'] as const).filter((c) => !only?.length || only.includes(c))) {
     const button = el(doc, 'button', `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`));
     button.setAttribute('data-ai-action', `approve-${choice}`);
     button.addEventListener?.('click', () => void ctx.request(ctx.runner().decide(ctx.chat, message, choice)));

@@ -92,7 +92,10 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
     renderQuestion(ctx, title, args, body);
     return undefined;
   }
-  if (status === 'pending') return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body);
+  if (status === 'pending') {
+    const only = String(fields['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
+    return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body, only);
+  }
   // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
   if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
   const details = toolDetails(ctx, args);

@@ -36,7 +36,7 @@ export const persistencePlugin: EnginePlugin = {
         'tool-status': result.status,
         'agent-round': String(ctx.round),
       };
-      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined });
+      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
       else
         ctx.store.appendMessage(ctx.chat, {
           role: 'tool',
