@@ -52,8 +52,9 @@ export async function executeToolCalls(
       const stopped = () => done('error', `The user stopped the turn before ${call.name} finished.`);
       if (turn.signal.aborted) return stopped();
       options.onStart?.(call);
-      const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       const own = new AbortController();
+      const context = turn.contextFor(own.signal, call.id);
+      const timeoutMs = (typeof tool.timeoutMs === 'function' ? tool.timeoutMs(context) : tool.timeoutMs) ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => {
@@ -71,7 +72,6 @@ export async function executeToolCalls(
         turn.signal.addEventListener('abort', onAbort, { once: true });
       });
       try {
-        const context = turn.contextFor(own.signal, call.id);
         const outcome = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.data, context)), timeout, aborted]);
         if (outcome === 'timeout') return done('timeout', `The tool ${call.name} did not finish within ${formatSeconds(timeoutMs)} and was given up.`);
         if (outcome === 'aborted') return stopped();

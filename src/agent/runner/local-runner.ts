@@ -21,6 +21,7 @@ import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult 
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
+import { SubAgents } from './sub-agents';
 import { Turns } from './turns';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -61,6 +62,8 @@ export class LocalRunner implements ChatRunner {
   readonly decisions: Decisions;
   /** A turn's messages; retry, delete and rollback. */
   readonly turns: Turns;
+  /** Sub-agents the turns' spawn-agent calls run (in this runner, as hidden chats). */
+  readonly subAgents: SubAgents;
   private readonly operations: OperationQueue<TurnResult>;
   private readonly log: OperationLog;
   private controllers = new Map<string, AbortController>();
@@ -74,6 +77,7 @@ export class LocalRunner implements ChatRunner {
     this.store = new ChatStore(host.wiki);
     this.decisions = new Decisions(this.store, host.wiki, (tool) => host.tools.get(tool)?.confirmOnly === true);
     this.turns = new Turns(this.store, host.wiki);
+    this.subAgents = new SubAgents(this);
     this.now = host.now ?? Date.now;
     this.log = host.operations ?? new MemoryOperationLog();
     this.operations = new OperationQueue(
@@ -325,6 +329,8 @@ export class LocalRunner implements ChatRunner {
         // User tools are tiddlers: read them as they are now, at the start of every turn.
         tools: new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]),
         plugins: this.host.plugins,
+        now: this.now,
+        services: { now: this.now, subAgents: this.subAgents },
       },
       { chat, signal: controller.signal, ...input },
     )

@@ -25,6 +25,8 @@ import {
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
 
 export const MESSAGE_PREFIX = '$:/ai/messages/';
+/** Where sub-agents' chats live (hidden: `$:/ai/`). */
+export const SUB_AGENT_PREFIX = '$:/ai/sub-agents/';
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
@@ -55,6 +57,8 @@ export interface NewMessage {
   operation?: string;
   /** User messages a schedule or heartbeat sent (schedules/scheduler.ts). */
   source?: string;
+  /** spawn-agent results: the sub-agent's chat. */
+  child?: string;
 }
 
 /** A status change the status table does not allow. */
@@ -161,6 +165,7 @@ export class ChatStore {
       'approval-choices': message.approvalChoices?.length ? stringifyTitleList(message.approvalChoices) : undefined,
       'agent-operation': message.operation,
       'agent-source': message.source,
+      'agent-child': message.child,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);
@@ -205,6 +210,20 @@ export class ChatStore {
     const fields = this.wiki.getFields(chat);
     if (!fields || Object.entries(changes).every(([k, v]) => fields[k] === v)) return;
     this.updateFields(chat, changes);
+  }
+
+  /**
+   * Create a sub-agent's hidden chat under its parent (`$:/ai/sub-agents/…`, so it is no
+   * user's note and the model's wiki view never sees it) and return its title.
+   */
+  createSubAgentChat(parent: string, agent: string, caption: string): string {
+    const base = `${SUB_AGENT_PREFIX}${parent}/`;
+    let n = 1;
+    while (this.wiki.getFields(`${base}${n}`)) n++;
+    const title = `${base}${n}`;
+    const now = this.wiki.now();
+    this.wiki.putTiddler({ title, agent, 'agent-parent': parent, 'agent-hidden': 'yes', caption, 'agent-status': 'idle', created: now, modified: now, text: '' });
+    return title;
   }
 
   /** Create a chat tiddler for an agent and return its (unique) title. */

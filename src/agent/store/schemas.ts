@@ -109,6 +109,10 @@ export const AgentDefinitionSchema = z.object({
   /** Token budgets (input + output, summed over model calls) per turn and per chat. */
   'agent-turn-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
   'agent-chat-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+  /** Sub-agents (spawn-agent): how deep children may nest, how many run at once per turn, seconds each may take. */
+  'agent-spawn-depth': blankable(wholeNumber(1, 5)),
+  'agent-spawn-concurrency': blankable(wholeNumber(1, 10)),
+  'agent-spawn-timeout': blankable(wholeNumber(10, 24 * 3600)),
   /** Extra engine plugins (module-type tiddlyagent-engine-plugin) by name. */
   'agent-plugins': titleList,
   /**
@@ -196,6 +200,8 @@ export const MessageSchema = z.object({
   'approval-choices': titleList,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
+  /** spawn-agent results: the sub-agent's chat. */
+  'agent-child': optionalText,
   /** User messages sent by a schedule or heartbeat rather than typed: `schedule:<title>` or `heartbeat:<agent>`. */
   'agent-source': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */

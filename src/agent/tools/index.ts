@@ -5,10 +5,11 @@ The tools this plugin ships, by name. Other plugins add tools with modules of ty
 \*/
 import { askQuestionTool, summaryTool } from './control-tools';
 import { SCHEDULE_TOOLS } from './schedule-tools';
+import { spawnAgentTool } from './spawn-agent';
 import { manageTodoTool } from './manage-todo';
 import { editAgentDefinitionTool } from './edit-agent-definition';
 import type { ToolDefinition } from './tool';
 import { WIKI_READ_TOOLS } from './wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from './wiki-write-tools';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool, manageTodoTool, ...SCHEDULE_TOOLS, editAgentDefinitionTool];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool, manageTodoTool, ...SCHEDULE_TOOLS, spawnAgentTool, editAgentDefinitionTool];

@@ -86,6 +86,8 @@ export interface ToolOutput {
   control?: { type: 'end-turn' } | { type: 'ask-user'; question: ToolQuestion };
   /** The tiddler this call worked on: its fresh text goes into the "Current tiddler" section. */
   currentTiddler?: string;
+  /** spawn-agent: the sub-agent's chat (its card links to it). */
+  child?: string;
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
@@ -101,7 +103,8 @@ export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
    * to it, only "once" or "deny". Deny patterns still deny.
    */
   confirmOnly?: boolean;
-  timeoutMs?: number;
+  /** Milliseconds a call may run (a function: it depends on the calling agent); default: the agent's `agent-tool-timeout`. */
+  timeoutMs?: number | ((context: ToolContext) => number);
   execute(args: z.output<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;
   /** A short human-readable preview of what a call will change, for the approval card. */
   preview?(args: z.output<S>, context: ToolContext): string;

@@ -35,6 +35,7 @@ export const persistencePlugin: EnginePlugin = {
         text: result.content,
         'tool-status': result.status,
         'agent-round': String(ctx.round),
+        'agent-child': result.output?.child,
       };
       if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
       else
@@ -46,6 +47,7 @@ export const persistencePlugin: EnginePlugin = {
           toolArgs: result.call.args,
           toolStatus: result.status,
           round: ctx.round,
+          child: result.output?.child,
         });
     });
   },
