@@ -32,5 +32,5 @@ export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
 export { Scheduler, SCHEDULE_SOURCE, systemClock, type Clock, type SchedulerHost } from './schedules/scheduler';
 export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
 export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
-export { parseSchedule, nextRunAfter, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
+export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
 export { heartbeats, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';

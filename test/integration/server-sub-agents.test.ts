@@ -43,12 +43,12 @@ test("a spawned sub-agent's answer reaches the parent; the child is a hidden cha
   expect(child).toMatchObject({ 'agent-parent': chat, 'agent-hidden': 'yes', agent: '$:/demo/agents/delegator', 'agent-status': 'completed' });
   expect(child!.title).toMatch(/^\$:\/ai\/sub-agents\/Parent chat\//);
   // In the child: the task, its refused spawn (a tool error naming the limit), and its answer.
-  const inChild = savedMessages(dir, child!.title);
+  const inChild = savedMessages(dir, child!.title!);
   expect(inChild[0]).toMatchObject({ role: 'user', text: task });
   const refused = inChild.find((m) => m.role === 'tool')!;
   expect(refused['tool-status']).toBe('error');
   expect(refused.text).toMatch(/nest at most 1 deep/);
-  expect(children(child!.title)).toEqual([]);
+  expect(children(child!.title!)).toEqual([]);
   const childAnswer = inChild.at(-1)!;
   expect(childAnswer.role).toBe('assistant');
 
@@ -66,12 +66,12 @@ test('Stop on the parent cancels its running children; a spawn past the concurre
   expect((await post(server.url, 'send', { chat, text: 'Delegate three things' })).status).toBe(202);
   await until('two children working', async () => {
     const list = children(chat);
-    return list.length === 2 && (await Promise.all(list.map((c) => status(c.title)))).every((s) => s === 'working');
+    return list.length === 2 && (await Promise.all(list.map((c) => status(c.title!)))).every((s) => s === 'working');
   });
   expect((await post(server.url, 'stop', { chat })).status).toBe(200);
   await until('the parent canceled', async () => (await status(chat)) === 'canceled');
   for (const child of children(chat)) {
-    await until(`${child.title} canceled`, async () => (await status(child.title)) === 'canceled');
+    await until(`${child.title} canceled`, async () => (await status(child.title!)) === 'canceled');
   }
   const results = savedMessages(dir, chat).filter((m) => m.role === 'tool');
   const overLimit = results.find((m) => /At most 2 sub-agents run at once/.test(m.text ?? ''));

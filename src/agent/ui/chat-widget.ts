@@ -32,6 +32,7 @@ import { Composer } from './composer';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
+import { SubAgentsView } from './sub-agents-view';
 import { TodoView } from './todo-view';
 
 const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
@@ -66,6 +67,7 @@ class AiChatWidget extends Widget {
   private list!: MessageList;
   private status!: StatusBar;
   private todo!: TodoView;
+  private subAgents!: SubAgentsView;
   private composer?: Composer;
   private stream?: StreamView;
   private live: LiveChatState = initialLiveState();
@@ -85,9 +87,11 @@ class AiChatWidget extends Widget {
     this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined });
     this.status = new StatusBar(this.ctx);
     this.todo = new TodoView(this.ctx);
+    this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);
     this.root.appendChild(this.status.queued);
     this.root.appendChild(this.status.footer);
+    this.root.appendChild(this.subAgents.element);
     this.root.appendChild(this.todo.element);
     if ($tw.browser) this.root.appendChild(this.renderComposer());
     this.list.sync();
@@ -128,6 +132,7 @@ class AiChatWidget extends Widget {
     }
     if (changed[this.chat]) this.updateStatus();
     this.todo.refresh(changed);
+    this.subAgents.refresh(changed);
     this.list.refresh(changed);
     return false;
   }

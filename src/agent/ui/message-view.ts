@@ -49,6 +49,7 @@ export class MessageView {
     if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
     else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
     else body.textContent = text;
+    if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
     this.element = element;
@@ -96,6 +97,7 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
     const only = String(fields['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
     return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body, only);
   }
+  if (fields['agent-child']) meta.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
   if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
   const details = toolDetails(ctx, args);
@@ -118,4 +120,24 @@ function renderChips(ctx: ChatContext, titles: string[]): HTMLElement {
     chips.appendChild(chip);
   }
   return chips;
+}
+
+/** A link that opens a chat (a sub-agent's) in the story. */
+function chatLink(ctx: ChatContext, chat: string, label: string): HTMLElement {
+  const link = el(ctx.document, 'a', 'tc-tiddlylink tc-ai-chat-link', label);
+  link.setAttribute('href', `#${encodeURIComponent(chat)}`);
+  link.setAttribute('title', chat);
+  link.addEventListener?.('click', (event: Event) => {
+    event.preventDefault();
+    ctx.navigate(chat);
+  });
+  return link;
+}
+
+/** On a message a schedule or heartbeat sent: what sent it. */
+function sourceBadge(ctx: ChatContext, source: string): HTMLElement {
+  const heartbeat = source.startsWith('heartbeat:');
+  const badge = el(ctx.document, 'span', `tc-ai-message-source tc-ai-message-source-${heartbeat ? 'heartbeat' : 'schedule'}`, heartbeat ? ctx.lingo('Source/Heartbeat') || 'Heartbeat' : ctx.lingo('Source/Schedule') || 'Scheduled');
+  badge.setAttribute('title', source.slice(source.indexOf(':') + 1));
+  return badge;
 }
