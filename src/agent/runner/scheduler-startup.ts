@@ -13,7 +13,8 @@ export const synchronous = true;
 const WANTED = '[all[tiddlers]tag[$:/tags/AI/Schedule]limit[1]] [all[shadows+tiddlers]tag[$:/tags/AI/Agent]has[agent-heartbeat-interval]limit[1]]';
 
 export function startup(): void {
-  if (document.querySelector('meta[name="tiddlyagent-server"]')) return;
+  // The server edition's mark has content only when the server edition serves the page.
+  if (document.querySelector('meta[name="tiddlyagent-server"]')?.getAttribute('content')?.trim()) return;
   const check = () => {
     if (!$tw.wiki.filterTiddlers(WANTED).length) return;
     $tw.wiki.removeEventListener('change', check);

@@ -1,0 +1,103 @@
+// Background work in real browsers. Server edition: the model sets an alarm, the chat gets a
+// clock badge, the background panel lists the alarm (running on the server), and Cancel
+// removes it on the server too. Browser-only wiki: an alarm fires in the open page, and the
+// woken turn shows what sent it.
+import type { BrowserContext, Page } from 'playwright-core';
+import { connectBrowser, navigate, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+
+jest.setTimeout(90_000);
+
+const contexts: BrowserContext[] = [];
+const errors: string[] = [];
+
+async function openPage(wiki: ServedWiki): Promise<Page> {
+  const context = await (await connectBrowser()).newContext({ viewport: { width: 1200, height: 900 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  await navigate(page, 'Demo chat');
+  return page;
+}
+
+const chatIn = (page: Page) => page.locator('.tc-ai-chat[data-chat="Demo chat"]').first();
+
+async function send(page: Page, text: string): Promise<void> {
+  await chatIn(page).locator('textarea.tc-ai-chat-input').fill(text);
+  await chatIn(page).locator('textarea.tc-ai-chat-input').press('Control+Enter');
+}
+
+async function openBackgroundTab(page: Page): Promise<void> {
+  await page.locator('.tc-sidebar-tabs-main .tc-tab-buttons button', { hasText: 'Background' }).click();
+  await page.locator('.tc-ai-background').waitFor();
+}
+
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+});
+
+describe('server edition', () => {
+  let wiki: ServedWiki;
+  beforeAll(async () => {
+    wiki = await serveDemoWiki({ mockDelayMs: 2, edition: 'server' });
+  });
+  afterAll(() => wiki?.stop());
+
+  test('the model sets an alarm; the panel lists it as running on the server; Cancel removes it there too', async () => {
+    const page = await openPage(wiki);
+    await send(page, 'mock:tool=alarm-clock {"delaySeconds":3600,"message":"Check the garden"}');
+    await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+    await chatIn(page).locator('.tc-ai-message-assistant', { hasText: 'Alarm set for' }).waitFor();
+    // The chat's header and its entry in the chat list carry the clock badge.
+    await page.locator('.tc-tiddler-frame[data-tiddler-title="Demo chat"] .tc-ai-chat-header .tc-ai-clock-badge').waitFor();
+
+    await openBackgroundTab(page);
+    const panel = page.locator('.tc-ai-background');
+    expect(await panel.locator('[data-where]').getAttribute('data-where')).toBe('server');
+    const item = panel.locator('[data-schedule^="$:/ai/schedules/Demo chat/"]');
+    await item.waitFor();
+    expect(await item.locator('.tc-ai-bg-message').textContent()).toBe('Check the garden');
+    expect(await item.locator('.tc-ai-bg-timing').textContent()).toMatch(/^once at /);
+    expect(await item.locator('.tc-ai-bg-state').textContent()).toMatch(/^Next: .+Runs: 0$/);
+    const title = (await item.getAttribute('data-schedule'))!;
+    const onServer = async () => (await fetch(`${wiki.url}/recipes/default/tiddlers/${encodeURIComponent(title)}`)).status;
+    expect(await onServer()).toBe(200);
+    await page.screenshot({ path: 'output/e2e/background-panel.png' });
+
+    await item.locator('button', { hasText: 'Cancel' }).click();
+    await item.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => !document.querySelector('.tc-tiddler-frame[data-tiddler-title="Demo chat"] .tc-ai-chat-header .tc-ai-clock-badge'));
+    for (let i = 0; i < 100 && (await onServer()) !== 404; i++) await page.waitForTimeout(100);
+    expect(await onServer()).toBe(404);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('browser-only wiki', () => {
+  let wiki: ServedWiki;
+  beforeAll(async () => {
+    wiki = await serveDemoWiki({ mockDelayMs: 2, edition: 'browser' });
+  });
+  afterAll(() => wiki?.stop());
+
+  test('an alarm fires in the open page, as a turn marked as scheduled; the panel says schedules run only while a page is open', async () => {
+    const page = await openPage(wiki);
+    await send(page, 'mock:tool=alarm-clock {"delaySeconds":1,"message":"Wake in the page"}');
+    // The woken turn's message is the schedule's, marked with what sent it (the first message only quotes it).
+    const woken = chatIn(page).locator('.tc-ai-message-user:has(.tc-ai-message-source)');
+    await woken.waitFor();
+    expect(await woken.locator('.tc-ai-message-source').textContent()).toContain('Scheduled');
+    expect(await woken.locator('.tc-ai-message-body').textContent()).toBe('Wake in the page');
+    await page.waitForFunction(() => {
+      const chat = document.querySelector('.tc-ai-chat[data-chat="Demo chat"]');
+      return chat?.getAttribute('data-status') === 'completed' && chat.querySelectorAll('.tc-ai-message-assistant[data-message]').length >= 2;
+    });
+    await openBackgroundTab(page);
+    expect(await page.locator('.tc-ai-background [data-where]').getAttribute('data-where')).toBe('page');
+    const item = page.locator('.tc-ai-background [data-schedule^="$:/ai/schedules/Demo chat/"]');
+    expect(await item.getAttribute('data-enabled')).toBe('no');
+    expect(await item.locator('.tc-ai-bg-state').textContent()).toMatch(/Runs: 1$/);
+    expect(errors).toEqual([]);
+  });
+});
