@@ -6,7 +6,9 @@ the child needs waits for the user, whose card shows in the parent's chat) and r
 final answer. Limits, from the parent's agent definition: how deep children nest
 (`agent-spawn-depth`, default 2), how many run at once for one parent turn
 (`agent-spawn-concurrency`, default 3), and how long one may take (`agent-spawn-timeout`,
-enforced by the tool's time limit). When the call's signal aborts (the parent's Stop, or
+enforced by the tool's time limit). A child runs the parent's own definition unless the
+model names one the user listed in the parent's `agent-spawn-agents`: another definition may
+have more tools or laxer approvals, so the model never picks one by itself. When the call's signal aborts (the parent's Stop, or
 its time limit) the child is stopped too, and so, in turn, are its own children.
 \*/
 import type { AgentEvent } from '../engine/events';
@@ -50,6 +52,10 @@ export class SubAgents implements SubAgentPort {
     const busy = this.running.get(request.parent) ?? 0;
     if (busy >= maxChildren) throw new SpawnRefused(`At most ${maxChildren} sub-agents run at once for one turn ("agent-spawn-concurrency"); wait for one to finish.`);
     const agent = request.agent?.trim() || request.parentAgent;
+    if (agent !== request.parentAgent && !parentAgent['agent-spawn-agents'].includes(agent)) {
+      const allowed = parentAgent['agent-spawn-agents'];
+      throw new SpawnRefused(`A sub-agent runs your own definition${allowed.length ? ` or one of: ${allowed.join(', ')}` : ''} ("agent-spawn-agents" of "${request.parentAgent}"); "${agent}" is not allowed.`);
+    }
     try {
       store.readAgent(agent);
     } catch (e) {

@@ -112,7 +112,9 @@ export const AgentDefinitionSchema = z.object({
   /** Sub-agents (spawn-agent): how deep children may nest, how many run at once per turn, seconds each may take. */
   'agent-spawn-depth': blankable(wholeNumber(1, 5)),
   'agent-spawn-concurrency': blankable(wholeNumber(1, 10)),
-  'agent-spawn-timeout': blankable(wholeNumber(10, 24 * 3600)),
+  'agent-spawn-timeout': blankable(wholeNumber(1, 24 * 3600)),
+  /** Other agent definitions its sub-agents may use (the user's choice: another definition may allow more). */
+  'agent-spawn-agents': titleList,
   /** Extra engine plugins (module-type tiddlyagent-engine-plugin) by name. */
   'agent-plugins': titleList,
   /**
