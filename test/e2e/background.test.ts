@@ -72,6 +72,29 @@ describe('server edition', () => {
     expect(await onServer()).toBe(404);
     expect(errors).toEqual([]);
   });
+
+  test("a sub-agent's approval shows in the parent's chat; allowing it there lets the child and then the parent finish; the card links to the child chat", async () => {
+    const page = await openPage(wiki);
+    const childTask = 'mock:tool=wiki-create {"title":"From the child","text":"child wrote this"}';
+    await send(page, `mock:tool=spawn-agent ${JSON.stringify({ task: childTask })}`);
+    const card = chatIn(page).locator('.tc-ai-subagents .tc-ai-subagent-card');
+    await card.waitFor();
+    expect(await chatIn(page).locator('.tc-ai-subagent-head').textContent()).toMatch(/Sub-agent.*Sub-task: mock:tool=wiki-create.*Waiting for you/);
+    expect(await card.textContent()).toContain('From the child');
+    await page.screenshot({ path: 'output/e2e/sub-agent-approval.png' });
+    await card.locator('button', { hasText: /once/i }).first().click();
+    await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+    await chatIn(page).locator('.tc-ai-subagents').waitFor({ state: 'hidden' });
+    expect((await fetch(`${wiki.url}/recipes/default/tiddlers/From%20the%20child`)).status).toBe(200);
+    const result = chatIn(page).locator('.tc-ai-message-tool[data-tool="spawn-agent"]').last();
+    expect(await result.getAttribute('data-tool-status')).toBe('ok');
+    await result.locator('.tc-ai-chat-link').click();
+    const child = page.locator('.tc-tiddler-frame[data-tiddler-title^="$:/ai/sub-agents/Demo chat/"] .tc-ai-chat');
+    await child.waitFor();
+    expect(await child.getAttribute('data-status')).toBe('completed');
+    expect(await child.locator('.tc-ai-message-tool[data-tool="wiki-create"]').getAttribute('data-tool-status')).toBe('ok');
+    expect(errors).toEqual([]);
+  });
 });
 
 describe('browser-only wiki', () => {
