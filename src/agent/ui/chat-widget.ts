@@ -91,8 +91,8 @@ class AiChatWidget extends Widget {
     this.root.appendChild(this.list.element);
     this.root.appendChild(this.status.queued);
     this.root.appendChild(this.status.footer);
-    this.root.appendChild(this.subAgents.element);
     this.root.appendChild(this.todo.element);
+    this.root.appendChild(this.subAgents.element);
     if ($tw.browser) this.root.appendChild(this.renderComposer());
     this.list.sync();
     if ($tw.browser) this.unsubscribe = afterFrame(() => this.subscribe());
