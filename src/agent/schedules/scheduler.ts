@@ -14,22 +14,12 @@ its source; a busy chat queues it. So a run is at most once, even across a crash
 Time comes from an injected clock, so tests drive it without waiting.
 \*/
 import { ChatStore } from '../store/chat-store';
+import { systemClock, type Clock } from './clock';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { CHAT_HEARTBEAT_NEXT, HEARTBEAT_SOURCE, heartbeats } from './heartbeat';
 import { inActiveHours, isoTime, nextRunAfter, repeats, type Schedule } from './schedule';
 import { ScheduleBook } from './schedule-book';
 
-export interface Clock {
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => setTimeout(fn, ms),
-  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** `schedule:<title>` or `heartbeat:<agent>`: what woke a chat (the user message's `agent-source`). */
 export type WakeSource = string;
@@ -73,7 +63,7 @@ export class Scheduler {
 
   stop(): void {
     this.running = false;
-    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -200,10 +190,10 @@ export class Scheduler {
   }
 
   private arm(earliest: number, now: number): void {
-    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.running || earliest === Infinity) return;
-    this.timer = this.clock.setTimer(
+    this.timer = this.clock.setTimeout(
       () => {
         this.timer = undefined;
         this.sync();

@@ -9,23 +9,11 @@ until the message's own view takes its place, so the reply never blinks out.
 import { el, type ChatContext } from './chat-context';
 import { renderReasoning } from './message-view';
 import { SettledScanner } from './settled';
+import { systemClock, type Clock } from '../schedules/clock';
 
 export const STREAM_RENDER_INTERVAL_MS = 100;
 /** How long a finished bubble waits for its message tiddler before it goes anyway. */
 export const HANDOVER_TIMEOUT_MS = 3000;
-
-/** Time and timers, injected so tests can drive them. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /**
  * Runs `fn` at most once per `interval`. A request runs it in a task of its own, at once if

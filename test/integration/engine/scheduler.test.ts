@@ -19,12 +19,12 @@ class TestClock {
   private timers = new Map<number, { at: number; fn: () => void }>();
   private ids = 0;
   now = () => this.time;
-  setTimer = (fn: () => void, ms: number) => {
+  setTimeout = (fn: () => void, ms: number) => {
     const id = ++this.ids;
     this.timers.set(id, { at: this.time + ms, fn });
     return id;
   };
-  clearTimer = (id: unknown) => void this.timers.delete(id as number);
+  clearTimeout = (id: unknown) => void this.timers.delete(id as number);
   /** Move to `time`, running every timer due on the way (and the timers they set). */
   advanceTo(time: number): void {
     for (;;) {

@@ -3,7 +3,8 @@
 // incremental settled-length scanner (the same answer as a scan of the whole text).
 import fc from 'fast-check';
 import { SettledScanner, settledLength } from '../../../src/agent/ui/settled';
-import { STREAM_RENDER_INTERVAL_MS, Throttle, type Clock } from '../../../src/agent/ui/stream-view';
+import type { Clock } from '../../../src/agent/schedules/clock';
+import { STREAM_RENDER_INTERVAL_MS, Throttle } from '../../../src/agent/ui/stream-view';
 
 /** A clock whose time moves only when the test says so; timers fire in time order. */
 function fakeClock() {
