@@ -34,4 +34,4 @@ export { systemClock, type Clock } from './schedules/clock';
 export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
 export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
-export { heartbeats, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
+export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';

@@ -13,9 +13,12 @@ export interface RunningScheduler {
 }
 
 /** Start a scheduler that wakes chats through `runner`, looking again whenever the wiki changes. */
-export function startScheduler(runner: LocalRunner, wiki: WikiPort, events: { addEventListener(type: 'change', fn: () => void): void; removeEventListener(type: 'change', fn: () => void): void }, clock?: SchedulerHost['clock']): RunningScheduler {
+/** TiddlyWiki's change event: the changed titles as keys. */
+type ChangeListener = (changes: unknown) => void;
+
+export function startScheduler(runner: LocalRunner, wiki: WikiPort, events: { addEventListener(type: 'change', fn: ChangeListener): void; removeEventListener(type: 'change', fn: ChangeListener): void }, clock?: SchedulerHost['clock']): RunningScheduler {
   const scheduler = new Scheduler({ wiki, wake: (chat, text, source) => runner.wake(chat, text, source), clock });
-  const changed = () => scheduler.changed();
+  const changed: ChangeListener = (changes) => scheduler.changed(Object.keys(changes as Record<string, unknown>));
   events.addEventListener('change', changed);
   scheduler.start();
   return {

@@ -18,33 +18,55 @@ export const HEARTBEAT_SOURCE = 'heartbeat:';
 const DEFAULT_MESSAGE = 'Heartbeat: check whether anything in this chat needs doing now. If nothing does, reply briefly.';
 
 export type HeartbeatEntry = { agent: string; schedule: Schedule; problem?: undefined } | { agent: string; schedule?: undefined; problem: string };
+type Beat = Omit<Schedule, 'chat' | 'title'>;
 
-/** The heartbeat of every agent that has one, as a schedule per opted-in chat, or the definition's problem. */
+/** An agent's heartbeat as a schedule without its chat, undefined when it has none (or 0), or a ConfigError. */
+export function heartbeatOf(store: ChatStore, agent: string): Beat | undefined {
+  const definition = store.readAgent(agent);
+  const interval = definition['agent-heartbeat-interval'];
+  if (!interval) return undefined;
+  const hours = definition['agent-heartbeat-active-hours'];
+  return {
+    kind: 'interval',
+    interval,
+    activeHours: hours ? parseActiveHours(hours) : undefined,
+    message: definition['agent-heartbeat-message']?.trim() || DEFAULT_MESSAGE,
+    runCount: 0,
+    enabled: true,
+  };
+}
+
+/** Why an agent's heartbeat cannot run, or ''. */
+export function heartbeatProblem(wiki: WikiPort, agent: string): string {
+  try {
+    heartbeatOf(new ChatStore(wiki), agent);
+    return '';
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * The heartbeat of every opted-in chat, as a schedule, or its agent's problem. It starts from
+ * the opted-in chats (the field index), never from a scan or the tag index, which TiddlyWiki
+ * rebuilds after every change: the scheduler looks again on changes.
+ */
 export function heartbeats(wiki: WikiPort): HeartbeatEntry[] {
   const store = new ChatStore(wiki);
+  const beats = new Map<string, Beat | undefined | Error>();
   const out: HeartbeatEntry[] = [];
-  for (const agent of wiki.filter('[all[shadows+tiddlers]tag[$:/tags/AI/Agent]!has[draft.of]has[agent-heartbeat-interval]]')) {
-    let base: Omit<Schedule, 'chat' | 'title'>;
-    try {
-      const definition = store.readAgent(agent);
-      const interval = definition['agent-heartbeat-interval'];
-      if (!interval) continue; // 0: switched off
-      const hours = definition['agent-heartbeat-active-hours'];
-      base = {
-        kind: 'interval',
-        interval,
-        activeHours: hours ? parseActiveHours(hours) : undefined,
-        message: definition['agent-heartbeat-message']?.trim() || DEFAULT_MESSAGE,
-        runCount: 0,
-        enabled: true,
-      };
-    } catch (e) {
-      out.push({ agent, problem: e instanceof Error ? e.message : String(e) });
-      continue;
+  for (const chat of wiki.filter('[field:agent-heartbeat[yes]has[agent]!has[agent-parent]!has[agent-hidden]!has[draft.of]]')) {
+    const agent = wiki.getFields(chat)!.agent!;
+    if (!beats.has(agent)) {
+      try {
+        beats.set(agent, heartbeatOf(store, agent));
+      } catch (e) {
+        beats.set(agent, e instanceof Error ? e : new Error(String(e)));
+        out.push({ agent, problem: (e as Error).message ?? String(e) });
+      }
     }
-    for (const chat of wiki.filter('[has[agent]field:agent<agent>field:agent-heartbeat[yes]!has[agent-parent]!has[agent-hidden]!has[draft.of]]', { agent })) {
-      out.push({ agent, schedule: { ...base, title: `${HEARTBEAT_SOURCE}${chat}`, chat } });
-    }
+    const beat = beats.get(agent);
+    if (beat && !(beat instanceof Error)) out.push({ agent, schedule: { ...beat, title: `${HEARTBEAT_SOURCE}${chat}`, chat } });
   }
   return out;
 }

@@ -71,7 +71,8 @@ export class ScheduleBook {
   /** The schedules of one chat (those that parse). */
   forChat(chat: string): Schedule[] {
     return this.wiki
-      .filter('[all[tiddlers]tag[$:/tags/AI/Schedule]!has[draft.of]field:agent-chat<chat>]', { chat })
+      // The field index first: the tag index is rebuilt after every change of the wiki.
+      .filter('[field:agent-chat<chat>tag[$:/tags/AI/Schedule]!has[draft.of]]', { chat })
       .map((title) => this.entry(title).schedule)
       .filter((s): s is Schedule => !!s);
   }

@@ -95,9 +95,7 @@ export function parseSchedule(fields: TiddlerFields): Schedule {
     const cron = get('schedule-cron');
     if (!cron) throw new ScheduleError('"schedule-cron" must hold a cron expression, such as "0 9 * * 1-5" (09:00 on weekdays).');
     schedule.cron = cron;
-    // No schedule runs more often than an interval may: two runs at least a minute apart.
-    const [first, second] = cronOf(schedule).nextRuns(2, new Date(GAP_REFERENCE));
-    if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000) throw new ScheduleError(`"${cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
+    cronOf(schedule);
   }
   return schedule;
 }
@@ -152,13 +150,18 @@ export function parseActiveHours(text: string): ActiveHours {
   return { ...hours, text: text.trim() };
 }
 
+/** Zones already checked: a schedule is read again on every wiki change. */
+const knownZones = new Set<string>();
+
 /** Throws a ScheduleError unless `zone` is an IANA time zone this host knows. */
 export function checkTimeZone(zone: string): void {
+  if (knownZones.has(zone)) return;
   try {
     new Intl.DateTimeFormat('en-GB', { timeZone: zone });
   } catch {
     throw new ScheduleError(`"${zone}" is not a known time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC.`);
   }
+  knownZones.add(zone);
 }
 
 /** A date and time in ISO 8601 (as the schedule fields store them). */
@@ -198,8 +201,10 @@ function windowOpensAfter(schedule: Schedule, time: number): number {
   return opens ? opens.getTime() : time;
 }
 
+/** Checked cron patterns by time zone and expression (a schedule is read again on every wiki change). */
 const cronCache = new Map<string, Cron>();
 
+/** The schedule's cron pattern, checked: it parses, and two runs are at least a minute apart. */
 function cronOf(schedule: Schedule): Cron {
   const key = `${schedule.timezone ?? ''}\u0000${schedule.cron}`;
   let cron = cronCache.get(key);
@@ -209,6 +214,9 @@ function cronOf(schedule: Schedule): Cron {
     } catch (e) {
       throw new ScheduleError(`"${schedule.cron}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)}); write e.g. "0 9 * * 1-5" for 09:00 on weekdays.`);
     }
+    // No schedule runs more often than an interval may.
+    const [first, second] = cron.nextRuns(2, new Date(GAP_REFERENCE));
+    if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000) throw new ScheduleError(`"${schedule.cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
     if (cronCache.size > 500) cronCache.clear();
     cronCache.set(key, cron);
   }

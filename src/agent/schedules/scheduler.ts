@@ -17,7 +17,7 @@ import { ChatStore } from '../store/chat-store';
 import { systemClock, type Clock } from './clock';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { CHAT_HEARTBEAT_NEXT, HEARTBEAT_SOURCE, heartbeats } from './heartbeat';
-import { inActiveHours, isoTime, nextRunAfter, repeats, type Schedule } from './schedule';
+import { inActiveHours, isoTime, isScheduleTiddler, nextRunAfter, repeats, type Schedule } from './schedule';
 import { ScheduleBook } from './schedule-book';
 
 
@@ -45,6 +45,10 @@ export class Scheduler {
   private seen = new Map<string, string>();
   /** Per chat with a heartbeat: the heartbeat's timing and its next run. */
   private beats = new Map<string, { timing: string; next: number | undefined }>();
+  /** Titles of the schedule tiddlers, kept up to date from change events (TiddlyWiki's tag index is rebuilt after every change). */
+  private titles = new Set<string>();
+  /** Agents whose heartbeat wakes some chat. */
+  private beating = new Set<string>();
   private timer: unknown;
   private running = false;
   /** Set while a sync writes, so the change events of its own writes do not start another. */
@@ -58,6 +62,7 @@ export class Scheduler {
 
   start(): void {
     this.running = true;
+    this.titles = new Set(this.book.titles());
     this.sync();
   }
 
@@ -67,9 +72,23 @@ export class Scheduler {
     this.timer = undefined;
   }
 
-  /** The wiki changed: look at the schedules again (cheap: a tag filter). */
-  changed(): void {
-    if (this.running && !this.syncing) this.sync();
+  /**
+   * The wiki changed (TiddlyWiki's change event): look again when a schedule, an agent with a
+   * heartbeat, or a chat that has or had one changed. Messages, notes and the rest cost a
+   * field lookup per title.
+   */
+  changed(titles: Iterable<string>): void {
+    if (!this.running || this.syncing) return;
+    let relevant = false;
+    for (const title of titles) {
+      const fields = this.host.wiki.getFields(title);
+      const isSchedule = isScheduleTiddler(fields) && fields?.['draft.of'] === undefined;
+      if (isSchedule || this.titles.has(title)) relevant = true;
+      if (isSchedule) this.titles.add(title);
+      else this.titles.delete(title);
+      if (this.beats.has(title) || this.beating.has(title) || fields?.['agent-heartbeat'] === 'yes' || fields?.['agent-heartbeat-interval'] !== undefined) relevant = true;
+    }
+    if (relevant) this.sync();
   }
 
   /** When the heartbeat wakes a chat next (ms), if it has one. */
@@ -85,7 +104,7 @@ export class Scheduler {
       const now = this.clock.now();
       let earliest = Infinity;
       const live = new Set<string>();
-      for (const entry of this.book.entries()) {
+      for (const entry of [...this.titles].map((title) => this.book.entry(title))) {
         live.add(entry.title);
         if (!entry.schedule) {
           this.seen.delete(entry.title);
@@ -138,7 +157,9 @@ export class Scheduler {
   private syncHeartbeats(now: number): number {
     let earliest = Infinity;
     const live = new Set<string>();
+    this.beating.clear();
     for (const entry of heartbeats(this.host.wiki)) {
+      this.beating.add(entry.agent);
       if (!entry.schedule) continue;
       const { chat } = entry.schedule;
       live.add(chat);

@@ -22,7 +22,7 @@ export function aischedule(source: Source, operator: { operand: string }, option
     let value = '';
     switch (operator.operand) {
       case 'problem':
-        value = fields.agent !== undefined || !L.isScheduleTiddler(fields) ? heartbeatProblem(L, port, title) : book.problem(title);
+        value = L.isScheduleTiddler(fields) ? book.problem(title) : L.heartbeatProblem(port, title);
         break;
       case 'timing':
         value = timing(fields);
@@ -36,10 +36,6 @@ export function aischedule(source: Source, operator: { operand: string }, option
     if (value) out.push(value);
   });
   return out;
-}
-
-function heartbeatProblem(L: ReturnType<typeof lib>, port: ReturnType<ReturnType<typeof lib>['createTiddlyWikiPort']>, agent: string): string {
-  return L.heartbeats(port).find((entry) => entry.agent === agent && entry.problem)?.problem ?? '';
 }
 
 function timing(fields: Record<string, string>): string {

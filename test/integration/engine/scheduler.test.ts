@@ -100,12 +100,12 @@ test('disabled, deleted and broken schedules never fire; re-enabling and editing
   expect(h.fields(edited)['schedule-next-run']).toBe(iso(START + 3_600_000));
   h.$tw.wiki.deleteTiddler(deleted);
   h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(edited), { 'schedule-interval': '300' }));
-  scheduler.changed();
+  scheduler.changed([deleted, edited]);
   expect(h.fields(edited)['schedule-next-run']).toBe(iso(START + 300_000));
   clock.advance(200_000);
   expect(wakes).toEqual([]);
   h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(paused), { 'schedule-enabled': 'yes' }));
-  scheduler.changed();
+  scheduler.changed([paused]);
   expect(h.fields(paused)['schedule-next-run']).toBe(iso(clock.time + 60_000));
   clock.advance(100_000);
   expect(wakes.map((w) => w.source)).toEqual([`schedule:${paused}`, `schedule:${edited}`]);
@@ -150,7 +150,7 @@ test('heartbeats wake the opted-in, visible chats of their agent, inside the act
   expect(wakes.length).toBeLessThanOrEqual(6);
   // Opting out stops it and clears the note.
   h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(chat), { 'agent-heartbeat': '' }));
-  scheduler.changed();
+  scheduler.changed([chat]);
   const count = wakes.length;
   clock.advance(48 * 3_600_000);
   expect(wakes).toHaveLength(count);
