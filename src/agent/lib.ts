@@ -30,7 +30,7 @@ export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
 export { Scheduler, SCHEDULE_SOURCE, type SchedulerHost } from './schedules/scheduler';
-export { systemClock, type Clock } from './schedules/clock';
+export { systemClock, type Clock } from './clock';
 export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
 export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';

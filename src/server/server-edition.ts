@@ -79,13 +79,14 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
     },
   };
   const runner = agent.createLocalRunner({ wiki: tracked, operations: log, saveQueueInChat: false, interruptedText: INTERRUPTED });
-  const store = runner.store;
   const hub = new PushHub({
     wiki: $tw.wiki,
     snapshot: (chat) => runner.snapshot(chat),
     chatTiddlers: (chat) => {
       const journals = $tw.wiki.filterTiddlers('[prefix<p>]', $tw.rootWidget.makeFakeWidgetWithVariables({ p: `$:/ai/journal/${chat}/` }));
-      return [chat, ...store.messageTitles(chat), ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
+      // Messages and the chat's schedules (both carry agent-chat), journals, the todo list.
+      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat }));
+      return [chat, ...own, ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
     },
     hello: () => ({ runner: 'server', keys: apiKeysSet() }),
   });
@@ -97,7 +98,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   });
   runner.restore();
   durable.flush();
-  const scheduling = agent.startScheduler(runner, tracked, $tw.wiki);
+  // A run is on disk before its chat is woken, so a kill in between cannot run it twice.
+  const scheduling = agent.startScheduler(runner, tracked, $tw.wiki, { persist: () => durable.flush() });
   const prefix = `${server.get('path-prefix') ?? ''}/`;
   edition = {
     runner,

@@ -59,9 +59,14 @@ test('a schedule broken by hand shows its problem', () => {
 test('a paused schedule offers Resume', () => {
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-enabled': 'no' }));
   const item = render(PANEL).querySelector('[data-schedule="$:/ai/schedules/Health chat/1"]')!;
-  expect(item.querySelector('.tc-ai-bg-state')!.textContent).toMatch(/^Paused or finished/);
+  expect(item.querySelector('.tc-ai-bg-state')!.textContent).toMatch(/^Paused · Runs: 3$/);
   expect([...item.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['Resume', 'Edit', 'Cancel']);
-  $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-enabled': 'yes' }));
+  // Finished (off, with no next run): nothing to resume.
+  $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-next-run': undefined }));
+  const finished = render(PANEL).querySelector('[data-schedule="$:/ai/schedules/Health chat/1"]')!;
+  expect(finished.querySelector('.tc-ai-bg-state')!.textContent).toMatch(/^Finished · Runs: 3$/);
+  expect([...finished.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['Edit', 'Cancel']);
+  $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-enabled': 'yes', 'schedule-next-run': '2026-11-30T08:00:00.000Z' }));
 });
 
 test("heartbeats list the agent's chats with their opt-in and next beat; running sub-agents have Stop", () => {

@@ -6,7 +6,7 @@
 import { bootWiki, agentLib, type TW } from '../helpers/tw';
 import { RenderedTree, type ChatContext } from '../../src/agent/ui/chat-context';
 import { FILL_BATCH, FIRST_BATCH, MessageList } from '../../src/agent/ui/message-list';
-import type { Clock } from '../../src/agent/schedules/clock';
+import type { Clock } from '../../src/agent/clock';
 import { HANDOVER_TIMEOUT_MS, StreamView } from '../../src/agent/ui/stream-view';
 
 let $tw: TW;

@@ -8,6 +8,9 @@ import type { ModelMessage, ToolCall } from '../providers/types';
 import type { Message } from '../store/schemas';
 import type { HistoryEntry } from './context';
 import { renderToolResults } from './text-tool-protocol';
+import { HEARTBEAT_SOURCE } from '../schedules/heartbeat';
+import { SCHEDULE_PREFIX } from '../schedules/schedule-book';
+import { SCHEDULE_SOURCE } from '../schedules/scheduler';
 
 export function parseToolCalls(message: Message): ToolCall[] {
   if (!message['tool-calls']) return [];
@@ -83,9 +86,13 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', r
   return entries;
 }
 
-/** A woken chat's message says what sent it, so the model does not take it for the user speaking now. */
+/**
+ * A woken chat's message says what sent it, so the model does not take it for the user
+ * speaking now, nor the words of an alarm it set itself for the user's.
+ */
 function sourceNote(source: string | undefined): string {
   if (!source) return '';
-  if (source.startsWith('heartbeat:')) return '[Heartbeat: sent automatically by this agent\'s heartbeat, not typed by the user.]';
-  return '[Scheduled: sent automatically by a schedule or alarm set earlier, not typed by the user now.]';
+  if (source.startsWith(HEARTBEAT_SOURCE)) return "[Heartbeat: sent automatically by this agent's heartbeat, not typed by the user.]";
+  if (source.startsWith(`${SCHEDULE_SOURCE}${SCHEDULE_PREFIX}`)) return '[Scheduled: sent automatically by an alarm or schedule the agent set earlier; the text below is the agent\'s own note to itself, not a request from the user.]';
+  return '[Scheduled: sent automatically by a schedule the user set up, not typed by the user now.]';
 }

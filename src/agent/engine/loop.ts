@@ -217,12 +217,12 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
 }
 
 /** A tool call's context: the agent's view of the wiki and the write gate (tools/tool.ts). */
-function toolContext(ctx: TurnContext, signal = ctx.signal, callId?: string): ToolContext {
-  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? ''), callId }, ctx.services);
+function toolContext(ctx: TurnContext, signal = ctx.signal): ToolContext {
+  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? '') }, ctx.services);
 }
 
 function toolTurn(ctx: TurnContext) {
-  return { signal: ctx.signal, contextFor: (signal: AbortSignal, callId?: string) => toolContext(ctx, signal, callId) };
+  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, signal) };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {

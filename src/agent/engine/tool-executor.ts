@@ -30,7 +30,7 @@ export async function executeToolCalls(
   calls: ToolCallRequest[],
   tools: ReadonlyMap<string, ToolDefinition>,
   /** The turn's signal (Stop), and the context of one call given that call's own signal. */
-  turn: { signal: AbortSignal; contextFor(signal: AbortSignal, callId?: string): ToolContext },
+  turn: { signal: AbortSignal; contextFor(signal: AbortSignal): ToolContext },
   options: { timeoutMs?: number; now?: () => number; onStart?(call: ToolCallRequest): void } = {},
 ): Promise<ToolCallResult[]> {
   const now = options.now ?? Date.now;
@@ -53,7 +53,7 @@ export async function executeToolCalls(
       if (turn.signal.aborted) return stopped();
       options.onStart?.(call);
       const own = new AbortController();
-      const context = turn.contextFor(own.signal, call.id);
+      const context = turn.contextFor(own.signal);
       const timeoutMs = (typeof tool.timeoutMs === 'function' ? tool.timeoutMs(context) : tool.timeoutMs) ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {

@@ -68,8 +68,6 @@ export class LocalRunner implements ChatRunner {
   private readonly log: OperationLog;
   private controllers = new Map<string, AbortController>();
   private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
-  /** Wake-ups that came while the chat waited for the user: they go in once it stops waiting. */
-  private deferredWakes = new Map<string, { text: string; source: string }[]>();
   private readonly now: () => number;
 
   constructor(private readonly host: RunnerHost) {
@@ -124,18 +122,18 @@ export class LocalRunner implements ChatRunner {
   }
 
   /**
-   * A schedule or heartbeat wakes the chat: its message is sent as a user turn marked with
-   * its source, queued behind a running turn. One still waiting from the same source is not
-   * doubled (missed runs never pile up), and a chat waiting for the user's decision or answer
-   * is not pre-empted: the wake-up waits until the chat stops waiting.
+   * Whether a schedule or heartbeat may wake the chat now: no turn running or queued, and not
+   * waiting for the user's decision or answer (a woken turn would pre-empt the card).
    */
+  isFree(chat: string): boolean {
+    return !!this.host.wiki.getFields(chat) && !this.isActive(chat) && !this.operations.waiting(chat).length && this.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required';
+  }
+
+  /** A schedule or heartbeat wakes a free chat: its message is sent as a user turn marked with its source. */
   wake(chat: string, text: string, source: string): void {
     this.requireChat(chat);
-    const waiting = this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' && !this.isActive(chat);
-    const pending = this.deferredWakes.get(chat) ?? [];
-    if (pending.some((w) => w.source === source) || this.operations.waiting(chat).some((op) => op.source === source)) return;
-    if (waiting) this.deferredWakes.set(chat, [...pending, { text, source }]);
-    else this.operations.submit({ chat, kind: 'send', text, attachments: [], source });
+    if (!this.isFree(chat)) throw new RunnerError('conflict', `"${chat}" is busy or waiting for the user; the scheduler tries again when it is free.`);
+    this.operations.submit({ chat, kind: 'send', text, attachments: [], source });
   }
 
   /** Abort the running turn (or end a waiting one) and drop anything queued behind it. */
@@ -160,7 +158,6 @@ export class LocalRunner implements ChatRunner {
       this.expiryTimers.delete(chat);
       this.decisions.close(chat, 'The user stopped the turn.');
       this.setStatus(chat, 'canceled');
-      this.sendDeferredWakes(chat);
     }
   }
 
@@ -236,8 +233,8 @@ export class LocalRunner implements ChatRunner {
    * unfinished are failed (a send's words are kept as its user message); a chat left
    * `working` gets an error message and becomes `interrupted`; chats waiting for the user
    * keep waiting, with their confirmation timers restored, unless every waiting call already
-   * has its decision or answer (cut off before the turn went on: interrupted too). Returns
-   * the chats it marked.
+   * has its decision or answer (cut off before the turn went on: interrupted too), or they
+   * are a sub-agent's, whose parent's call is gone (canceled). Returns the chats it marked.
    */
   restore(): string[] {
     const marked = new Set<string>();
@@ -258,6 +255,13 @@ export class LocalRunner implements ChatRunner {
     for (const chat of this.store.listChats()) {
       if (this.isActive(chat)) continue;
       const status = this.host.wiki.getFields(chat)?.['agent-status'];
+      if (status === 'input-required' && this.host.wiki.getFields(chat)?.['agent-parent']) {
+        // A sub-agent answers its parent's call, which no longer runs: nobody waits for it now.
+        this.decisions.close(chat, 'The parent turn ended (a restart or reload), so this sub-agent was stopped.');
+        this.setStatus(chat, 'canceled');
+        marked.add(chat);
+        continue;
+      }
       if (status === 'input-required' && !cutOff.has(chat)) {
         // Still waiting for the user, or cut off after the last decision or answer landed (it waits for nothing).
         if (!this.decisions.allDecided(chat)) this.scheduleExpiry(chat);
@@ -371,15 +375,6 @@ export class LocalRunner implements ChatRunner {
     return { ...initialLiveState(), status: (fields?.['agent-status'] || 'idle') as ChatStatus, context, queue: this.queuedMessages(chat) };
   }
 
-  /** Deferred wake-ups go in once the chat no longer waits for the user. */
-  private sendDeferredWakes(chat: string): void {
-    const pending = this.deferredWakes.get(chat);
-    if (!pending || this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') return;
-    this.deferredWakes.delete(chat);
-    if (!this.host.wiki.getFields(chat)) return;
-    for (const { text, source } of pending) this.operations.submit({ chat, kind: 'send', text, attachments: [], source });
-  }
-
   private queuedMessages(chat: string): QueuedMessage[] {
     return this.operations
       .waiting(chat)
@@ -388,7 +383,6 @@ export class LocalRunner implements ChatRunner {
   }
 
   private queueChanged(chat: string): void {
-    if (!this.isActive(chat)) this.sendDeferredWakes(chat);
     const queue = this.queuedMessages(chat);
     const previous = this.bus.state(chat)?.queue ?? [];
     if (queue.length || previous.length) this.bus.emit({ type: 'queue', chat, queue });

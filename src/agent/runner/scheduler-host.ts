@@ -16,8 +16,13 @@ export interface RunningScheduler {
 /** TiddlyWiki's change event: the changed titles as keys. */
 type ChangeListener = (changes: unknown) => void;
 
-export function startScheduler(runner: LocalRunner, wiki: WikiPort, events: { addEventListener(type: 'change', fn: ChangeListener): void; removeEventListener(type: 'change', fn: ChangeListener): void }, clock?: SchedulerHost['clock']): RunningScheduler {
-  const scheduler = new Scheduler({ wiki, wake: (chat, text, source) => runner.wake(chat, text, source), clock });
+export function startScheduler(
+  runner: LocalRunner,
+  wiki: WikiPort,
+  events: { addEventListener(type: 'change', fn: ChangeListener): void; removeEventListener(type: 'change', fn: ChangeListener): void },
+  options: Pick<SchedulerHost, 'clock' | 'persist'> = {},
+): RunningScheduler {
+  const scheduler = new Scheduler({ wiki, isFree: (chat) => runner.isFree(chat), wake: (chat, text, source) => runner.wake(chat, text, source), ...options });
   const changed: ChangeListener = (changes) => scheduler.changed(Object.keys(changes as Record<string, unknown>));
   events.addEventListener('change', changed);
   scheduler.start();

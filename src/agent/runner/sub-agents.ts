@@ -45,9 +45,10 @@ export class SubAgents implements SubAgentPort {
   async spawn(request: SpawnRequest): Promise<SpawnResult> {
     const { store } = this.runner;
     const parentAgent = store.readAgent(request.parentAgent);
-    const maxDepth = parentAgent['agent-spawn-depth'] ?? DEFAULT_SPAWN_DEPTH;
+    const { depth, root } = this.chain(request.parent);
+    // The user's own chat sets how deep the whole tree may go; a child's definition cannot deepen it.
+    const maxDepth = this.rootAgent(root)?.['agent-spawn-depth'] ?? parentAgent['agent-spawn-depth'] ?? DEFAULT_SPAWN_DEPTH;
     const maxChildren = parentAgent['agent-spawn-concurrency'] ?? DEFAULT_SPAWN_CONCURRENCY;
-    const depth = this.depth(request.parent);
     if (depth >= maxDepth) throw new SpawnRefused(`Sub-agents nest at most ${maxDepth} deep ("agent-spawn-depth"), and this chat is already ${depth} deep. Do the task yourself.`);
     const busy = this.running.get(request.parent) ?? 0;
     if (busy >= maxChildren) throw new SpawnRefused(`At most ${maxChildren} sub-agents run at once for one turn ("agent-spawn-concurrency"); wait for one to finish.`);
@@ -80,19 +81,34 @@ export class SubAgents implements SubAgentPort {
     }
   }
 
-  /** How many `agent-parent` links lead from `chat` to a user's chat. */
-  private depth(chat: string): number {
+  /** How many `agent-parent` links lead from `chat` to the user's chat, and that chat. */
+  private chain(chat: string): { depth: number; root: string } {
     let depth = 0;
-    for (let at = this.runner.store.wiki.getFields(chat)?.['agent-parent']; at && depth < MAX_CHAIN; at = this.runner.store.wiki.getFields(at)?.['agent-parent']) depth++;
-    return depth;
+    let root = chat;
+    for (let at = this.runner.store.wiki.getFields(chat)?.['agent-parent']; at && depth < MAX_CHAIN; at = this.runner.store.wiki.getFields(at)?.['agent-parent']) {
+      depth++;
+      root = at;
+    }
+    return { depth, root };
+  }
+
+  private rootAgent(root: string) {
+    try {
+      return this.runner.store.readAgent(this.runner.store.readChat(root).agent);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A child that waits for the user (approval, question) ends when its status says so, or when the call is aborted. */
   private ended(child: string, signal: AbortSignal): Promise<ChatStatus> {
     return new Promise((resolve) => {
-      let unsubscribe = () => {};
+      let settled = false;
+      let unsubscribe: (() => void) | undefined;
       const done = (status: ChatStatus) => {
-        unsubscribe();
+        if (settled) return;
+        settled = true;
+        unsubscribe?.();
         signal.removeEventListener('abort', onAbort);
         resolve(status);
       };
@@ -102,6 +118,8 @@ export class SubAgents implements SubAgentPort {
         const status = event.type === 'status' ? event.status : event.type === 'snapshot' ? event.state.status : undefined;
         if (status && ENDED.includes(status)) done(status);
       });
+      // The snapshot may have ended it inside subscribe(), before its unsubscribe was known.
+      if (settled) unsubscribe();
     });
   }
 

@@ -110,11 +110,20 @@ export class ScheduleBook {
     return { ...schedule, nextRun: next };
   }
 
-  /** Remove one of `chat`'s schedules; throws a ScheduleError when it is not one of them. */
+  /**
+   * Remove one of the schedules the agent made for `chat` (`$:/ai/schedules/<chat>/…`); throws
+   * a ScheduleError when it is not one of them. The user's own schedule tiddlers are theirs.
+   */
   remove(chat: string, title: string): void {
     const fields = this.wiki.getFields(title);
     // Another chat's schedule is "not found", like one that does not exist: nothing about it leaks.
     if (!fields || fields['agent-chat'] !== chat || !parseTitleList(fields.tags).includes(SCHEDULE_TAG)) throw new ScheduleError(`This chat has no schedule "${title}". Use list-schedules to see its schedules.`);
+    if (!title.startsWith(`${SCHEDULE_PREFIX}${chat}/`)) throw new ScheduleError(`"${title}" is a schedule the user made; only the user changes it (in the Background tab).`);
     this.wiki.deleteTiddler(title);
+  }
+
+  /** Whether the turn that started with this user message was sent by a schedule or heartbeat. */
+  isWokenTurn(turn: string): boolean {
+    return !!this.wiki.getFields(turn)?.['agent-source'];
   }
 }

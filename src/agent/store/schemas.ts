@@ -63,7 +63,7 @@ function blankable<T extends z.core.$ZodType>(schema: T) {
 
 /** The shortest heartbeat interval, in seconds. */
 export const MIN_HEARTBEAT_SECONDS = 60;
-const MAX_HEARTBEAT_SECONDS = 366 * 24 * 3600;
+export const MAX_HEARTBEAT_SECONDS = 366 * 24 * 3600;
 
 /** Seconds between heartbeats: 0 (off) or MIN_HEARTBEAT_SECONDS and more. */
 function heartbeatInterval() {

@@ -8,14 +8,13 @@ once" (approval.ts), even when `agent-approval` says auto or the user allowed it
 The change is journaled with the turn, so rolling the turn back restores the definition.
 \*/
 import * as z from 'zod/mini';
-import { MIN_HEARTBEAT_SECONDS, parseActiveHours } from '../store/schemas';
+import { MAX_HEARTBEAT_SECONDS, MIN_HEARTBEAT_SECONDS, parseActiveHours } from '../store/schemas';
 import type { TiddlerFields } from '../store/wiki-port';
 import { defineTool, type ToolContext } from './tool';
 import { errorText, WriteRefused } from './write-gate';
 
 /** The longest system prompt the tool writes, in characters. */
 export const MAX_PROMPT_CHARS = 50_000;
-const MAX_HEARTBEAT_SECONDS = 366 * 24 * 3600;
 
 const heartbeat = z.strictObject({
   interval: z.optional(

@@ -26,8 +26,6 @@ export const spawnAgentTool = defineTool({
     const result = await context.subAgents.spawn({
       parent: context.chat,
       parentAgent: context.agent.title,
-      turn: context.turn,
-      callId: context.callId ?? '',
       task: args.task,
       context: args.context,
       agent: args.agent,

@@ -36,8 +36,6 @@ export interface ToolContext {
   now(): number;
   /** Sub-agents, where the runner can run them (spawn-agent). */
   subAgents?: SubAgentPort;
-  /** The id of the call being executed. */
-  callId?: string;
 }
 
 /** What the runner lends a turn's tools besides the wiki. */
@@ -55,9 +53,6 @@ export interface SpawnRequest {
   parent: string;
   /** The parent's agent definition (the child's, when none is named). */
   parentAgent: string;
-  /** The parent turn's user message and the call, so limits count per turn. */
-  turn: string;
-  callId: string;
   task: string;
   context?: string;
   agent?: string;
@@ -129,7 +124,7 @@ export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): To
 /** The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`. */
 export function createToolContext(
   wiki: WikiPort,
-  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; callId?: string },
+  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal },
   services: ToolServices = { now: Date.now },
 ): ToolContext {
   return {

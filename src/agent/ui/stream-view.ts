@@ -9,7 +9,7 @@ until the message's own view takes its place, so the reply never blinks out.
 import { el, type ChatContext } from './chat-context';
 import { renderReasoning } from './message-view';
 import { SettledScanner } from './settled';
-import { systemClock, type Clock } from '../schedules/clock';
+import { systemClock, type Clock } from '../clock';
 
 export const STREAM_RENDER_INTERVAL_MS = 100;
 /** How long a finished bubble waits for its message tiddler before it goes anyway. */

@@ -8,6 +8,7 @@ schedule tiddler the user pauses or edits keeps the scheduler's run count, last 
 so a stale copy cannot make a schedule run more often than its max runs.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 
 export const methods = ['PUT'];
 export const path = /^\/recipes\/default\/tiddlers\/(.+)$/;
@@ -15,9 +16,6 @@ export const info = { priority: 200 };
 
 /** The chat fields only the runner writes (store/schemas.ts CHAT_FIELDS, less those the user sets). */
 export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued', 'agent-heartbeat-next'];
-/** The fields of a schedule tiddler only the scheduler writes (schedules/schedule-book.ts SCHEDULER_FIELDS). */
-const SCHEDULE_TAG = '$:/tags/AI/Schedule';
-const SCHEDULER_FIELDS = ['schedule-run-count', 'schedule-last-run', 'schedule-next-run'];
 
 interface State {
   wiki: { getTiddler(title: string): { fields: Record<string, unknown>; getFieldString(name: string): string } | undefined };
@@ -29,6 +27,7 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
   const title = $tw.utils.decodeURIComponentSafe(state.params[0] ?? '');
   const existing = state.wiki.getTiddler(title);
   const incoming = $tw.utils.parseJSONSafe(state.data ?? '', () => undefined) as Record<string, unknown> | undefined;
+  const { SCHEDULE_TAG, SCHEDULER_FIELDS } = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
   const tags = existing?.fields.tags;
   const owned = !existing ? [] : typeof existing.fields.agent === 'string' ? RUNNER_FIELDS : Array.isArray(tags) && tags.includes(SCHEDULE_TAG) ? SCHEDULER_FIELDS : [];
   if (existing && owned.length && incoming && typeof incoming === 'object') {

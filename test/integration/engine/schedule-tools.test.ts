@@ -17,6 +17,8 @@ beforeAll(async () => {
 const NOW = Date.parse('2026-11-24T12:00:00Z');
 const TOOLS: ToolDefinition[] = [...SCHEDULE_TOOLS, summaryTool, ...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS];
 const ALL = 'alarm-clock schedule-task list-schedules remove-schedule summary wiki-search wiki-read wiki-list wiki-create';
+/** schedule-task needs the user's confirmation by default; these tests are about what it does once allowed. */
+const AUTO = '{"schedule-task":{"mode":"auto"}}';
 
 /** Run one turn whose model makes `calls` (one reply), then answers "ok"; returns the tool results by call id. */
 async function callTools(chat: string, calls: [string, string, unknown][]): Promise<Map<string, Fields>> {
@@ -28,7 +30,7 @@ async function callTools(chat: string, calls: [string, string, unknown][]): Prom
 const schedulesOf = (chat: string) => (h.$tw.wiki.filterTiddlers('[all[tiddlers]tag[$:/tags/AI/Schedule]]') as string[]).map((t) => h.fields(t)).filter((f) => f['agent-chat'] === chat);
 
 test('schedule-task stores a checked schedule for this chat with its next run; list-schedules shows it; remove-schedule removes it', async () => {
-  const chat = h.newChat({ 'agent-tools': ALL });
+  const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
   const results = await callTools(chat, [
     ['c1', 'schedule-task', { kind: 'cron', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', activeHours: '08:00-18:00', message: 'Remind me to update my health records', name: 'Health' }],
     ['c2', 'schedule-task', { kind: 'interval', intervalSeconds: 3600, message: 'Hourly check', maxRuns: 3 }],
@@ -50,7 +52,7 @@ test('schedule-task stores a checked schedule for this chat with its next run; l
 });
 
 test('alarm-clock sets a one-off alarm and ends the turn with its confirmation', async () => {
-  const chat = h.newChat({ 'agent-tools': ALL });
+  const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
   const { model, requests } = scriptedModel([toolCalls(['a1', 'alarm-clock', { delaySeconds: 600, message: 'Check the oven' }]), reply('never asked')]);
   expect(await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'remind me' })).toEqual({ status: 'completed' });
   expect(requests).toHaveLength(1);
@@ -70,9 +72,10 @@ describe('bad input: a clear tool error and nothing scheduled', () => {
     ['a cron that runs every second', 'schedule-task', { kind: 'cron', cron: '* * * * * *', message: 'x' }, /more often than once a minute/],
     ['an alarm with no time', 'alarm-clock', { message: 'x' }, /Give the time/],
     ['wrong argument types', 'schedule-task', { kind: 'weekly', message: 3 }, /Invalid arguments/],
+    ['a repeating alarm (alarms are one-offs)', 'alarm-clock', { delaySeconds: 120, repeatMinutes: 5 }, /Invalid arguments/],
   ];
   test.each(cases)('%s', async (_name, tool, args, error) => {
-    const chat = h.newChat({ 'agent-tools': ALL });
+    const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
     const result = (await callTools(chat, [['b1', tool, args]])).get('b1')!;
     expect(result['tool-status']).toBe('error');
     expect(result.text).toMatch(error);
@@ -80,7 +83,7 @@ describe('bad input: a clear tool error and nothing scheduled', () => {
   });
 
   test('more than 10 active schedules for one chat', async () => {
-    const chat = h.newChat({ 'agent-tools': ALL });
+    const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
     const calls = Array.from({ length: 11 }, (_, i): [string, string, unknown] => [`m${i}`, 'schedule-task', { kind: 'interval', intervalSeconds: 60 * (i + 1), message: `n${i}` }]);
     const results = await callTools(chat, calls);
     expect([...results.values()].filter((r) => r['tool-status'] === 'ok')).toHaveLength(10);
@@ -91,10 +94,10 @@ describe('bad input: a clear tool error and nothing scheduled', () => {
 
 describe('the model cannot reach other chats or schedule tiddlers another way', () => {
   test("another chat's schedule is not found, neither listed nor removable", async () => {
-    const victim = h.newChat({ 'agent-tools': ALL });
+    const victim = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
     await callTools(victim, [['v1', 'schedule-task', { kind: 'interval', intervalSeconds: 600, message: 'victim task' }]]);
     const [theirs] = schedulesOf(victim);
-    const chat = h.newChat({ 'agent-tools': ALL });
+    const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
     const results = await callTools(chat, [
       ['x1', 'remove-schedule', { id: theirs!.title }],
       ['x2', 'list-schedules', {}],
@@ -118,10 +121,39 @@ describe('the model cannot reach other chats or schedule tiddlers another way', 
   });
 
   test("a sub-agent's hidden chat cannot schedule", async () => {
-    const parent = h.newChat({ 'agent-tools': ALL });
+    const parent = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
     const child = h.store.createSubAgentChat(parent, h.agentOf(parent), 'Sub-task');
     const results = await callTools(child, [['s1', 'alarm-clock', { delaySeconds: 120 }]]);
     expect(results.get('s1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/sub-agent cannot set alarms/) });
     expect(schedulesOf(child)).toEqual([]);
   });
+});
+
+test('by default schedule-task waits for the user to confirm it; nothing is scheduled before', async () => {
+  const chat = h.newChat({ 'agent-tools': ALL });
+  const { model } = scriptedModel([toolCalls(['c1', 'schedule-task', { kind: 'interval', intervalSeconds: 60, message: 'Every minute, forever' }])]);
+  expect(await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'go' })).toEqual({ status: 'input-required' });
+  expect(h.messages(chat).find((m) => m['tool-call-id'] === 'c1')!['tool-status']).toBe('pending');
+  expect(schedulesOf(chat)).toEqual([]);
+});
+
+test("remove-schedule leaves the user's own schedules alone", async () => {
+  const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
+  h.$tw.wiki.addTiddler({ title: 'My weekly review', tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'cron', 'schedule-cron': '0 9 * * 1', 'schedule-message': 'Weekly review' });
+  const results = await callTools(chat, [['r1', 'remove-schedule', { id: 'My weekly review' }]]);
+  expect(results.get('r1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/the user made; only the user changes it/) });
+  expect(h.$tw.wiki.tiddlerExists('My weekly review')).toBe(true);
+});
+
+test('a turn a schedule started cannot set an alarm less than a minute ahead (no tight loop of alarms)', async () => {
+  const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
+  const woken = (calls: [string, string, unknown][]) => {
+    const { model } = scriptedModel([toolCalls(...calls), reply('ok')]);
+    return runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'Alarm: continue', source: 'schedule:$:/ai/schedules/x/1' });
+  };
+  await woken([['w1', 'alarm-clock', { delaySeconds: 5 }], ['w2', 'alarm-clock', { delaySeconds: 90 }]]);
+  const results = new Map(h.messages(chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id']!, m]));
+  expect(results.get('w1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/at least 60 s ahead/) });
+  expect(results.get('w2')!['tool-status']).toBe('ok');
+  expect(schedulesOf(chat).map((s) => s['schedule-at'])).toEqual(['2026-11-24T12:01:30.000Z']);
 });

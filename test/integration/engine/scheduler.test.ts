@@ -1,8 +1,9 @@
 // The scheduler over a real TiddlyWiki, on an injected clock (no waiting): due runs wake the
 // chat once, a run is recorded before the wake, missed runs never pile up, disabled, deleted
 // and broken schedules never fire, a hand edit gets a fresh next run, heartbeats wake only
-// opted-in chats of their agent inside active hours; and on a real runner a woken chat that
-// is busy queues the message, one per source, and one waiting for the user is not pre-empted.
+// opted-in chats of their agent inside active hours; a due run waits while its chat is busy or
+// waiting for the user (still due, not recorded) and runs once the chat is free; fired one-off
+// alarms go; and a real runner says when a chat is free and refuses to wake a busy one.
 import { bootEngineWiki, deferred, disposeRunners, hangingStep, reply, scriptedModel, scriptedRunner, within, type Harness } from './harness';
 
 let h: Harness;
@@ -44,8 +45,9 @@ class TestClock {
 function setup() {
   const clock = new TestClock();
   const wakes: { chat: string; text: string; source: string; at: number }[] = [];
-  const scheduler = new h.lib.Scheduler({ wiki: h.port, clock, wake: (chat, text, source) => wakes.push({ chat, text, source, at: clock.time }) });
-  return { clock, wakes, scheduler };
+  const busy = new Set<string>();
+  const scheduler = new h.lib.Scheduler({ wiki: h.port, clock, isFree: (chat) => !busy.has(chat), wake: (chat, text, source) => void wakes.push({ chat, text, source, at: clock.time }) });
+  return { clock, wakes, scheduler, busy };
 }
 
 let n = 0;
@@ -158,33 +160,83 @@ test('heartbeats wake the opted-in, visible chats of their agent, inside the act
   scheduler.stop();
 });
 
-test('a busy chat queues a wake-up, one per source; a chat waiting for the user keeps waiting and gets it afterwards', async () => {
+test('a due run waits while its chat is busy or waiting for the user, and runs once when the chat is free', () => {
+  const chat = h.newChat();
+  const title = schedule(chat, { 'schedule-kind': 'interval', 'schedule-interval': '60' });
+  const { clock, wakes, scheduler, busy } = setup();
+  scheduler.start();
+  busy.add(chat);
+  clock.advance(10 * 60_000);
+  // Still due, not recorded: a restart now would find it due.
+  expect(wakes).toEqual([]);
+  expect(h.fields(title)['schedule-run-count']).toBe(undefined);
+  expect(Date.parse(h.fields(title)['schedule-next-run']!)).toBeLessThan(clock.time);
+  // A change of some other tiddler does not matter; the chat's own change (its turn ended) does.
+  busy.delete(chat);
+  scheduler.changed(['Some note']);
+  expect(wakes).toEqual([]);
+  scheduler.changed([chat]);
+  expect(wakes).toHaveLength(1);
+  expect(h.fields(title)['schedule-run-count']).toBe('1');
+  scheduler.stop();
+  h.$tw.wiki.deleteTiddler(title);
+});
+
+test('a fired one-off alarm the agent set is removed; one made by hand stays, switched off', () => {
+  const chat = h.newChat();
+  const alarm = `$:/ai/schedules/${chat}/alarm`;
+  h.$tw.wiki.addTiddler({ title: alarm, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(START + 60_000).toISOString(), 'schedule-message': 'ring' });
+  const byHand = 'Alarm made by hand';
+  h.$tw.wiki.addTiddler({ title: byHand, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(START + 60_000).toISOString(), 'schedule-message': 'ring' });
+  const { clock, wakes, scheduler } = setup();
+  scheduler.start();
+  clock.advance(60_000);
+  expect(wakes).toHaveLength(2);
+  expect(h.$tw.wiki.tiddlerExists(alarm)).toBe(false);
+  expect(h.fields(byHand)).toMatchObject({ 'schedule-enabled': 'no', 'schedule-run-count': '1' });
+  scheduler.stop();
+  h.$tw.wiki.deleteTiddler(byHand);
+});
+
+test('a schedule whose chat appears later runs once the chat exists', () => {
+  const title = schedule('Chat made later', { 'schedule-kind': 'at', 'schedule-at': new Date(START - 1000).toISOString() });
+  const { wakes, scheduler } = setup();
+  scheduler.start();
+  expect(wakes).toEqual([]);
+  const chat = h.newChat();
+  h.$tw.wiki.addTiddler({ title: 'Chat made later', agent: h.agentOf(chat), 'agent-status': 'idle' });
+  scheduler.changed(['Chat made later']);
+  expect(wakes.map((w) => w.chat)).toEqual(['Chat made later']);
+  scheduler.stop();
+  h.$tw.wiki.deleteTiddler(title);
+});
+
+test('on a real runner, a chat is free only with no turn running or queued and nothing waiting for the user; waking a busy chat is refused', async () => {
   const started = deferred();
   const { model } = scriptedModel((call) => (call === 1 ? hangingStep(started) : reply(`reply ${call}`)));
   const runner = scriptedRunner(h, model, []);
   const chat = h.newChat();
+  expect(runner.isFree(chat)).toBe(true);
   const turn = runner.send(chat, 'long task');
   await within(started.promise, 'the first turn to start');
-  runner.wake(chat, 'Wake A', 'schedule:A');
-  runner.wake(chat, 'Wake A again', 'schedule:A');
-  runner.wake(chat, 'Wake B', 'heartbeat:B');
-  expect(runner.queued(chat)).toEqual(['Wake A', 'Wake B']);
+  expect(runner.isFree(chat)).toBe(false);
+  expect(() => runner.wake(chat, 'Wake A', 'schedule:A')).toThrow(/busy or waiting/);
   await runner.stop(chat);
   await within(turn, 'the stopped turn');
-  // Stop drops what was queued, wake-ups included.
-  expect(runner.queued(chat)).toEqual([]);
-
-  // Waiting for the user: a wake-up does not pre-empt the question; it goes in once the user answered.
   h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(chat), { 'agent-status': 'input-required' }));
-  runner.wake(chat, 'Wake C', 'schedule:C');
-  expect(runner.isActive(chat)).toBe(false);
-  expect(h.messages(chat).some((m) => m.text === 'Wake C')).toBe(false);
-  await runner.stop(chat);
+  expect(runner.isFree(chat)).toBe(false);
+  h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(chat), { 'agent-status': 'canceled' }));
+  expect(runner.isFree(chat)).toBe(true);
+  runner.wake(chat, 'Wake B', 'schedule:B');
   await within(
     new Promise<void>((resolve) => {
-      const check = () => (h.messages(chat).some((m) => m.text === 'Wake C' && m['agent-source'] === 'schedule:C') && h.status(chat) === 'completed' ? resolve() : setTimeout(check, 5));
+      const check = () => (h.status(chat) === 'completed' ? resolve() : setTimeout(check, 5));
       check();
     }),
-    'the deferred wake-up to run',
+    'the woken turn',
   );
+  expect(h.messages(chat).filter((m) => m.role === 'user').map((m) => [m.text, m['agent-source']])).toEqual([
+    ['long task', undefined],
+    ['Wake B', 'schedule:B'],
+  ]);
 });

@@ -83,3 +83,24 @@ test("the time limit stops the child, and the parent's call ends in a timeout", 
   expect(h.messages(parent).find((m) => m['tool-name'] === 'spawn-agent')!['tool-status']).toBe('timeout');
   await until('the child canceled', () => h.status(childrenOf(parent)[0]!) === 'canceled');
 });
+
+test('after a restart or reload, a sub-agent still waiting for the user is ended: its parent call is gone', async () => {
+  const { model } = scriptedModel([
+    toolCalls(['p1', 'spawn-agent', { task: 'Write it' }]),
+    toolCalls(['c1', 'wiki-create', { title: 'Never written', text: 'x' }]),
+  ]);
+  const runner = scriptedRunner(h, model, TOOLS);
+  const parent = h.newChat({ 'agent-tools': 'spawn-agent wiki-create' });
+  void runner.send(parent, 'go');
+  await until('the child to wait for approval', () => childrenOf(parent).length === 1 && h.status(childrenOf(parent)[0]!) === 'input-required');
+  const [child] = childrenOf(parent);
+  // A new runner over the same wiki: what a server restart or a page reload finds.
+  const after = scriptedRunner(h, scriptedModel([]).model, TOOLS);
+  const marked = after.restore();
+  expect(marked).toEqual(expect.arrayContaining([parent, child]));
+  expect(h.status(child!)).toBe('canceled');
+  expect(h.messages(child!).find((m) => m['tool-call-id'] === 'c1')!['tool-status']).not.toBe('pending');
+  expect(h.status(parent)).toBe('interrupted');
+  expect(h.$tw.wiki.tiddlerExists('Never written')).toBe(false);
+  await runner.stop(parent).catch(() => undefined);
+});

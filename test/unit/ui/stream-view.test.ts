@@ -3,7 +3,7 @@
 // incremental settled-length scanner (the same answer as a scan of the whole text).
 import fc from 'fast-check';
 import { SettledScanner, settledLength } from '../../../src/agent/ui/settled';
-import type { Clock } from '../../../src/agent/schedules/clock';
+import type { Clock } from '../../../src/agent/clock';
 import { STREAM_RENDER_INTERVAL_MS, Throttle } from '../../../src/agent/ui/stream-view';
 
 /** A clock whose time moves only when the test says so; timers fire in time order. */
