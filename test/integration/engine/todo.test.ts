@@ -65,7 +65,7 @@ describe('the list in the prompt', () => {
 
     // The next turn's message is long: everything before it has to go, the list stays.
     const second = turn(chat, [reply('On it.')]);
-    expect(await second.run(`Go on with the plan. ${'Context: more words. '.repeat(225)}`)).toEqual({ status: 'completed' });
+    expect(await second.run(`Go on with the plan. ${'Context: more words. '.repeat(210)}`)).toEqual({ status: 'completed' });
     const request = second.requests[0]!;
     expect(JSON.parse(h.fields(chat)['agent-context-usage']!).total).toBeLessThanOrEqual(1600);
     const text = request.messages.map((m) => m.content).join('\n');
