@@ -41,7 +41,7 @@ describe('the model changes its own definition', () => {
     expect(await within(t.runner.send(t.chat, 'Be more formal.'), 'the turn')).toEqual({ status: 'input-required' });
     expect(fields(t.agent)).toEqual(before); // nothing yet
     const [pending] = pendingOf(t.chat);
-    expect(pending).toMatchObject({ 'tool-name': TOOL, 'approval-choices': 'once deny', text: 'Change the system prompt of this agent.' });
+    expect(pending).toMatchObject({ 'tool-name': TOOL, 'approval-choices': 'once deny', text: `Change the system prompt of the agent definition "${t.agent}", for every chat that uses it.` });
     const changes = JSON.parse(pending!['tool-changes']!);
     expect(Object.keys(changes)).toEqual([t.agent]);
     expect(changes[t.agent].before).toEqual(before);

@@ -96,7 +96,8 @@ export const editAgentDefinitionTool = defineTool({
   access: 'write',
   defaultMode: 'confirm',
   confirmOnly: true,
-  preview: (args) => `Change ${describeChange(args).join(', ')} of this agent.`,
+  // The definition is shared: the change reaches every chat of this agent (and its heartbeat, every opted-in chat).
+  preview: (args, context) => `Change ${describeChange(args).join(', ')} of the agent definition "${context.agent.title}", for every chat that uses it.`,
   targets: (_args, context) => [context.agent.title],
   plan: (args, context) => context.gate.planOwnDefinition(changedDefinition(args, context)),
   execute: (args, context) => {
