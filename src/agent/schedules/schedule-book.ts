@@ -38,11 +38,6 @@ export class ScheduleBook {
     return this.wiki.filter('[all[tiddlers]tag[$:/tags/AI/Schedule]!has[draft.of]]');
   }
 
-  /** Every schedule, or its problem. */
-  entries(): ScheduleEntry[] {
-    return this.titles().map((title) => this.entry(title));
-  }
-
   entry(title: string): ScheduleEntry {
     const fields = this.wiki.getFields(title);
     if (!fields) return { title, problem: `"${title}" does not exist.` };
