@@ -78,6 +78,8 @@ async function buildPlugin(name) {
     target: server ? 'node20' : 'es2020',
     // `$:/…` are other TiddlyWiki modules; `vm` is only reached under Node (see runner/host.ts)
     external: ['$:/*', 'vm'],
+    // TiddlyWiki runs modules in a sandbox without Node's `global` (the MCP SDK's stdio transport uses it).
+    define: server ? { global: 'globalThis' } : undefined,
     minify: !dev,
     sourcemap: dev ? 'inline' : false,
     legalComments: 'none',

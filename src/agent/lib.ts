@@ -35,3 +35,5 @@ export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
 export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
+export { McpConnections, type McpHost, type McpSdk } from './runner/mcp-client';
+export { mcpTools, resultText as mcpResultText, MCP_PREFIX } from './tools/mcp-tools';

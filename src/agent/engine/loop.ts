@@ -15,6 +15,7 @@ import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
+import { MCP_PREFIX } from '../tools/mcp-tools';
 import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
 import { errorText } from '../tools/write-gate';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
@@ -210,8 +211,10 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
   const tools = new Map<string, ToolDefinition>();
   for (const name of names) {
     const tool = all.get(name);
-    if (!tool) throw new ConfigError(agent, 'agent-tools', `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`);
-    tools.set(name, tool);
+    // `mcp-<server>` enables every tool of that MCP server (tools/mcp-tools.ts).
+    const server = !tool && name.startsWith(MCP_PREFIX) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
+    if (!tool && !server.length) throw new ConfigError(agent, 'agent-tools', `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`);
+    for (const t of tool ? [tool] : server) tools.set(t.name, t);
   }
   return tools;
 }

@@ -12,7 +12,13 @@ import type { ToolDefinition } from '../tools/tool';
 import type { ChatRunner } from './chat-runner';
 import { LocalRunner, type RunnerHost } from './local-runner';
 import { RemoteRunner, serverEditionMark } from './remote-runner';
+import { McpConnections, type McpSdk } from './mcp-client';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
+
+interface StdioModule {
+  StdioClientTransport: new (params: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => ReturnType<NonNullable<McpSdk['stdio']>>;
+  getDefaultEnvironment(): Record<string, string>;
+}
 
 let runner: ChatRunner | undefined;
 let local: LocalRunner | undefined;
@@ -45,10 +51,23 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     const plugin = exports as Partial<EnginePlugin>;
     if (plugin.name && typeof plugin.apply === 'function') plugins.set(plugin.name, plugin as EnginePlugin);
   });
+  const getSecret = (name: string) => (browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined;
+  const mcp = new McpConnections({
+    wiki: createTiddlyWikiPort($tw.wiki),
+    where: browser ? 'browser' : 'node',
+    getSecret,
+    getEnv: (name) => (browser ? undefined : process.env[name]),
+    loadSdk: () => {
+      const sdk = require('$:/plugins/tiddlyagent/agent/runner/mcp-sdk.js') as McpSdk;
+      const stdio = !browser && $tw.modules.titles['$:/plugins/tiddlyagent/server/mcp-stdio.js'] ? (require('$:/plugins/tiddlyagent/server/mcp-stdio.js') as StdioModule) : undefined;
+      return { ...sdk, stdio: stdio ? (params) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) : undefined };
+    },
+  });
   local = new LocalRunner({
+    mcp,
     wiki: createTiddlyWikiPort($tw.wiki),
     fetch: (url, init) => fetch(url, init),
-    getApiKey: (name) => (browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined,
+    getApiKey: getSecret,
     keyHint: browser
       ? 'Enter it in Control Panel → Settings → TiddlyAgent; it is kept in this browser only, never in a tiddler.'
       : 'Set the environment variable "$name$" for the TiddlyWiki server.',

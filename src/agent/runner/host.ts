@@ -3,10 +3,12 @@ The web APIs a turn needs (fetch, AbortController, TextDecoder, streams). Browse
 them; under Node, TiddlyWiki runs plugin modules in a vm context without them, so they are
 borrowed, non-enumerably, from Node's main context.
 \*/
-const WEB_GLOBALS = ['fetch', 'Response', 'Request', 'Headers', 'TextDecoder', 'TextEncoder', 'AbortController', 'AbortSignal', 'ReadableStream', 'URL'];
+const WEB_GLOBALS = ['fetch', 'Response', 'Request', 'Headers', 'TextDecoder', 'TextEncoder', 'AbortController', 'AbortSignal', 'ReadableStream', 'URL',
+  // the MCP SDK's client (runner/mcp-sdk.ts)
+  'TransformStream', 'WritableStream', 'TextDecoderStream', 'Event', 'EventTarget', 'DOMException', 'URLSearchParams', 'crypto'];
 
 export function ensureWebGlobals(): void {
-  if (typeof fetch === 'function' && typeof AbortController === 'function' && typeof TextDecoder === 'function') return;
+  if (typeof fetch === 'function' && typeof AbortController === 'function' && typeof TransformStream === 'function') return;
   const main = require('vm').runInThisContext('globalThis') as Record<string, unknown>;
   for (const name of WEB_GLOBALS) {
     if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value: main[name], writable: true, configurable: true, enumerable: false });

@@ -21,6 +21,7 @@ import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult 
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
+import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
 import { Turns } from './turns';
 
@@ -46,6 +47,8 @@ export interface RunnerHost {
   saveQueueInChat?: boolean;
   /** What restart recovery says in a chat whose turn was cut off. */
   interruptedText?: string;
+  /** The MCP servers' connections (runner/mcp-client.ts); without it, agents have no MCP tools. */
+  mcp?: McpConnections;
   now?(): number;
 }
 
@@ -281,6 +284,7 @@ export class LocalRunner implements ChatRunner {
   dispose(): void {
     for (const timer of this.expiryTimers.values()) clearTimeout(timer);
     this.expiryTimers.clear();
+    this.host.mcp?.close();
   }
 
   // ---- operations -------------------------------------------------------------------------
@@ -325,19 +329,23 @@ export class LocalRunner implements ChatRunner {
     const controller = new AbortController();
     clearTimeout(this.expiryTimers.get(chat));
     this.controllers.set(chat, controller);
-    return runTurn(
-      {
-        store: this.store,
-        createModel: (profile) => this.createModel(profile),
-        emit: (e) => this.bus.emit(e),
-        // User tools are tiddlers: read them as they are now, at the start of every turn.
-        tools: new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]),
-        plugins: this.host.plugins,
-        now: this.now,
-        services: { now: this.now, subAgents: this.subAgents },
-      },
-      { chat, signal: controller.signal, ...input },
-    )
+    // User tools are tiddlers: read them as they are now, at the start of every turn.
+    const tools = new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]);
+    return this.mcpTools(chat, tools, controller.signal)
+      .then((mcp) =>
+        runTurn(
+          {
+            store: this.store,
+            createModel: (profile) => this.createModel(profile),
+            emit: (e) => this.bus.emit(e),
+            tools: new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]),
+            plugins: this.host.plugins,
+            now: this.now,
+            services: { now: this.now, subAgents: this.subAgents },
+          },
+          { chat, signal: controller.signal, ...input },
+        ),
+      )
       .catch((e: unknown): TurnResult => {
         // Last line of defence: the engine handles every expected failure itself.
         const message = `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
@@ -354,6 +362,18 @@ export class LocalRunner implements ChatRunner {
         if (result.status === 'input-required') this.scheduleExpiry(chat);
         return result;
       });
+  }
+
+  /** The MCP tools the chat's agent enabled (runner/mcp-client.ts), connecting as needed. */
+  private mcpTools(chat: string, tools: ReadonlyMap<string, ToolDefinition>, signal: AbortSignal): Promise<ToolDefinition[]> {
+    if (!this.host.mcp) return Promise.resolve([]);
+    let names: string[];
+    try {
+      names = this.store.readAgent(this.store.readChat(chat).agent)['agent-tools'];
+    } catch {
+      return Promise.resolve([]); // the turn reports the definition's problem
+    }
+    return this.host.mcp.toolsFor(chat, names, new Set(tools.keys()), signal).catch(() => []);
   }
 
   // ---- state --------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import { parseTitleList } from './wiki-port';
 
 export const AGENT_TAG = '$:/tags/AI/Agent';
 export const PROVIDER_TAG = '$:/tags/AI/Provider';
+export const MCP_SERVER_TAG = '$:/tags/AI/MCPServer';
 
 export const CHAT_STATUSES = ['idle', 'working', 'input-required', 'completed', 'canceled', 'failed', 'interrupted'] as const;
 export type ChatStatus = (typeof CHAT_STATUSES)[number];
@@ -142,6 +143,40 @@ export const ProviderProfileSchema = z.object({
   timeout: blankable(wholeNumber(1, 3600)),
 });
 export type ProviderProfile = z.output<typeof ProviderProfileSchema>;
+
+/** An MCP server the agent calls (DESIGN 4): exactly one of `mcp-command` (stdio) and `mcp-url` (Streamable HTTP). */
+export const McpServerSchema = z.pipe(
+  z.object({
+    title: text,
+    caption: optionalText,
+    name: z.string().check(z.trim(), z.regex(/^[a-z0-9-]+$/, { error: 'must be lower-case letters, digits and "-" (its tools are named mcp-<name>-<tool>)' })),
+    'mcp-command': blankable(z.string().check(z.trim(), z.minLength(1))),
+    'mcp-args': z.pipe(
+      blankable(z.string()),
+      z.transform((s, ctx) => {
+        if (s === undefined) return [] as string[];
+        try {
+          const args = JSON.parse(s) as unknown;
+          if (Array.isArray(args) && args.every((a) => typeof a === 'string')) return args as string[];
+        } catch {
+          // reported below
+        }
+        ctx.issues.push({ code: 'custom', input: s, message: 'must be a JSON array of strings, e.g. ["server.js", "--stdio"]' });
+        return [] as string[];
+      }),
+    ),
+    'mcp-url': blankable(httpUrl),
+    'mcp-env': titleList,
+    'mcp-key-name': optionalText,
+    /** Seconds a connection or a call may take. */
+    'mcp-timeout': blankable(wholeNumber(1, 3600)),
+  }),
+  z.transform((server, ctx) => {
+    if (!server['mcp-command'] === !server['mcp-url']) ctx.issues.push({ code: 'custom', input: server, message: 'set exactly one of "mcp-command" (a command, for stdio) and "mcp-url" (an http(s) URL, for Streamable HTTP)' });
+    return server;
+  }),
+);
+export type McpServer = z.output<typeof McpServerSchema>;
 
 /**
  * The fields a chat tiddler carries besides its own (title, text, tags, …): the store writes

@@ -1,0 +1,124 @@
+// The MCP client against a real MCP server from npm (@modelcontextprotocol/server-everything),
+// over stdio and over Streamable HTTP, in a real TiddlyWiki with a scripted model: the tools
+// are listed and offered as mcp-<server>-<tool> with their schemas, `echo` is called through a
+// turn (after the approval card MCP tools get by default) and its result reaches the next
+// round; the HTTP server killed and started again is reconnected on the next call; servers that
+// cannot start, hang, or are defined wrongly end in a clear tool error and the turn goes on.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { bootEngineWiki, disposeRunners, reply, scriptedModel, toolCalls, toolMap, type Harness } from './engine/harness';
+import type { LanguageModel } from '../../src/agent/providers/types';
+import { ROOT } from '../helpers/tw';
+
+jest.setTimeout(60_000);
+
+const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+let h: Harness;
+let http: ChildProcess | undefined;
+let port = 0;
+const runners: { dispose(): void }[] = [];
+
+beforeAll(async () => {
+  h = await bootEngineWiki();
+  port = 30000 + Math.floor(Math.random() * 20000);
+  http = await startHttpServer(port);
+  h.$tw.wiki.addTiddler({ title: 'MCP everything (stdio)', tags: '$:/tags/AI/MCPServer', name: 'everything', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify([EVERYTHING, 'stdio']) });
+  h.$tw.wiki.addTiddler({ title: 'MCP everything (http)', tags: '$:/tags/AI/MCPServer', name: 'web', 'mcp-url': `http://127.0.0.1:${port}/mcp` });
+});
+
+afterAll(() => {
+  for (const r of runners) r.dispose();
+  disposeRunners();
+  http?.kill('SIGKILL');
+});
+
+function startHttpServer(on: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(on) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const seen = (d: Buffer) => {
+      out += d.toString();
+      if (/listening on port/i.test(out)) resolve(child);
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.on('exit', () => reject(new Error(`the everything server exited: ${out}`)));
+  });
+}
+
+/** A LocalRunner with MCP connections whose SDK is the built plugins' (the agent's HTTP client, the server plugin's stdio). */
+function mcpRunner(model: LanguageModel) {
+  const sdk = h.$tw.modules.execute('$:/plugins/tiddlyagent/agent/runner/mcp-sdk.js', '');
+  const stdio = h.$tw.modules.execute('$:/plugins/tiddlyagent/server/mcp-stdio.js', '');
+  const mcp = new h.lib.McpConnections({
+    wiki: h.port,
+    where: 'node',
+    getSecret: () => undefined,
+    getEnv: (name) => process.env[name],
+    loadSdk: () => ({ ...sdk, stdio: (params: { env: Record<string, string> }) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) }),
+  });
+  const runner = new h.lib.LocalRunner({ wiki: h.port, fetch: () => Promise.reject(new Error('no network')), getApiKey: () => undefined, keyHint: '', tools: toolMap([]), createModel: () => model, mcp });
+  runners.push(runner);
+  return { runner, mcp };
+}
+
+const toolResult = (chat: string, id: string) => h.messages(chat).find((m) => m.role === 'tool' && m['tool-call-id'] === id)!;
+
+describe.each([
+  ['stdio', 'everything'],
+  ['Streamable HTTP', 'web'],
+])('over %s', (_transport, server) => {
+  test('the tools are listed with their schemas; echo waits for approval, runs, and its result reaches the next round', async () => {
+    const s = scriptedModel([toolCalls(['e1', `mcp-${server}-echo`, { message: `hello over ${server}` }]), reply('The server echoed it.')]);
+    const { runner } = mcpRunner(s.model);
+    const chat = h.newChat({ 'agent-tools': `mcp-${server}` }, `MCP ${server}`);
+    expect(await runner.send(chat, 'Echo something')).toEqual({ status: 'input-required' });
+    // Offered as mcp-<server>-<tool>, with the server's own JSON schema.
+    const echo = s.requests[0]!.tools!.find((t) => t.name === `mcp-${server}-echo`)!;
+    expect(echo.parameters).toMatchObject({ type: 'object', properties: { message: expect.objectContaining({ type: 'string' }) } });
+    expect(s.requests[0]!.tools!.length).toBeGreaterThan(3);
+    // MCP tools confirm by default: the card waits.
+    const pending = toolResult(chat, 'e1');
+    expect(pending['tool-status']).toBe('pending');
+    expect(await runner.decide(chat, pending.title!, 'once')).toEqual({ status: 'completed' });
+    expect(toolResult(chat, 'e1')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining(`Echo: hello over ${server}`) });
+    const next = s.requests[1]!.messages.find((m) => m.role === 'tool')!;
+    expect(next.content).toContain(`Echo: hello over ${server}`);
+    expect(next.content).toContain('untrusted data from an outside server');
+    expect(h.messages(chat).at(-1)!.text).toBe('The server echoed it.');
+  });
+});
+
+test('the HTTP server killed and started again: the next call reconnects', async () => {
+  const s = scriptedModel((n) => (n % 2 === 1 ? toolCalls([`k${n}`, 'mcp-web-echo', { message: `call ${n}` }]) : reply('ok')));
+  const { runner } = mcpRunner(s.model);
+  const chat = h.newChat({ 'agent-tools': 'mcp-web-echo', 'agent-approval': '{"mcp-web-echo":{"mode":"auto"}}' }, 'MCP restart');
+  expect(await runner.send(chat, 'first')).toEqual({ status: 'completed' });
+  expect(toolResult(chat, 'k1').text).toContain('Echo: call 1');
+  http!.kill('SIGKILL');
+  await new Promise((r) => http!.once('exit', r));
+  http = await startHttpServer(port);
+  expect(await runner.send(chat, 'second')).toEqual({ status: 'completed' });
+  expect(toolResult(chat, 'k3')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining('Echo: call 3') });
+});
+
+describe('bad servers end in a clear tool error, and the turn goes on', () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ['a command that does not exist', { 'mcp-command': '/no/such/mcp-server' }, /could not be started|ENOENT|closed/],
+    ['a server that exits at start', { 'mcp-command': process.execPath, 'mcp-args': '["-e","process.exit(3)"]' }, /closed|exit/i],
+    ['a server that hangs on initialize', { 'mcp-command': process.execPath, 'mcp-args': '["-e","setInterval(()=>{},1000)"]', 'mcp-timeout': '2' }, /did not answer "initialize" within 2 s|timed out/i],
+    ['both a command and a URL', { 'mcp-command': 'x', 'mcp-url': 'http://127.0.0.1:9/mcp' }, /exactly one of/],
+    ['neither a command nor a URL', {}, /exactly one of/],
+  ];
+  test.each(cases)('%s', async (_name, fields, error) => {
+    const name = `bad${Math.random().toString(36).slice(2, 7)}`;
+    h.$tw.wiki.addTiddler({ title: `MCP ${name}`, tags: '$:/tags/AI/MCPServer', name, ...fields });
+    const s = scriptedModel([toolCalls(['b1', `mcp-${name}`, {}]), reply('It is down; I will do without.')]);
+    const { runner } = mcpRunner(s.model);
+    const chat = h.newChat({ 'agent-tools': `mcp-${name}` }, `MCP ${name}`);
+    expect(await runner.send(chat, 'use it')).toEqual({ status: 'completed' });
+    expect(s.requests[0]!.tools!.map((t) => t.name)).toEqual([`mcp-${name}`]);
+    expect(toolResult(chat, 'b1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(error) });
+    expect(h.messages(chat).at(-1)!.text).toBe('It is down; I will do without.');
+  });
+});
