@@ -122,3 +122,27 @@ describe('bad servers end in a clear tool error, and the turn goes on', () => {
     expect(h.messages(chat).at(-1)!.text).toBe('It is down; I will do without.');
   });
 });
+
+describe('an odd server: what cannot be offered is left out, a hanging call times out, a malformed result is an error', () => {
+  const ODD = path.join(ROOT, 'test', 'fixtures', 'mcp', 'odd-server.mjs');
+  beforeAll(() => {
+    h.$tw.wiki.addTiddler({ title: 'MCP odd', tags: '$:/tags/AI/MCPServer', name: 'odd', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify([ODD]), 'mcp-timeout': '2' });
+  });
+
+  test('only object-schema tools are offered; a text and an image result; a call that never answers; a malformed result', async () => {
+    const s = scriptedModel([
+      toolCalls(['o1', 'mcp-odd-fine', { q: 'x' }], ['o2', 'mcp-odd-hang', {}], ['o3', 'mcp-odd-broken', {}], ['o4', 'mcp-odd-listy', {}]),
+      reply('Done with the odd server.'),
+    ]);
+    const { runner } = mcpRunner(s.model);
+    const chat = h.newChat({ 'agent-tools': 'mcp-odd', 'agent-approval': '{"*":{"mode":"auto"}}' }, 'MCP odd');
+    expect(await runner.send(chat, 'try them all')).toEqual({ status: 'completed' });
+    expect(s.requests[0]!.tools!.map((t) => t.name).sort()).toEqual(['mcp-odd-broken', 'mcp-odd-fine', 'mcp-odd-hang']);
+    expect(toolResult(chat, 'o1')).toMatchObject({ 'tool-status': 'ok', text: expect.stringMatching(/fine: x\n\[image \(image\/png, \d+ bytes\) not shown\]/) });
+    expect(toolResult(chat, 'o2')['tool-status']).toMatch(/error|timeout/);
+    expect(toolResult(chat, 'o2').text).toMatch(/timed out|did not finish|Request timed out/i);
+    expect(toolResult(chat, 'o3')['tool-status']).toBe('error');
+    expect(toolResult(chat, 'o4')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/Unknown tool "mcp-odd-listy"/) });
+    expect(h.messages(chat).at(-1)!.text).toBe('Done with the odd server.');
+  });
+});

@@ -5,7 +5,7 @@ borrowed, non-enumerably, from Node's main context.
 \*/
 const WEB_GLOBALS = ['fetch', 'Response', 'Request', 'Headers', 'TextDecoder', 'TextEncoder', 'AbortController', 'AbortSignal', 'ReadableStream', 'URL',
   // the MCP SDK's client (runner/mcp-sdk.ts)
-  'TransformStream', 'WritableStream', 'TextDecoderStream', 'Event', 'EventTarget', 'DOMException', 'URLSearchParams', 'crypto'];
+  'TransformStream', 'WritableStream', 'TextDecoderStream', 'Event', 'EventTarget', 'DOMException', 'URLSearchParams', 'crypto', 'atob', 'btoa'];
 
 export function ensureWebGlobals(): void {
   if (typeof fetch === 'function' && typeof AbortController === 'function' && typeof TransformStream === 'function') return;

@@ -17,6 +17,8 @@ import type { WikiPort } from '../store/wiki-port';
 export interface McpSdk {
   Client: new (info: { name: string; version: string }) => SdkClient;
   StreamableHTTPClientTransport: new (url: URL, options?: { requestInit?: { headers?: Record<string, string> } }) => SdkTransport;
+  /** `tools/list` read leniently (one odd tool does not hide the others). */
+  LenientListToolsSchema: unknown;
   /** Absent in a browser, or where the server plugin is not installed. */
   stdio?: (params: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => SdkTransport;
 }
@@ -27,7 +29,7 @@ interface SdkTransport {
 
 interface SdkClient {
   connect(transport: SdkTransport, options?: { timeout?: number; signal?: AbortSignal }): Promise<void>;
-  listTools(params?: { cursor?: string }, options?: { timeout?: number; signal?: AbortSignal }): Promise<{ tools: ListedTool[]; nextCursor?: string }>;
+  request(request: { method: string; params?: Record<string, unknown> }, schema: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
   callTool(params: { name: string; arguments: Record<string, unknown> }, schema?: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
   close(): Promise<void>;
   onclose?: () => void;
@@ -166,7 +168,7 @@ export class McpConnections {
       } catch (e) {
         // A call that throws (tool errors come back as results) lost its server: a crashed
         // process, a restarted server that forgot the session. Connect again, once.
-        if (signal.aborted || attempt > 0) throw e;
+        if (signal.aborted || attempt > 0) throw new Error(readable(e, 'answered with a malformed result'));
         this.drop(chat, name);
       }
     }
@@ -193,15 +195,14 @@ export class McpConnections {
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout, signal });
-        if (!page || !Array.isArray(page.tools)) throw new Error('listed its tools in a malformed answer');
+        const page = (await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.LenientListToolsSchema, { timeout, signal })) as { tools: ListedTool[]; nextCursor?: string };
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 1000);
       connection.tools = tools;
     } catch (e) {
       void client.close().catch(() => undefined);
-      throw e;
+      throw new Error(readable(e, 'answered with a malformed list of tools'));
     }
     let byServer = this.connections.get(chat);
     if (!byServer) this.connections.set(chat, (byServer = new Map()));
@@ -245,6 +246,12 @@ export class McpConnections {
     }
     if (!this.connections.size) this.close();
   }
+}
+
+/** An error's message, with the SDK's schema complaints (zod issues as JSON) put in words. */
+function readable(e: unknown, malformed: string): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return /^\s*\[\s*\{\s*"(code|expected)"/.test(message) ? `${malformed} (${message.replace(/\s+/g, ' ').slice(0, 300)})` : message;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
