@@ -35,3 +35,7 @@ export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
 export { ScheduleBook, SCHEDULE_PREFIX, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
+export { webFetchTool } from './tools/web-fetch';
+export { parseAllowHosts, isAllowListed, WEB_ALLOW_HOSTS, type WebFetcher, type WebPage, type WebFetchRequest } from './tools/web-fetcher';
+export { createNodeWebFetcher, type NodeWebFetcherOptions } from './runner/web-fetch-node';
+export { createBrowserWebFetcher, CORS_MESSAGE } from './runner/web-fetch-browser';

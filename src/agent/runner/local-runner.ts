@@ -16,6 +16,7 @@ import { ChatStore } from '../store/chat-store';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
+import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult } from './chat-runner';
 import { CHOICES, Decisions, type Outcome } from './decisions';
@@ -47,6 +48,8 @@ export interface RunnerHost {
   /** What restart recovery says in a chat whose turn was cut off. */
   interruptedText?: string;
   now?(): number;
+  /** Outside pages for web-fetch (runner/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
+  web?: WebFetcher;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -334,7 +337,7 @@ export class LocalRunner implements ChatRunner {
         tools: new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]),
         plugins: this.host.plugins,
         now: this.now,
-        services: { now: this.now, subAgents: this.subAgents },
+        services: { now: this.now, subAgents: this.subAgents, web: this.host.web },
       },
       { chat, signal: controller.signal, ...input },
     )
