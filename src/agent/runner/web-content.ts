@@ -67,12 +67,29 @@ export function decodeText(bytes: Uint8Array, charset: string, notes: string[]):
   } catch {
     throw new WebFetchError(`The page declares the character set "${charset}", which web-fetch cannot decode.`);
   }
+  // Some runtimes (Node before 23) decode windows-1252 as ISO-8859-1: 0x80–0x9F by hand.
+  if (decoder.encoding === 'windows-1252') return decodeWindows1252(bytes);
   try {
     return decoder.decode(bytes);
   } catch {
     notes.push(`Some bytes were not valid ${charset} and were replaced with "\uFFFD".`);
     return new TextDecoder(charset).decode(bytes);
   }
+}
+
+// 0x80–0x9F in windows-1252 (0 where the byte is undefined there and maps to its C1 control).
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    const codes = Array.from(bytes.subarray(i, i + 8192), (b) => (b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80] || b : b));
+    out += String.fromCharCode(...codes);
+  }
+  return out;
 }
 
 interface ReadabilityCtor {

@@ -46,7 +46,9 @@ export const webFetchTool = defineTool({
     try {
       page = await context.web.fetch({ url: args.url.trim(), allowHosts: allowHosts(context), signal: context.signal });
     } catch (e) {
-      return { ok: false, content: e instanceof Error ? e.message : String(e) };
+      // The fetcher may come from another realm (TiddlyWiki's module sandbox): no instanceof.
+      const message = (e as { message?: unknown } | undefined)?.message;
+      return { ok: false, content: typeof message === 'string' && message ? message : String(e) };
     }
     const max = args.maxChars ?? WEB_FETCH_DEFAULT_CHARS;
     let text = page.text;

@@ -50,14 +50,26 @@ export function parseAllowHosts(text: string | undefined): AllowedHost[] {
     const m = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(word) ?? /^([^:[\]\s]+?)\.?(?::(\d{1,5}))?$/.exec(word);
     if (!m) {
       // A bare IPv6 address (several colons, no brackets, no port).
-      if (/^[0-9a-f:.]+$/.test(word) && word.split(':').length > 2) out.push({ host: word });
+      const v6 = /^[0-9a-f:.]+$/.test(word) && word.split(':').length > 2 ? ipv6(word) : undefined;
+      if (v6) out.push({ host: v6 });
       continue;
     }
     const port = m[2] === undefined ? undefined : Number(m[2]);
     if (port !== undefined && (port < 1 || port > 65535)) continue;
-    out.push(port === undefined ? { host: m[1]! } : { host: m[1]!, port });
+    const host = m[1]!.includes(':') ? ipv6(m[1]!) : m[1]!;
+    if (!host) continue;
+    out.push(port === undefined ? { host } : { host, port });
   }
   return out;
+}
+
+/** An IPv6 address as URLs spell it (compressed, lower case, no brackets), or undefined. */
+function ipv6(word: string): string | undefined {
+  try {
+    return new URL(`http://[${word}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a URL's host (and port, default 80/443) is on the allow-list. */
