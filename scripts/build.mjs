@@ -76,8 +76,9 @@ async function buildPlugin(name) {
     format: 'cjs',
     platform: server ? 'node' : 'browser',
     target: server ? 'node20' : 'es2020',
-    // `$:/…` are other TiddlyWiki modules; `vm` is only reached under Node (see runner/host.ts)
-    external: ['$:/*', 'vm'],
+    // `$:/…` are other TiddlyWiki modules; `vm`, `node:*` and jsdom are only required under Node
+    // (runner/host.ts, runner/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
+    external: ['$:/*', 'vm', 'node:*', 'jsdom'],
     // TiddlyWiki runs modules in a sandbox without Node's `global` (the MCP SDK's stdio transport uses it).
     define: server ? { global: 'globalThis' } : undefined,
     minify: !dev,

@@ -37,3 +37,7 @@ export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleE
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
 export { McpConnections, type McpHost, type McpSdk } from './runner/mcp-client';
 export { mcpTools, resultText as mcpResultText, MCP_PREFIX } from './tools/mcp-tools';
+export { webFetchTool } from './tools/web-fetch';
+export { parseAllowHosts, isAllowListed, WEB_ALLOW_HOSTS, type WebFetcher, type WebPage, type WebFetchRequest } from './tools/web-fetcher';
+export { createNodeWebFetcher, type NodeWebFetcherOptions } from './runner/web-fetch-node';
+export { createBrowserWebFetcher, CORS_MESSAGE } from './runner/web-fetch-browser';

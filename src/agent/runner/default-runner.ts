@@ -4,7 +4,7 @@ edition (the server plugin marks the page, runner/remote-runner.ts) every turn r
 server and the page talks to it over HTTP; otherwise one LocalRunner over $tw.wiki runs
 turns here. API keys come from TiddlyWiki's password store in a browser (localStorage, never
 a tiddler) and from the environment variable named by the profile's `api-key-name` under
-Node. Tools and engine plugins from other TiddlyWiki plugins are picked up by module type.
+Node. web-fetch reads pages from this process (the server, in the server edition). Tools and engine plugins from other TiddlyWiki plugins are picked up by module type.
 \*/
 import type { EnginePlugin } from '../engine/hooks';
 import { BUILTIN_TOOLS } from '../tools';
@@ -14,6 +14,8 @@ import { LocalRunner, type RunnerHost } from './local-runner';
 import { RemoteRunner, serverEditionMark } from './remote-runner';
 import { McpConnections, type McpSdk } from './mcp-client';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
+import { createBrowserWebFetcher } from './web-fetch-browser';
+import { createNodeWebFetcher } from './web-fetch-node';
 
 interface StdioModule {
   StdioClientTransport: new (params: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => ReturnType<NonNullable<McpSdk['stdio']>>;
@@ -74,6 +76,8 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     tools,
     plugins,
     saveQueueInChat: browser,
+    // web-fetch: under Node the resolved addresses are checked; a browser checks host names only.
+    web: browser ? createBrowserWebFetcher() : createNodeWebFetcher(),
     ...overrides,
   });
   return local;

@@ -16,6 +16,7 @@ import { ChatStore } from '../store/chat-store';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
+import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult } from './chat-runner';
 import { CHOICES, Decisions, type Outcome } from './decisions';
@@ -50,6 +51,8 @@ export interface RunnerHost {
   /** The MCP servers' connections (runner/mcp-client.ts); without it, agents have no MCP tools. */
   mcp?: McpConnections;
   now?(): number;
+  /** Outside pages for web-fetch (runner/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
+  web?: WebFetcher;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -341,7 +344,7 @@ export class LocalRunner implements ChatRunner {
             tools: new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]),
             plugins: this.host.plugins,
             now: this.now,
-            services: { now: this.now, subAgents: this.subAgents },
+            services: { now: this.now, subAgents: this.subAgents, web: this.host.web },
           },
           { chat, signal: controller.signal, ...input },
         ),

@@ -13,6 +13,7 @@ import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
 import type { Journal } from './journal';
+import type { WebFetcher } from './web-fetcher';
 import { WriteGate } from './write-gate';
 
 export type ToolAccess = 'read' | 'write' | 'control';
@@ -36,12 +37,15 @@ export interface ToolContext {
   now(): number;
   /** Sub-agents, where the runner can run them (spawn-agent). */
   subAgents?: SubAgentPort;
+  /** Outside pages (web-fetch), where the runner lends a fetcher. */
+  web?: WebFetcher;
 }
 
 /** What the runner lends a turn's tools besides the wiki. */
 export interface ToolServices {
   now(): number;
   subAgents?: SubAgentPort;
+  web?: WebFetcher;
 }
 
 /** Runs a task in a hidden child chat and waits for its final answer (runner/sub-agents.ts). */
@@ -135,5 +139,6 @@ export function createToolContext(
     schedules: new ScheduleBook(wiki),
     now: services.now,
     subAgents: services.subAgents,
+    web: services.web,
   };
 }

@@ -1,0 +1,155 @@
+/*\
+web-fetch under Node (the headless command and the server edition). Every hop (the URL and
+each redirect, followed by hand up to a limit) is checked: http or https only; the host name
+is resolved (all its addresses) and refused when any address is loopback, private or
+link-local, unless the user allow-listed that host; the connection then goes to the address
+that was checked (a pinned `lookup`), so a second DNS answer cannot switch it to another
+(DNS rebinding). The body is read up to a byte cap and the whole fetch has a time limit.
+HTML is parsed by jsdom with scripts off and nothing loaded, then made readable
+(web-content.ts). Node modules and jsdom are required on first use only.
+\*/
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { LookupAddress } from 'node:dns';
+import { isAllowListed, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
+import { addressRefusal } from './web-address';
+import { WebFetchError, bytesToPage, readCapped } from './web-content';
+
+export interface NodeWebFetcherOptions {
+  /** Bytes of body read at most (default 2 MB); the rest is not read. */
+  maxBytes?: number;
+  /** Milliseconds for the whole fetch, redirects included (default 20 s). */
+  timeoutMs?: number;
+  /** Redirects followed at most (default 5). */
+  maxRedirects?: number;
+}
+
+const USER_AGENT = 'TiddlyAgent web-fetch (+https://tiddlywiki.com)';
+const ACCEPT = 'text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/json;q=0.8,*/*;q=0.1';
+
+function allowHint(url: URL): string {
+  return `If the user trusts it, they can add "${url.host}" to the web-fetch allow-list in the TiddlyAgent settings.`;
+}
+
+/** The URL of one hop, refused unless http(s). */
+export function checkScheme(raw: string | URL): URL {
+  let url: URL;
+  try {
+    url = typeof raw === 'string' ? new URL(raw) : raw;
+  } catch {
+    throw new WebFetchError(`"${String(raw)}" is not a valid URL.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebFetchError(`web-fetch reads http and https URLs only; "${url.protocol}" is refused.`);
+  return url;
+}
+
+function parseHtmlWithJsdom(html: string, url: string): Document {
+  let jsdom: typeof import('jsdom');
+  try {
+    jsdom = require('jsdom') as typeof import('jsdom');
+  } catch {
+    throw new WebFetchError('web-fetch needs the "jsdom" package on this server to read HTML pages (npm install jsdom).');
+  }
+  // No runScripts: scripts never run; no resources: nothing is loaded; a silent console.
+  const dom = new jsdom.JSDOM(html, { url, contentType: 'text/html', virtualConsole: new jsdom.VirtualConsole() });
+  return dom.window.document;
+}
+
+export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFetcher {
+  const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+
+  return {
+    async fetch(request: WebFetchRequest): Promise<WebPage> {
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      const onAbort = () => controller.abort();
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      if (request.signal.aborted) controller.abort();
+      try {
+        let url = checkScheme(request.url.trim());
+        const seen = new Set<string>();
+        for (let hop = 0; ; hop++) {
+          seen.add(url.href);
+          const response = await get(url, request, controller.signal);
+          const status = response.statusCode ?? 0;
+          const location = response.headers.location;
+          if (status >= 300 && status < 400 && location) {
+            response.destroy();
+            const next = checkScheme(new URL(location, url));
+            if (seen.has(next.href)) throw new WebFetchError(`${request.url} redirects in a loop (${url.href} → ${next.href}).`);
+            if (hop >= maxRedirects) throw new WebFetchError(`${request.url} redirects more than ${maxRedirects} times.`);
+            url = next;
+            continue;
+          }
+          if (status < 200 || status >= 300) {
+            response.destroy();
+            throw new WebFetchError(`${url.href} answered ${status} ${response.statusMessage ?? ''}`.trim() + '.');
+          }
+          const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
+          if (encoding !== 'identity') {
+            response.destroy();
+            throw new WebFetchError(`${url.href} sent its content compressed (${encoding}) although none was asked for.`);
+          }
+          const contentType = response.headers['content-type'] ?? null;
+          const { bytes, truncated } = await readCapped(response, maxBytes, () => response.destroy());
+          return bytesToPage(url.href, bytes, contentType, truncated, maxBytes, parseHtmlWithJsdom);
+        }
+      } catch (e) {
+        if (timedOut) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
+        if (request.signal.aborted) throw new WebFetchError('The fetch was stopped.');
+        if (e instanceof WebFetchError) throw e;
+        throw new WebFetchError(`${request.url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        clearTimeout(timer);
+        request.signal.removeEventListener('abort', onAbort);
+        controller.abort(); // ends any socket still open (a cut body)
+      }
+    },
+  };
+
+  /** One GET to a checked address: resolve, refuse non-public addresses unless allow-listed, connect to that address. */
+  async function get(url: URL, request: WebFetchRequest, signal: AbortSignal): Promise<IncomingMessage> {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const dns = require('node:dns') as typeof import('node:dns');
+    let addresses: LookupAddress[];
+    try {
+      addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+    } catch {
+      throw new WebFetchError(`The host "${host}" could not be found.`);
+    }
+    if (addresses.length === 0) throw new WebFetchError(`The host "${host}" could not be found.`);
+    if (!isAllowListed(url, request.allowHosts)) {
+      for (const a of addresses) {
+        const why = addressRefusal(a.address);
+        if (why) throw new WebFetchError(`web-fetch refused ${url.href}: ${host === a.address ? host : `${host} resolves to ${a.address}, which`} is ${why}. ${allowHint(url)}`);
+      }
+    }
+    const pinned = addresses[0]!;
+    const http = require(url.protocol === 'https:' ? 'node:https' : 'node:http') as typeof import('node:http');
+    const options: RequestOptions = {
+      method: 'GET',
+      hostname: host,
+      port: url.port || undefined,
+      path: url.pathname + url.search,
+      headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'identity' },
+      signal,
+      agent: false,
+      // Connect to the address that was checked, whatever DNS answers now.
+      lookup: ((_name: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+        if (opts?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+        else callback(null, pinned.address, pinned.family);
+      }) as RequestOptions['lookup'],
+    };
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = http.request(options, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+  }
+}
+
