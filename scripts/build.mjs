@@ -76,8 +76,10 @@ async function buildPlugin(name) {
     format: 'cjs',
     platform: server ? 'node' : 'browser',
     target: server ? 'node20' : 'es2020',
-    // `$:/…` are other TiddlyWiki modules; `vm` is only reached under Node (see runner/host.ts)
-    external: ['$:/*', 'vm'],
+    // `$:/…` are other TiddlyWiki modules; `vm` is only reached under Node (see runner/host.ts).
+    // The server plugin requires the MCP SDK from node_modules at run time (server/mcp/), so
+    // it runs in Node's own context (with its web globals) and loads only when /mcp is used.
+    external: ['$:/*', 'vm', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'] : [])],
     minify: !dev,
     sourcemap: dev ? 'inline' : false,
     legalComments: 'none',
