@@ -36,6 +36,8 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
     'agent-tools': 'wiki-search wiki-read wiki-create wiki-update summary ask-question manage-todo',
     // Under Auto/ a create runs at once; any other create waits for the user.
     'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}}',
+    // Short, so a confirmation nobody answers times out within the test.
+    'agent-approval-timeout': '5',
     text: 'An agent for MCP clients.',
   });
   writeTiddler(dir, 'mcp-agent-config.tid', { title: '$:/config/tiddlyagent/mcp-server/agent', text: AGENT });
@@ -147,6 +149,20 @@ describe('the wiki as an MCP server', () => {
     expect(rollback.status).toBe(200);
     expect((rollback.body.restored as string[]).sort()).toEqual(['Auto/Made over MCP', 'Confirmed over MCP']);
     await until('the rollback on disk', () => !tiddlerFiles(auth.dir).tiddlers.has('Auto/Made over MCP'));
+  });
+
+  test('a confirmation nobody answers times out: the client gets "timed out", nothing lands, the chat is usable again', async () => {
+    const client = await connect(auth.server.url, 'patient', ALICE);
+    const started = Date.now();
+    const late = await client.callTool({ name: 'wiki-create', arguments: { title: 'Never confirmed', text: 'x' } });
+    expect(late.isError).toBe(true);
+    expect(text(late)).toMatch(/^Timed out/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+    const files = tiddlerFiles(auth.dir).tiddlers;
+    expect(files.has('Never confirmed')).toBe(false);
+    const chat = [...files.values()].find((t) => t['agent-mcp-session'] === 'patient')!;
+    await until('completed', () => tiddlerFiles(auth.dir).tiddlers.get(chat.title!)?.['agent-status'] === 'completed');
+    expect(savedMessages(auth.dir, chat.title!).find((m) => m['tool-name'] === 'wiki-create')!['tool-status']).toBe('denied');
   });
 
   test('hidden tiddlers (chats, messages, $:/ai/*) do not exist over MCP', async () => {
