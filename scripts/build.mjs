@@ -78,8 +78,10 @@ async function buildPlugin(name) {
     target: server ? 'node20' : 'es2020',
     // `$:/…` are other TiddlyWiki modules; `vm`, `node:*` and jsdom are only required under Node
     // (runner/host.ts, runner/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
-    external: ['$:/*', 'vm', 'node:*', 'jsdom'],
-    // TiddlyWiki runs modules in a sandbox without Node's `global` (the MCP SDK's stdio transport uses it).
+    // The server plugin requires the MCP SDK from node_modules at run time (server/mcp/,
+    // server/mcp-stdio.ts), so it runs in Node's own context and loads only when first used.
+    external: ['$:/*', 'vm', 'node:*', 'jsdom', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'] : [])],
+    // TiddlyWiki runs modules in a sandbox without Node's `global`.
     define: server ? { global: 'globalThis' } : undefined,
     minify: !dev,
     sourcemap: dev ? 'inline' : false,

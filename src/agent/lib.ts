@@ -3,7 +3,8 @@ The TiddlyAgent library module: everything the widgets, startup modules and othe
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
 export { getRunner, getLocalRunner, createLocalRunner } from './runner/default-runner';
-export { LocalRunner, type RunnerHost } from './runner/local-runner';
+export { LocalRunner, type RunnerHost, type ExternalChat } from './runner/local-runner';
+export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
 export { RemoteRunner } from './runner/remote-runner';
 export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type RollbackResult } from './runner/chat-runner';
 export { MemoryOperationLog, OperationQueue, FINISHED, type Operation, type OperationLog, type OperationStatus } from './runner/operations';

@@ -14,7 +14,20 @@ export class HttpError extends Error {
   }
 }
 
-export function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const text = await readBodyText(req, limit);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'The request body is not valid JSON.');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'The request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+/** The body as text; an HttpError 413 past `limit` bytes (the rest is drained, unread). */
+export function readBodyText(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -35,16 +48,7 @@ export function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Prom
       failed = true;
     });
     req.on('end', () => {
-      if (failed) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return reject(new HttpError(400, 'The request body is not valid JSON.'));
-      }
-      if (!body || typeof body !== 'object' || Array.isArray(body)) return reject(new HttpError(400, 'The request body must be a JSON object.'));
-      resolve(body as Record<string, unknown>);
+      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
     });
   });
 }

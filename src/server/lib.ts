@@ -7,3 +7,4 @@ export { PushHub } from './push/push-hub';
 export { DurableStore } from './durable/durable-store';
 export { OperationFileLog } from './durable/operation-file-log';
 export { writeFileAtomic, removeStaleTemps } from './durable/atomic-file';
+export { handleMcp, closeMcpSessions, mcpEnabled } from './mcp/mcp-endpoint';

@@ -276,12 +276,12 @@ async function runToolPhase(
       toRun.push({ call }); // the executor reports the unknown tool or the bad arguments
       continue;
     }
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, ctx) : undefined);
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, () => toolContext(ctx)) : undefined);
     if (verdict.decision === 'allow') toRun.push({ call });
     else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
     else {
       // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
-      const planned = plannedChanges(tool, call.args, ctx);
+      const planned = plannedChanges(tool, call.args, () => toolContext(ctx));
       if ('refused' in planned) {
         await finish({ call, status: 'error', content: planned.refused, durationMs: 0 });
         continue;
@@ -289,7 +289,7 @@ async function runToolPhase(
       const timeout = (ctx.agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
       const title = ctx.store.appendMessage(ctx.chat, {
         role: 'tool',
-        text: tool.preview ? safePreview(tool, call.args, ctx) : '',
+        text: tool.preview ? safePreview(tool, call.args, () => toolContext(ctx)) : '',
         toolName: call.name,
         toolCallId: call.id,
         toolArgs: call.args,
@@ -339,33 +339,34 @@ async function runToolPhase(
 
 /**
  * The titles a call touches, for the approval patterns (undefined: the tool has no targets,
- * patterns test its arguments; null: it failed to tell, see evaluateApproval).
+ * patterns test its arguments; null: it failed to tell, see evaluateApproval). Shared with
+ * calls that come from outside a turn (runner/external-session.ts), as are the two below.
  */
-function callTargets(tool: ToolDefinition, args: unknown, ctx: TurnContext): string[] | null | undefined {
+export function callTargets(tool: ToolDefinition, args: unknown, context: () => ToolContext): string[] | null | undefined {
   if (!tool.targets) return undefined;
   try {
     const parsed = tool.parameters.safeParse(args);
-    return parsed.success ? tool.targets(parsed.data, toolContext(ctx)) : null;
+    return parsed.success ? tool.targets(parsed.data, context()) : null;
   } catch {
     return null;
   }
 }
 
 /** The call's planned changes as JSON, when the tool can tell them, or why it would be refused. */
-function plannedChanges(tool: ToolDefinition, args: unknown, ctx: TurnContext): { changes?: string } | { refused: string } {
+export function plannedChanges(tool: ToolDefinition, args: unknown, context: () => ToolContext): { changes?: string } | { refused: string } {
   const parsed = tool.parameters.safeParse(args);
   if (!tool.plan || !parsed.success) return {};
   try {
-    return { changes: JSON.stringify(tool.plan(parsed.data, toolContext(ctx))) };
+    return { changes: JSON.stringify(tool.plan(parsed.data, context())) };
   } catch (e) {
     return { refused: errorText(e) };
   }
 }
 
-function safePreview(tool: ToolDefinition, args: unknown, ctx: TurnContext): string {
+export function safePreview(tool: ToolDefinition, args: unknown, context: () => ToolContext): string {
   try {
     const parsed = tool.parameters.safeParse(args);
-    return parsed.success && tool.preview ? tool.preview(parsed.data, toolContext(ctx)) : '';
+    return parsed.success && tool.preview ? tool.preview(parsed.data, context()) : '';
   } catch (e) {
     return `(no preview: ${e instanceof Error ? e.message : String(e)})`;
   }

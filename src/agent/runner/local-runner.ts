@@ -28,6 +28,14 @@ import { Turns } from './turns';
 
 export type { ApprovalChoice } from './chat-runner';
 
+/** A chat whose calls come from outside (an MCP session, runner/external-session.ts). */
+export interface ExternalChat {
+  /** A decision was written, the user stopped, or a confirmation expired: look at the waiting calls again. */
+  wake(): void;
+}
+/** Chat field of such a chat (the MCP client's name): no model turn ever runs in it. */
+const EXTERNAL_FIELD = 'agent-mcp-session';
+
 export interface RunnerHost {
   wiki: WikiPort;
   fetch: FetchFn;
@@ -74,6 +82,7 @@ export class LocalRunner implements ChatRunner {
   private readonly log: OperationLog;
   private controllers = new Map<string, AbortController>();
   private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly external = new Map<string, ExternalChat>();
   private readonly now: () => number;
 
   constructor(private readonly host: RunnerHost) {
@@ -102,6 +111,32 @@ export class LocalRunner implements ChatRunner {
     return this.queuedMessages(chat).map((q) => q.text);
   }
 
+  /**
+   * Hand a chat's waiting calls to whoever made them (an MCP session): a decision, Stop or an
+   * expiry wakes it instead of resuming a model turn. Returns the detach function.
+   */
+  attachExternal(chat: string, handler: ExternalChat): () => void {
+    this.external.set(chat, handler);
+    return () => {
+      if (this.external.get(chat) === handler) this.external.delete(chat);
+    };
+  }
+
+  private isExternal(chat: string): boolean {
+    return this.host.wiki.getFields(chat)?.[EXTERNAL_FIELD] !== undefined;
+  }
+
+  /** What a decision or an expiry does in an outside chat: wake its session, or, when it has ended, close its calls. */
+  private externalTurn(chat: string): Promise<TurnResult> {
+    const handler = this.external.get(chat);
+    if (handler) handler.wake();
+    else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
+      this.decisions.close(chat, 'The MCP session that made this call has ended.');
+      this.setStatus(chat, 'canceled');
+    }
+    return Promise.resolve({ status: (this.host.wiki.getFields(chat)?.['agent-status'] || 'idle') as ChatStatus });
+  }
+
   // ---- ChatRunner -------------------------------------------------------------------------
 
   subscribe(chat: string, listener: AgentEventListener): () => void {
@@ -121,6 +156,7 @@ export class LocalRunner implements ChatRunner {
   submitSend(chat: string, text: string, attachments: string[] = []): { op: Operation; done: Promise<TurnResult> } {
     this.requireChat(chat);
     if (typeof text !== 'string' || !text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
+    if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; no agent answers in it. Start a new chat to talk to the agent.`);
     if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new RunnerError('bad-request', 'Attachments must be a list of titles.');
     // "Talk with AI" attachments and a queue saved before a reload were in the input: this message carries them.
     if (!this.isActive(chat)) this.store.updateChat(chat, { 'agent-draft-attachments': undefined, [CHAT_QUEUED]: undefined });
@@ -164,6 +200,7 @@ export class LocalRunner implements ChatRunner {
       this.expiryTimers.delete(chat);
       this.decisions.close(chat, 'The user stopped the turn.');
       this.setStatus(chat, 'canceled');
+      this.external.get(chat)?.wake();
     }
   }
 
@@ -321,6 +358,7 @@ export class LocalRunner implements ChatRunner {
   /** The turn resumes once nothing waits for the user; a dismissed question ends it. */
   private afterDecision(chat: string, outcome: Outcome | { error: string }): Promise<TurnResult> {
     if (typeof outcome === 'object') return Promise.resolve({ status: 'failed', error: outcome.error });
+    if (this.isExternal(chat)) return this.externalTurn(chat);
     if (outcome === 'dismissed') {
       this.setStatus(chat, 'canceled');
       return Promise.resolve({ status: 'canceled' });
@@ -329,6 +367,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   private runTurn(chat: string, input: { userText?: string; attachments?: string[]; operation?: string; source?: string }): Promise<TurnResult> {
+    if (this.isExternal(chat)) return this.externalTurn(chat);
     const controller = new AbortController();
     clearTimeout(this.expiryTimers.get(chat));
     this.controllers.set(chat, controller);
@@ -438,6 +477,7 @@ export class LocalRunner implements ChatRunner {
 
   private requireLastTurn(chat: string, userMessage: string): void {
     this.requireIdle(chat);
+    if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; there is no reply to regenerate.`);
     this.turns.require(chat, userMessage);
     if (!this.turns.isLast(chat, userMessage)) throw new RunnerError('conflict', 'Only the last turn can be answered again.');
   }

@@ -201,6 +201,8 @@ export const CHAT_FIELDS = [
   'agent-heartbeat',
   /** When the heartbeat wakes it next (ISO 8601), kept by the scheduler. */
   'agent-heartbeat-next',
+  /** An MCP session's chat (the client's name): its calls come from outside, no model turn runs in it. */
+  'agent-mcp-session',
 ] as const;
 export type ChatField = (typeof CHAT_FIELDS)[number];
 

@@ -15,7 +15,7 @@ export const path = /^\/recipes\/default\/tiddlers\/(.+)$/;
 export const info = { priority: 200 };
 
 /** The chat fields only the runner writes (store/schemas.ts CHAT_FIELDS, less those the user sets). */
-export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued', 'agent-heartbeat-next'];
+export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued', 'agent-heartbeat-next', 'agent-mcp-session'];
 
 interface State {
   wiki: { getTiddler(title: string): { fields: Record<string, unknown>; getFieldString(name: string): string } | undefined };
