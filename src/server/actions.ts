@@ -46,6 +46,9 @@ async function perform(action: string, body: Body): Promise<{ status: number; bo
       return { status: 200, body: {} };
     case 'rollback':
       return { status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) };
+    case 'mcp-test':
+      // Connecting starts a configured command (stdio) on the server: writers only, like every action.
+      return { status: 200, body: await runner.testMcpServer(str(body, 'server')) };
     default:
       throw new HttpError(404, `There is no action "${action}".`);
   }

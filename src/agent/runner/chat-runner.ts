@@ -34,6 +34,14 @@ export interface ChatRunner {
   rollback(chat: string, userMessage: string, force?: boolean): Promise<RollbackResult>;
   /** Live events of a chat, a snapshot first; returns the unsubscribe function. */
   subscribe(chat: string, listener: AgentEventListener): () => void;
+  /** Connect to an MCP server (by its `name`) where turns run, and list its tools: the settings tab's "Test". */
+  testMcpServer(name: string): Promise<McpTestResult>;
+}
+
+export interface McpTestResult {
+  ok: boolean;
+  tools: string[];
+  error?: string;
 }
 
 export type RunnerErrorCode = 'bad-request' | 'not-found' | 'conflict' | 'forbidden' | 'unavailable';

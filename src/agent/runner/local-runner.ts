@@ -18,7 +18,7 @@ import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type RollbackResult } from './chat-runner';
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
@@ -318,6 +318,12 @@ export class LocalRunner implements ChatRunner {
       marked.add(chat);
     }
     return [...marked];
+  }
+
+  testMcpServer(name: string): Promise<McpTestResult> {
+    if (typeof name !== 'string' || !name) return Promise.reject(new RunnerError('bad-request', 'No MCP server was named.'));
+    if (!this.host.mcp) return Promise.resolve({ ok: false, tools: [], error: 'MCP is not available here.' });
+    return this.host.mcp.test(name, AbortSignal.timeout(60_000));
   }
 
   /** Stop every timer (the page or process is going away). */

@@ -65,6 +65,8 @@ export const IDLE_MS = 10 * 60_000;
 export class McpConnections {
   /** Per chat, per server name. */
   private connections = new Map<string, Map<string, Connection>>();
+  /** Connections being opened, per chat and server: calls that fail together open one, not one each. */
+  private opening = new Map<string, Promise<Connection>>();
   private sweeper?: ReturnType<typeof setInterval>;
   private readonly now: () => number;
 
@@ -169,19 +171,29 @@ export class McpConnections {
         // A call that throws (tool errors come back as results) lost its server: a crashed
         // process, a restarted server that forgot the session. Connect again, once.
         if (signal.aborted || attempt > 0) throw new Error(readable(e, 'answered with a malformed result'));
-        this.drop(chat, name);
+        this.drop(chat, name, connection);
       }
     }
   }
 
-  private async connection(chat: string, server: McpServer, signal: AbortSignal): Promise<Connection> {
+  private connection(chat: string, server: McpServer, signal: AbortSignal): Promise<Connection> {
     const fingerprint = JSON.stringify(server);
     const existing = this.connections.get(chat)?.get(server.name);
     if (existing?.alive && existing.fingerprint === fingerprint) {
       existing.lastUsed = this.now();
-      return existing;
+      return Promise.resolve(existing);
     }
-    if (existing) this.drop(chat, server.name);
+    const key = JSON.stringify([chat, server.name]);
+    let opening = this.opening.get(key);
+    if (!opening) {
+      if (existing) this.drop(chat, server.name, existing);
+      opening = this.open(chat, server, fingerprint, signal).finally(() => this.opening.delete(key));
+      this.opening.set(key, opening);
+    }
+    return opening;
+  }
+
+  private async open(chat: string, server: McpServer, fingerprint: string, signal: AbortSignal): Promise<Connection> {
     const sdk = this.host.loadSdk();
     const timeout = (server['mcp-timeout'] ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     const client = new sdk.Client({ name: 'TiddlyAgent', version: '0.1.0' });
@@ -229,9 +241,11 @@ export class McpConnections {
     return sdk.stdio({ command: server['mcp-command']!, args: server['mcp-args'], env, stderr: 'ignore' });
   }
 
-  private drop(chat: string, name: string): void {
+  /** Close a connection and forget it (only `which`, when given: not one another call has opened since). */
+  private drop(chat: string, name: string, which?: Connection): void {
     const connection = this.connections.get(chat)?.get(name);
-    if (!connection) return;
+    if (which) void which.client.close().catch(() => undefined);
+    if (!connection || (which && connection !== which)) return;
     this.connections.get(chat)!.delete(name);
     void connection.client.close().catch(() => undefined);
   }

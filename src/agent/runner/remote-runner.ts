@@ -7,7 +7,7 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type RollbackResult, type RunnerErrorCode } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type RollbackResult, type RunnerErrorCode } from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
 
 interface PushChannelModule {
@@ -73,14 +73,18 @@ export class RemoteRunner implements ChatRunner {
     return this.post('rollback', { chat, message: userMessage, force }) as Promise<RollbackResult>;
   }
 
+  testMcpServer(name: string): Promise<McpTestResult> {
+    return this.post('mcp-test', { server: name }) as Promise<McpTestResult>;
+  }
+
   /** Before the server's snapshot arrives: what the chat tiddler (kept in step by the push channel) says. */
   private quietState(chat: string): LiveChatState {
     const status = ($tw.wiki.getTiddler(chat)?.fields['agent-status'] as ChatStatus | undefined) || 'idle';
     return { ...initialLiveState(), status };
   }
 
-  private async post(action: string, body: { chat: string; [key: string]: unknown }): Promise<unknown> {
-    await savedToServer(body.chat);
+  private async post(action: string, body: { chat?: string; [key: string]: unknown }): Promise<unknown> {
+    if (body.chat) await savedToServer(body.chat);
     let response: Response;
     try {
       response = await fetch(`${this.mark.prefix}agent/${action}`, {
