@@ -146,3 +146,19 @@ describe('an odd server: what cannot be offered is left out, a hanging call time
     expect(h.messages(chat).at(-1)!.text).toBe('Done with the odd server.');
   });
 });
+
+test('the stdio server process killed: the next call starts it again', async () => {
+  const { execSync } = await import('node:child_process');
+  const s = scriptedModel((n) => (n % 2 === 1 ? toolCalls([`s${n}`, 'mcp-everything-echo', { message: `stdio ${n}` }]) : reply('ok')));
+  const { runner } = mcpRunner(s.model);
+  const chat = h.newChat({ 'agent-tools': 'mcp-everything-echo', 'agent-approval': '{"mcp-everything-echo":{"mode":"auto"}}' }, 'MCP stdio restart');
+  expect(await runner.send(chat, 'first')).toEqual({ status: 'completed' });
+  expect(toolResult(chat, 's1').text).toContain('Echo: stdio 1');
+  // The child processes this test file started over stdio (no other suite starts this server over stdio).
+  // ("[.]" keeps pgrep's own shell out of the match.)
+  const pids = execSync(`pgrep -f "server-everything/dist/index[.]js stdio" || true`).toString().trim().split(/\s+/).filter(Boolean);
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
+  expect(await runner.send(chat, 'second')).toEqual({ status: 'completed' });
+  expect(toolResult(chat, 's3')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining('Echo: stdio 3') });
+});
