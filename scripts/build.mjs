@@ -47,8 +47,10 @@ function writeMeta(file, fields) {
 
 async function buildPlugin(name) {
   const srcDir = path.join(SRC, name);
-  const outDir = path.join(OUT, name);
   const info = JSON.parse(fs.readFileSync(path.join(srcDir, 'plugin.info'), 'utf8'));
+  // A plugin only for other wikis (e.g. the MCP client for browser-only wikis) is built beside
+  // plugins/, so the demo wiki, which loads everything in plugins/, does not carry it.
+  const outDir = info['tiddlyagent-dist-only'] ? path.join(ROOT, 'output', 'dist-only', name) : path.join(OUT, name);
   const server = info.platform === 'server';
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
@@ -79,8 +81,8 @@ async function buildPlugin(name) {
     // `$:/…` are other TiddlyWiki modules; `vm`, `node:*` and jsdom are only required under Node
     // (runner/host.ts, runner/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
     // The server plugin requires the MCP SDK from node_modules at run time (server/mcp/,
-    // server/mcp-stdio.ts), so it runs in Node's own context and loads only when first used.
-    external: ['$:/*', 'vm', 'node:*', 'jsdom', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'] : [])],
+    // server/mcp-sdk.ts), so it runs in Node's own context and loads only when first used.
+    external: ['$:/*', 'vm', 'node:*', 'jsdom', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'zod/*'] : [])],
     // TiddlyWiki runs modules in a sandbox without Node's `global`.
     define: server ? { global: 'globalThis' } : undefined,
     minify: !dev,

@@ -46,10 +46,10 @@ function startHttpServer(on: number): Promise<ChildProcess> {
   });
 }
 
-/** A LocalRunner with MCP connections whose SDK is the built plugins' (the agent's HTTP client, the server plugin's stdio). */
+/** A LocalRunner with MCP connections whose SDK is the server plugin's (from node_modules), as under Node. */
 function mcpRunner(model: LanguageModel) {
-  const sdk = h.$tw.modules.execute('$:/plugins/tiddlyagent/agent/runner/mcp-sdk.js', '');
-  const stdio = h.$tw.modules.execute('$:/plugins/tiddlyagent/server/mcp-stdio.js', '');
+  const sdk = h.$tw.modules.execute('$:/plugins/tiddlyagent/server/mcp-sdk.js', '');
+  const stdio = sdk;
   const mcp = new h.lib.McpConnections({
     wiki: h.port,
     where: 'node',

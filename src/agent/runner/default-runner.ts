@@ -17,6 +17,9 @@ import { createTiddlyWikiPort } from './tiddlywiki-port';
 import { createBrowserWebFetcher } from './web-fetch-browser';
 import { createNodeWebFetcher } from './web-fetch-node';
 
+const MCP_NODE_SDK = '$:/plugins/tiddlyagent/server/mcp-sdk.js';
+const MCP_BROWSER_SDK = '$:/plugins/tiddlyagent/mcp-browser/mcp-sdk.js';
+
 interface StdioModule {
   StdioClientTransport: new (params: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => ReturnType<NonNullable<McpSdk['stdio']>>;
   getDefaultEnvironment(): Record<string, string>;
@@ -60,8 +63,13 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     getSecret,
     getEnv: (name) => (browser ? undefined : process.env[name]),
     loadSdk: () => {
-      const sdk = require('$:/plugins/tiddlyagent/agent/runner/mcp-sdk.js') as McpSdk;
-      const stdio = !browser && $tw.modules.titles['$:/plugins/tiddlyagent/server/mcp-stdio.js'] ? (require('$:/plugins/tiddlyagent/server/mcp-stdio.js') as StdioModule) : undefined;
+      // Node: the server plugin requires the SDK from node_modules; a browser-only wiki: the optional bundled plugin.
+      const title = browser ? MCP_BROWSER_SDK : MCP_NODE_SDK;
+      if (!$tw.modules.titles[title]) {
+        throw new Error(browser ? `calling MCP servers from a wiki without a server needs the plugin $:/plugins/tiddlyagent/mcp-browser (dist/mcp-browser.json); in the server edition they are called from the server.` : 'calling MCP servers needs the TiddlyAgent server plugin in this wiki.');
+      }
+      const sdk = require(title) as McpSdk & Partial<StdioModule>;
+      const stdio = sdk.StdioClientTransport && sdk.getDefaultEnvironment ? { StdioClientTransport: sdk.StdioClientTransport, getDefaultEnvironment: sdk.getDefaultEnvironment } : undefined;
       return { ...sdk, stdio: stdio ? (params) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) : undefined };
     },
   });

@@ -13,7 +13,7 @@ import { MCP_PREFIX, mcpTools, unavailableServerTool, type ListedTool, type McpC
 import { MCP_SERVER_TAG, McpServerSchema, parseTiddler, type McpServer } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 
-/** The parts of the SDK the connections use (runner/mcp-sdk.ts, server/mcp-stdio.ts). */
+/** The parts of the SDK the connections use (server/mcp-sdk.ts under Node, the mcp-browser plugin in a browser-only wiki). */
 export interface McpSdk {
   Client: new (info: { name: string; version: string }) => SdkClient;
   StreamableHTTPClientTransport: new (url: URL, options?: { requestInit?: { headers?: Record<string, string> } }) => SdkTransport;

@@ -1,7 +1,8 @@
 /*\
-The MCP SDK's client, bundled as its own module so it is compiled only when an agent first
-uses an MCP server (runner/mcp-client.ts requires it then), never at page load. Streamable
-HTTP works in both runners; stdio comes from the server plugin (src/server/mcp-stdio.ts).
+The MCP SDK's client for browser-only wikis (a single HTML file): Streamable HTTP, bundled
+(~310 KB), in a plugin of its own that such a wiki adds only to call MCP servers from the
+page, so no other wiki carries it. The server edition and the headless command use the SDK
+from node_modules instead (src/server/mcp-sdk.ts). runner/mcp-client.ts requires it on first use.
 \*/
 export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
