@@ -12,6 +12,28 @@ import type { WebPage } from '../tools/web-fetcher';
 /** A web-fetch failure whose message is for the model and the user. */
 export class WebFetchError extends Error {}
 
+/** A fetch's own abort: the caller's signal (Stop, the tool's time limit) or `timeoutMs`, whichever comes first. */
+export function fetchDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; abort(): void; timedOut(): boolean; end(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort();
+  caller.addEventListener('abort', onAbort, { once: true });
+  if (caller.aborted) controller.abort();
+  return {
+    signal: controller.signal,
+    abort: () => controller.abort(),
+    timedOut: () => timedOut,
+    end() {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
 export interface ParsedContentType {
   mime: string;
   charset?: string;

@@ -11,7 +11,7 @@ runs, nothing loads).
 \*/
 import { isAllowListed, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
 import { addressRefusal, isIpLiteral } from './web-address';
-import { WebFetchError, bytesToPage, readCapped } from './web-content';
+import { WebFetchError, bytesToPage, fetchDeadline, readCapped } from './web-content';
 
 export interface BrowserWebFetcherOptions {
   maxBytes?: number;
@@ -73,36 +73,28 @@ export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}):
   return {
     async fetch(request: WebFetchRequest): Promise<WebPage> {
       const url = checkUrl(request.url.trim(), request);
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-      const onAbort = () => controller.abort();
-      request.signal.addEventListener('abort', onAbort, { once: true });
+      const deadline = fetchDeadline(request.signal, timeoutMs);
       try {
         let response: Response;
         try {
-          response = await (options.fetch ?? fetch)(url.href, { signal: controller.signal, credentials: 'omit', redirect: 'follow', mode: 'cors', referrerPolicy: 'no-referrer' });
+          response = await (options.fetch ?? fetch)(url.href, { signal: deadline.signal, credentials: 'omit', redirect: 'follow', mode: 'cors', referrerPolicy: 'no-referrer' });
         } catch (e) {
-          if (timedOut || request.signal.aborted) throw e;
+          if (deadline.timedOut() || request.signal.aborted) throw e;
           throw new WebFetchError(CORS_MESSAGE);
         }
         const final = checkUrl(response.url || url.href, request);
         if (!response.ok) throw new WebFetchError(`${final.href} answered ${response.status} ${response.statusText}`.trim() + '.');
         const { bytes, truncated } = response.body
-          ? await readCapped(chunksOf(response.body), maxBytes, () => controller.abort())
+          ? await readCapped(chunksOf(response.body), maxBytes, () => deadline.abort())
           : { bytes: new Uint8Array(await response.arrayBuffer()), truncated: false };
         return bytesToPage(final.href, bytes, response.headers.get('content-type'), truncated, maxBytes, parseHtmlWithDomParser);
       } catch (e) {
-        if (timedOut) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
+        if (deadline.timedOut()) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
         if (request.signal.aborted) throw new WebFetchError('The fetch was stopped.');
         if (e instanceof WebFetchError) throw e;
         throw new WebFetchError(`${request.url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', onAbort);
+        deadline.end();
       }
     },
   };

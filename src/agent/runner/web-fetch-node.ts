@@ -12,7 +12,7 @@ import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { isAllowListed, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
 import { addressRefusal } from './web-address';
-import { WebFetchError, bytesToPage, readCapped } from './web-content';
+import { WebFetchError, bytesToPage, fetchDeadline, readCapped } from './web-content';
 
 export interface NodeWebFetcherOptions {
   /** Bytes of body read at most (default 2 MB); the rest is not read. */
@@ -61,21 +61,13 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
 
   return {
     async fetch(request: WebFetchRequest): Promise<WebPage> {
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-      const onAbort = () => controller.abort();
-      request.signal.addEventListener('abort', onAbort, { once: true });
-      if (request.signal.aborted) controller.abort();
+      const deadline = fetchDeadline(request.signal, timeoutMs);
       try {
         let url = checkScheme(request.url.trim());
         const seen = new Set<string>();
         for (let hop = 0; ; hop++) {
           seen.add(url.href);
-          const response = await get(url, request, controller.signal);
+          const response = await get(url, request, deadline.signal);
           const status = response.statusCode ?? 0;
           const location = response.headers.location;
           if (status >= 300 && status < 400 && location) {
@@ -100,14 +92,13 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
           return bytesToPage(url.href, bytes, contentType, truncated, maxBytes, parseHtmlWithJsdom);
         }
       } catch (e) {
-        if (timedOut) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
+        if (deadline.timedOut()) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
         if (request.signal.aborted) throw new WebFetchError('The fetch was stopped.');
         if (e instanceof WebFetchError) throw e;
         throw new WebFetchError(`${request.url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', onAbort);
-        controller.abort(); // ends any socket still open (a cut body)
+        deadline.end();
+        deadline.abort(); // ends any socket still open (a cut body)
       }
     },
   };
