@@ -13,7 +13,7 @@ import type { WebPage } from '../tools/web-fetcher';
 export class WebFetchError extends Error {}
 
 /** A fetch's own abort: the caller's signal (Stop, the tool's time limit) or `timeoutMs`, whichever comes first. */
-export function fetchDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; abort(): void; timedOut(): boolean; end(): void } {
+export function fetchDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; abort(): void; timedOut(): boolean; end(): void; failure(e: unknown, url: string): WebFetchError } {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -27,6 +27,13 @@ export function fetchDeadline(caller: AbortSignal, timeoutMs: number): { signal:
     signal: controller.signal,
     abort: () => controller.abort(),
     timedOut: () => timedOut,
+    /** What a fetch that threw tells the model: the time limit, Stop, or the error itself. */
+    failure(e: unknown, url: string): WebFetchError {
+      if (timedOut) return new WebFetchError(`${url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
+      if (caller.aborted) return new WebFetchError('The fetch was stopped.');
+      if (e instanceof WebFetchError) return e;
+      return new WebFetchError(`${url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
+    },
     end() {
       clearTimeout(timer);
       caller.removeEventListener('abort', onAbort);

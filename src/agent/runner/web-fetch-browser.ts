@@ -89,10 +89,7 @@ export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}):
           : { bytes: new Uint8Array(await response.arrayBuffer()), truncated: false };
         return bytesToPage(final.href, bytes, response.headers.get('content-type'), truncated, maxBytes, parseHtmlWithDomParser);
       } catch (e) {
-        if (deadline.timedOut()) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
-        if (request.signal.aborted) throw new WebFetchError('The fetch was stopped.');
-        if (e instanceof WebFetchError) throw e;
-        throw new WebFetchError(`${request.url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
+        throw deadline.failure(e, request.url);
       } finally {
         deadline.end();
       }

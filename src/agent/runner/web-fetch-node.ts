@@ -92,10 +92,7 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
           return bytesToPage(url.href, bytes, contentType, truncated, maxBytes, parseHtmlWithJsdom);
         }
       } catch (e) {
-        if (deadline.timedOut()) throw new WebFetchError(`${request.url} did not finish loading within ${Math.round(timeoutMs / 1000)} s (the time limit).`);
-        if (request.signal.aborted) throw new WebFetchError('The fetch was stopped.');
-        if (e instanceof WebFetchError) throw e;
-        throw new WebFetchError(`${request.url} could not be read: ${e instanceof Error ? e.message : String(e)}`);
+        throw deadline.failure(e, request.url);
       } finally {
         deadline.end();
         deadline.abort(); // ends any socket still open (a cut body)

@@ -7,8 +7,9 @@ confirmation by default (`agent-approval` can change that per tool), and what th
 untrusted data, labelled so in the prompt. A server that cannot be reached is one tool,
 `mcp-<server>`, that says why, so the turn goes on with a clear error.
 \*/
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { defineTool, type ToolDefinition } from './tool';
+import { jsonSchemaParameters, type JsonSchema } from './user-tools';
 
 /** A tool as an MCP server lists it. */
 export interface ListedTool {
@@ -95,13 +96,7 @@ export function resultText(server: string, tool: string, result: McpCallResult):
   return `${result.isError ? 'The tool reported an error. ' : ''}Result of ${tool} from the MCP server "${server}". ${UNTRUSTED}\n${text}`;
 }
 
-/**
- * Arguments checked only for being an object (the server validates them against its own
- * schema); the model is offered the server's schema as it is (zod's `_zod.toJSONSchema` hook,
- * as user tools do).
- */
+/** Arguments checked only for being an object (the server validates them against its own schema), offered with the server's schema as it is. */
 function passThrough(schema: Record<string, unknown>): z.ZodMiniType<Record<string, unknown>> {
-  const parameters = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error: 'the arguments must be a JSON object' });
-  parameters._zod.toJSONSchema = () => JSON.parse(JSON.stringify(schema)) as never;
-  return parameters;
+  return jsonSchemaParameters(schema as JsonSchema, (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [] : ['the arguments must be a JSON object']));
 }

@@ -234,11 +234,12 @@ export function parseParameters(text: string): JsonSchema {
  * A zod/mini schema that validates with `validate` and converts back to exactly the user's
  * schema: zod/mini has no `fromJSONSchema` (only zod's classic build does), so the check is
  * custom, and `_zod.toJSONSchema` (zod's documented override hook) hands the engine's
- * `z.toJSONSchema(…, {io: 'input'})` the schema as written.
+ * `z.toJSONSchema(…, {io: 'input'})` the schema as written. `problems` replaces the check
+ * (MCP tools: the server validates against its own schema, which may use any JSON Schema).
  */
-export function jsonSchemaParameters(schema: JsonSchema): z.ZodMiniType<Record<string, unknown>> {
-  const parameters = z.custom<Record<string, unknown>>((value) => validate(schema, value, '').length === 0, {
-    error: (issue) => `${validate(schema, issue.input, '').join('; ')}.`,
+export function jsonSchemaParameters(schema: JsonSchema, problems: (value: unknown) => string[] = (value) => validate(schema, value, '')): z.ZodMiniType<Record<string, unknown>> {
+  const parameters = z.custom<Record<string, unknown>>((value) => problems(value).length === 0, {
+    error: (issue) => `${problems(issue.input).join('; ')}.`,
   });
   parameters._zod.toJSONSchema = () => JSON.parse(JSON.stringify(schema)) as JsonSchema;
   return parameters;

@@ -3,21 +3,10 @@
 chat's own Stop button does, from a button anywhere (the background panel). In the server
 edition the request goes to the server like every other; a refusal is logged.
 \*/
-import { widget as Widget } from '$:/core/modules/widgets/widget.js';
-import type { IChangedTiddlers } from 'tiddlywiki';
+import { ActionWidget } from './action-widget';
 import { lib } from './library';
 
-class ActionStopWidget extends Widget {
-  override render(parent: Element, nextSibling: Element | null): void {
-    this.computeAttributes();
-    this.execute();
-  }
-
-  override refresh(changed: IChangedTiddlers): boolean {
-    this.computeAttributes();
-    return this.refreshChildren(changed);
-  }
-
+class ActionStopWidget extends ActionWidget {
   override invokeAction(): boolean {
     const chat = this.getAttribute('chat', '');
     if (chat) lib().getRunner().stop(chat).catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));

@@ -4,23 +4,12 @@ the server in the server edition) and lists its tools, for the settings tab. The
 to `$:/temp/tiddlyagent/mcp-test/<name>` (field `ok`: yes | no | testing; text: the tools or
 the error), which the settings tab shows.
 \*/
-import { widget as Widget } from '$:/core/modules/widgets/widget.js';
-import type { IChangedTiddlers } from 'tiddlywiki';
+import { ActionWidget } from './action-widget';
 import { lib } from './library';
 
 export const MCP_TEST_PREFIX = '$:/temp/tiddlyagent/mcp-test/';
 
-class McpTestWidget extends Widget {
-  override render(): void {
-    this.computeAttributes();
-    this.execute();
-  }
-
-  override refresh(changed: IChangedTiddlers): boolean {
-    this.computeAttributes();
-    return this.refreshChildren(changed);
-  }
-
+class McpTestWidget extends ActionWidget {
   override invokeAction(): boolean {
     const server = this.getAttribute('server', '');
     if (!server) return true;
