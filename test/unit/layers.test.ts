@@ -4,18 +4,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const SRC = path.resolve(__dirname, '../../src/agent');
-const LAYERS = ['store', 'schedules', 'tools', 'providers', 'engine', 'runner', 'ui'] as const;
-const PURE = ['store', 'schedules', 'tools', 'providers', 'engine'];
+const LAYERS = ['store', 'schedules', 'search', 'tools', 'providers', 'engine', 'runner', 'ui'] as const;
+const PURE = ['store', 'schedules', 'search', 'tools', 'providers', 'engine'];
 const FORBIDDEN = [/\$tw\b/, /\bdocument\.[a-zA-Z]/, /\bwindow\.[a-zA-Z]/, /\brequire\(/, /from ['"]node:/, /from ['"](fs|path|http|https|child_process|vm)['"]/];
-/** What each layer may import (DESIGN 3: ui > runner > engine > providers/tools > schedules > store). */
+/** What each layer may import (DESIGN 3: ui > runner > engine > providers/tools > search/schedules > store). */
 const ALLOWED: Record<string, string[]> = {
   store: ['store'],
   schedules: ['schedules', 'store'],
-  tools: ['tools', 'schedules', 'store'],
+  search: ['search', 'store'],
+  tools: ['tools', 'search', 'schedules', 'store'],
   providers: ['providers'],
-  engine: ['engine', 'providers', 'tools', 'schedules', 'store'],
-  runner: ['runner', 'engine', 'providers', 'tools', 'schedules', 'store'],
-  ui: ['ui', 'runner', 'engine', 'tools', 'schedules', 'store'],
+  engine: ['engine', 'providers', 'tools', 'search', 'schedules', 'store'],
+  runner: ['runner', 'engine', 'providers', 'tools', 'search', 'schedules', 'store'],
+  ui: ['ui', 'runner', 'engine', 'tools', 'search', 'schedules', 'store'],
 };
 
 function files(dir: string): string[] {
