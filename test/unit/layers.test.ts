@@ -20,6 +20,7 @@ const ALLOWED: Record<string, string[]> = {
 };
 
 function files(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
 }
 
