@@ -131,3 +131,18 @@ test('a bad model-facts entry fails the turn with the profile, the model and the
   expect((await runner().send(chat, 'now')).status).toBe('completed');
   expect(messages(chat).filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['keep these words', 'again', 'again', 'again', 'now']);
 });
+
+test('a model that rewrites its profile\'s prices to escape the budget is refused, and the budget holds', async () => {
+  // The attacker is the model: it tries to price itself at $0. Writes to a provider profile
+  // are refused by the write gate (a `$:/tags/AI/…` tag), so the next check still sees $0.0105.
+  const { chat, provider } = setup({}, { 'agent-tools': 'wiki-update', 'agent-approval': '{"wiki-update": {"mode": "auto"}}', 'agent-turn-cost-budget': '0.01' });
+  const facts = { 'model-facts': '{"*": {"price-input": 0, "price-output": 0}}' };
+  mock.queue({ toolCalls: [{ name: 'wiki-update', arguments: { title: provider, modified: fields(provider).modified ?? '', fields: facts } }], usage: usage(50_000, 5_000) });
+  const result = await runner().send(chat, 'Go on as long as you like.');
+  expect(result.status).toBe('failed');
+  const list = messages(chat);
+  expect(list[2]).toMatchObject({ role: 'tool', 'tool-status': 'error' });
+  expect(list[2]!.text).toMatch(/^Refused.*\$:\/tags\/AI\/Provider/s);
+  expect(fields(provider)['model-facts']).toBeUndefined();
+  expect(result.error).toMatch(/^Money budget reached: this turn cost \$0\.0105/);
+});
