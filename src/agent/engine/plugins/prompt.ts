@@ -35,6 +35,8 @@ function attachmentBlock(ctx: TurnContext, title: string): string {
   const view = ctx.store.wiki.agentView();
   const fields = view.getFields(title);
   if (!fields) return `[Attached tiddler "${title}" is not available.]`;
+  // An SVG renders as a picture, with no text: the model gets its source, which it can read.
+  if (fields.type === 'image/svg+xml') return `Attached tiddler "${title}" (its SVG source). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields)}`;
   const text = view.renderPlainText(title);
   return `Attached tiddler "${title}" (its rendered text). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
 }
