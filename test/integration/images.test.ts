@@ -151,7 +151,7 @@ test('a model known not to take images: the turn fails naming the model and what
 });
 
 test.each([
-  ['Huge.png', /The image "Huge\.png" cannot be sent: it is 5\.5 MB, more than the 5 MB an image may have\./],
+  ['Huge.png', /The image "Huge\.png" cannot be sent: it is 5\.6 MB, more than the 5 MB an image may have\./],
   ['Fake.png', /The image "Fake\.png" cannot be sent: its bytes are not a PNG, JPEG, GIF or WebP image\./],
 ])('%s attached: the turn fails with a clear message before any request', async (title, error) => {
   const chat = newChat();

@@ -54,10 +54,10 @@ export function imageBytes(data: string): number {
   return (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }
 
-/** e.g. "740 KB", "5.2 MB". */
+/** e.g. "740 KB", "5.2 MB"; rounded up, so a size over a limit never reads as the limit. */
 export function sizeText(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
+  if (bytes < 1024 * 1024) return `${Math.max(1, Math.ceil(bytes / 1024))} KB`;
+  return `${String(Math.ceil((bytes / (1024 * 1024)) * 10) / 10)} MB`;
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
