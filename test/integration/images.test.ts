@@ -110,6 +110,9 @@ test('wiki-read of a png returns it as an image part, its title on the tool mess
   expect(wire[at + 2]!.role).toBe('user');
   expect(texts(wire[at + 2])).toMatch(/wiki-read \(read-1\)[^]*wiki-read \(read-2\)/);
   expect(imageUrls(wire[at + 2])).toEqual([`data:image/png;base64,${LATER}`, `data:image/png;base64,${HIDDEN_LATER}`]);
+  // Only there: the Current tiddler section (the image just read) does not repeat the base64.
+  expect(JSON.stringify(wire).split(HIDDEN_LATER).length - 1).toBe(1);
+  expect(JSON.stringify(wire)).toContain('(image/png content, not shown here)');
 
   $tw.wiki.deleteTiddler('Later.png');
   $tw.wiki.addTiddler({ ...$tw.wiki.getTiddler('Hidden later.png').fields, 'agent-chat': 'Some chat' });
