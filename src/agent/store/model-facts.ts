@@ -21,6 +21,7 @@ export const MODEL_PRESETS: Record<string, ModelFacts> = {
   'gpt-4o': { contextWindow: 128_000, maxOutput: 16_384, images: true, price: { input: 2.5, output: 10 } },
   'gpt-4.1': { contextWindow: 1_047_576, maxOutput: 32_768, images: true, price: { input: 2, output: 8 } },
   'gpt-4.1-mini': { contextWindow: 1_047_576, maxOutput: 32_768, images: true, price: { input: 0.4, output: 1.6 } },
+  'gpt-3.5-turbo': { contextWindow: 16_385, maxOutput: 4_096, images: false },
   'claude-': { contextWindow: 200_000, images: true },
   'gemini-': { contextWindow: 1_048_576, images: true },
 };
