@@ -24,6 +24,7 @@ import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
 import type { AgentEvent } from './events';
 import { parseToolCalls } from './history';
+import { attachmentRefusal } from './images';
 import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type TurnContext } from './hooks';
 import { BUILTIN_PLUGINS } from './plugins';
 import { retryStream, type RetryOptions } from './retry';
@@ -164,6 +165,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`);
     const budget = budgetExceeded(ctx, messages, turn);
     if (budget) return fail(budget);
+    // Before the turn's first request: its attached images must be sendable to this model.
+    const refused = ctx.round === 0 ? attachmentRefusal(ctx, messages.find((m) => m.title === ctx.metadata.turn)) : undefined;
+    if (refused) return fail(refused);
 
     ctx.round += 1;
     ctx.actions = {};

@@ -12,6 +12,7 @@ import { ScheduleBook } from '../schedules/schedule-book';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
+import type { ImageData } from './images';
 import type { Journal } from './journal';
 import type { WebFetcher } from './web-fetcher';
 import { WriteGate } from './write-gate';
@@ -87,6 +88,13 @@ export interface ToolOutput {
   currentTiddler?: string;
   /** spawn-agent: the sub-agent's chat (its card links to it). */
   child?: string;
+  /**
+   * Image tiddlers the result shows (wiki-read): recorded on the tool message by title and
+   * read again through the agent's view for every prompt, so a later deletion or hiding holds.
+   */
+  attachments?: string[];
+  /** Images that have no tiddler (an MCP server's): the engine keeps them with the chat (ChatStore.saveImage). */
+  images?: ImageData[];
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
