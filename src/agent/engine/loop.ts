@@ -252,7 +252,8 @@ function moneyBudgetExceeded(ctx: TurnContext, messages: Message[], turn: Messag
     { field: 'agent-turn-cost-budget', budget: ctx.agent['agent-turn-cost-budget'], list: turn, what: 'this turn', then: 'Send a message to continue.' },
     { field: 'agent-chat-cost-budget', budget: ctx.agent['agent-chat-cost-budget'], list: messages, what: 'this chat', then: 'Start a new chat or raise the budget.' },
   ] as const;
-  const factsOf = (model: string) => modelFacts(ctx.profile, model);
+  const facts = new Map<string, ReturnType<typeof modelFacts>>();
+  const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(ctx.profile, model)).get(model)!;
   for (const { field, budget, list, what, then } of budgets) {
     if (budget === undefined) continue;
     const spent = list.map((m) => replyCost({ model: m.model, tokensIn: m['tokens-in'], tokensOut: m['tokens-out'] }, factsOf));
