@@ -467,10 +467,14 @@ async function startMockLlm(options = {}) {
   };
 }
 
-/** The mock's embedding of `text`: words (lower-case letters and digits) hashed into `dims` buckets, normalized. */
+// Words too common to say anything about a text's topic.
+const STOP_WORDS = new Set('a an and are as at be by for from has have in is it its of on or that the this to was were when with you your'.split(' '));
+
+/** The mock's embedding of `text`: its words (lower-case letters and digits, not stop words) hashed into `dims` buckets, normalized. */
 function hashedEmbedding(text, dims) {
   const v = new Array(dims).fill(0);
   for (const word of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) || []) {
+    if (STOP_WORDS.has(word)) continue;
     let h = 0x811c9dc5;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
     v[(h >>> 0) % dims] += 1;

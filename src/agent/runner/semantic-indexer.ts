@@ -27,6 +27,7 @@ import { ChatStore } from '../store/chat-store';
 import type { WikiPort } from '../store/wiki-port';
 import { isBinaryType } from '../tools/format';
 import { isHiddenFromAgent } from '../tools/visibility';
+import { ensureWebGlobals } from './host';
 
 export const SEMANTIC_PROFILE = '$:/config/tiddlyagent/semantic/profile';
 export const SEMANTIC_ENABLED = '$:/config/tiddlyagent/semantic/enabled';
@@ -77,6 +78,7 @@ export class SemanticIndexer implements SemanticPort {
   private readonly now: () => number;
 
   constructor(private readonly host: IndexerHost) {
+    ensureWebGlobals();
     this.now = host.now ?? Date.now;
   }
 

@@ -42,9 +42,9 @@ function cutLong(paragraph: string, size: number): string[] {
   const parts: string[] = [];
   let rest = paragraph;
   while (rest.length > size) {
-    const window = rest.slice(0, size);
-    const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('! '), window.lastIndexOf('? '));
-    const space = window.lastIndexOf(' ');
+    const head = rest.slice(0, size);
+    const sentence = Math.max(head.lastIndexOf('. '), head.lastIndexOf('! '), head.lastIndexOf('? '));
+    const space = head.lastIndexOf(' ');
     const at = sentence > size / 2 ? sentence + 1 : space > size / 2 ? space : size;
     parts.push(rest.slice(0, at).trim());
     rest = rest.slice(at).trim();

@@ -161,7 +161,8 @@ export class VectorIndex {
    * not. `dims`, when known, must match too (a model whose vectors changed size).
    */
   static load(blob: ArrayBuffer | Uint8Array, model: string, dims?: number): { index: VectorIndex } | { problem: string } {
-    const bytes = blob instanceof Uint8Array ? blob : new Uint8Array(blob);
+    // Not `instanceof`: under Node the plugin's realm (a vm context) has its own Uint8Array.
+    const bytes = ArrayBuffer.isView(blob) ? new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength) : new Uint8Array(blob);
     // The rows are read as a Float32Array: copy to an aligned buffer first.
     const buffer = bytes.byteOffset % 4 === 0 ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : bytes.slice().buffer;
     if (buffer.byteLength < 8) return { problem: 'the file is too short to be an index' };
