@@ -345,6 +345,8 @@ export class SemanticIndexer implements SemanticPort {
       text: '',
     };
     const old = this.host.wiki.getFields(SEMANTIC_STATUS);
+    // Never switched on: no status tiddler at all (nothing to show, nothing written at startup).
+    if (!old && this.state === 'off' && !this.error) return;
     if (old && Object.keys(fields).every((k) => (old[k] ?? '') === fields[k])) return;
     this.host.wiki.putTiddler(fields);
     this.host.onStatus?.();
