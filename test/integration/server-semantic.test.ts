@@ -25,7 +25,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-const embedded = () => mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
+const embedded = (): string[] => mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
 const file = () => path.join(dir, 'agent-state', 'vectors.bin');
 function header(): { format: number; model: string; dims: number; tiddlers: [string, string, number][] } {
   const b = fs.readFileSync(file());
@@ -36,7 +36,7 @@ test('the index is built on the server into agent-state/vectors.bin, and a resta
   server = await startServer(dir);
   await until('the vector file', () => fs.existsSync(file()) && header().tiddlers.some(([t]) => t === 'Compost'));
   expect(header()).toMatchObject({ format: 1, model: 'mock-embed', dims: 64 });
-  expect(embedded().some((t) => t.startsWith('Compost\n\nKitchen scraps'))).toBe(true);
+  expect(embedded().some((t: string) => t.startsWith('Compost\n\nKitchen scraps'))).toBe(true);
   const html = await (await fetch(server.url)).text();
   expect(html).not.toContain('vectors.bin');
   expect(fs.readdirSync(path.join(dir, 'tiddlers')).some((f) => /semantic-index/.test(f))).toBe(false);
