@@ -9,6 +9,7 @@ with `manage-todo`: a TodoList that can touch that chat's todo tiddler and nothi
 \*/
 import type * as z from 'zod/mini';
 import { ScheduleBook } from '../schedules/schedule-book';
+import type { SemanticPort } from '../search/semantic';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
@@ -40,6 +41,8 @@ export interface ToolContext {
   subAgents?: SubAgentPort;
   /** Outside pages (web-fetch), where the runner lends a fetcher. */
   web?: WebFetcher;
+  /** Search by meaning (wiki-search's semantic and hybrid modes), where the runner keeps a vector index. */
+  semantic?: SemanticPort;
 }
 
 /** What the runner lends a turn's tools besides the wiki. */
@@ -47,6 +50,7 @@ export interface ToolServices {
   now(): number;
   subAgents?: SubAgentPort;
   web?: WebFetcher;
+  semantic?: SemanticPort;
 }
 
 /** Runs a task in a hidden child chat and waits for its final answer (runner/sub-agents.ts). */
@@ -148,5 +152,6 @@ export function createToolContext(
     now: services.now,
     subAgents: services.subAgents,
     web: services.web,
+    semantic: services.semantic,
   };
 }

@@ -1,11 +1,13 @@
 /*\
 wiki-search: full-text search with TiddlyWiki's own [search[]] semantics and/or a filter,
 one page at a time, with a snippet around the first match (or the full text within a
-result budget). Hidden tiddlers never appear, whatever the query or filter.
+result budget). Hidden tiddlers never appear, whatever the query or filter. `mode` semantic
+or hybrid ranks by meaning instead (search-by-meaning.ts), falling back to text with a note.
 \*/
 import * as z from 'zod/mini';
 import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
+import { chunkOf, MEANING_POOL, rankByMeaning, SEARCH_MODES } from './search-by-meaning';
 import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
 /** Total characters of tiddler text in one result when fullText is on. */
@@ -24,6 +26,9 @@ const parameters = z
     includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(50), z.describe('Results per page (1–50)')), 10),
     offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Results to skip, for the next page')), 0),
+    mode: z.optional(
+      z.enum(SEARCH_MODES).check(z.describe('text (default): the words must occur. semantic: tiddlers closest in meaning to the query, by embeddings. hybrid: both rankings fused. Without an embedding model the result is a text search and says so')),
+    ),
     fullText: z.optional(
       z.boolean().check(z.describe(`Return each result's full text instead of a ~${SNIPPET_LENGTH}-character snippet around the first match; the whole result stays within ${SEARCH_TEXT_BUDGET} characters`)),
     ),
@@ -37,11 +42,27 @@ export const wikiSearchTool = defineTool({
   access: 'read',
   defaultMode: 'auto',
   parameters,
-  targets: (args, { wiki }) => searchPage(wiki, args).shown,
-  execute(args, { wiki }) {
+  targets: (args, { wiki }) => {
+    // What a search by meaning returns is known only after the query is embedded: the
+    // approval patterns then test the arguments (evaluateApproval's `null`).
+    if (args.mode && args.mode !== 'text') throw new Error('results not known before the call');
+    return searchPage(wiki, args).shown;
+  },
+  async execute(args, context) {
+    const { wiki } = context;
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    const { titles, error, shown, withheld } = searchPage(wiki, args);
+    let note: string | undefined;
+    let ranked: { titles: string[]; chunks: Map<string, number> } | undefined;
+    if (args.mode && args.mode !== 'text') {
+      const within = filter ? runAgentFilter(wiki, filter) : undefined;
+      if (within && filterError(wiki, within)) return { ok: false, content: `${filterError(wiki, within)}. Check the filter syntax.` };
+      const pool = Math.min(MEANING_POOL, args.offset + args.limit);
+      const answer = await rankByMeaning(args.mode, query, pool, context, (q, n) => textRanking(wiki, q, n), within && new Set(within));
+      if ('note' in answer) note = answer.note;
+      else ranked = answer;
+    }
+    const { titles, error, shown, withheld } = ranked ? { titles: ranked.titles, ...resultPage(wiki, ranked.titles, args.offset, args.limit) } : searchPage(wiki, args);
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
@@ -70,12 +91,14 @@ export const wikiSearchTool = defineTool({
           budget -= text.length;
         }
       } else {
-        blocks.push(tiddlerBlock(fields, { text: snippet(text, terms) }));
+        const chunk = ranked?.chunks.get(title);
+        blocks.push(tiddlerBlock(fields, { text: chunk !== undefined ? snippet(chunkOf(text, chunk), terms) : snippet(text, terms) }));
       }
     }
-    const what = [query && `query "${query}"${args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
-    const head = `Search for ${what}: ${pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)))}`;
-    const lines = [head];
+    const what = [query && `query "${query}"${ranked ? ` by ${args.mode === 'hybrid' ? 'words and meaning' : 'meaning'}` : args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
+    const found = pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)));
+    const head = `Search for ${what}: ${ranked ? found.replace(/^(\d+) tiddlers found/, `the ${total} closest tiddlers`) : found}`;
+    const lines = note ? [note, head] : [head];
     if (blocks.length) {
       lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
       lines.push(UNTRUSTED_NOTE, ...blocks);
@@ -105,6 +128,14 @@ function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
   }
   const system = !!args.includeSystem;
   return removeHidden(wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
+}
+
+/**
+ * The text ranking hybrid search fuses with the vector ranking: for now TiddlyWiki's search
+ * (every word must occur; not ranked). The ranked text index plugs in here.
+ */
+function textRanking(wiki: WikiPort, query: string, limit: number): string[] {
+  return removeHidden(wiki.search(query, { limit, exclude: (t) => t.startsWith('$:/') }));
 }
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
