@@ -6,7 +6,7 @@ export { getRunner, getLocalRunner, createLocalRunner } from './runner/default-r
 export { LocalRunner, type RunnerHost, type ExternalChat } from './runner/local-runner';
 export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
 export { RemoteRunner } from './runner/remote-runner';
-export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type McpTestResult, type RollbackResult } from './runner/chat-runner';
+export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './runner/chat-runner';
 export { MemoryOperationLog, OperationQueue, FINISHED, type Operation, type OperationLog, type OperationStatus } from './runner/operations';
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';

@@ -46,6 +46,10 @@ async function perform(action: string, body: Body): Promise<{ status: number; bo
       return { status: 200, body: {} };
     case 'rollback':
       return { status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) };
+    case 'compact':
+      return { status: 200, body: await runner.compact(str(body, 'chat')) };
+    case 'preview':
+      return { status: 200, body: await runner.previewPrompt(str(body, 'chat')) };
     case 'mcp-test':
       // Connecting starts a configured command (stdio) on the server: writers only, like every action.
       return { status: 200, body: await runner.testMcpServer(str(body, 'server')) };

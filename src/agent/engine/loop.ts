@@ -21,13 +21,15 @@ import { MCP_PREFIX } from '../tools/mcp-tools';
 import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
 import { errorText } from '../tools/write-gate';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
-import { estimateTokens, fitToWindow } from './context';
+import { DEFAULT_COMPACT_AT, KEEP_TURNS, liveHistory, overThreshold } from './compaction';
+import { estimateMessageTokens, estimateTokens, fitToWindow, type ContextUsage, type PromptSection } from './context';
 import type { AgentEvent } from './events';
 import { parseToolCalls } from './history';
 import { attachmentRefusal } from './images';
 import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type TurnContext } from './hooks';
 import { BUILTIN_PLUGINS } from './plugins';
 import { retryStream, type RetryOptions } from './retry';
+import { compactChat, type CompactionOutcome } from './summarize';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from './tool-executor';
 
 export const DEFAULT_MAX_ROUNDS = 20;
@@ -141,7 +143,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
 
   for (;;) {
     if (ctx.signal.aborted) return cancel();
-    const messages = store.listMessages(ctx.chat);
+    const all = store.listMessages(ctx.chat);
+    // A compaction's summary and the messages it replaced are no part of the turn's logic.
+    const messages = liveHistory(all).messages;
     const turn = currentTurn(messages);
     ctx.metadata.turn = messages[messages.length - turn.length - 1]?.title ?? '';
     ctx.round = turn.filter((m) => m.role === 'assistant').length;
@@ -163,7 +167,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     }
 
     if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`);
-    const budget = budgetExceeded(ctx, messages, turn);
+    const budget = budgetExceeded(ctx, all, turn);
     if (budget) return fail(budget);
     // Before the turn's first request: its attached images must be sendable to this model.
     const refused = ctx.round === 0 ? attachmentRefusal(ctx, messages.find((m) => m.title === ctx.metadata.turn)) : undefined;
@@ -402,37 +406,136 @@ export function safePreview(tool: ToolDefinition, args: unknown, context: () => 
   }
 }
 
-/** One model call: build the prompt, stream the reply (with retries before the first token). */
-async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageModel, history: Message[], deps: EngineDeps): Promise<ModelResponse | string> {
+/** A prompt as the next request would carry it, with its tokens per section. */
+export interface AssembledPrompt {
+  request: ModelRequest;
+  /** Sections after trimming, in order, with their estimated tokens. */
+  sections: { id: string; kind: string; tokens: number; messages: ModelRequest['messages'] }[];
+  usage: ContextUsage;
+  /** Tokens the whole prompt would take before any trimming (tools included). */
+  need: number;
+  trimmed: number;
+  overflow: boolean;
+}
+
+/** The window a prompt fits into, the output limit a request carries and the room kept for the reply. */
+function promptWindow(ctx: TurnContext): { contextWindow: number; outputLimit?: number; reserve: number } {
+  const facts = modelFacts(ctx.profile, ctx.model);
+  const outputLimit = modelFacts(ctx.profile, ctx.model, { presets: false }).maxOutput;
+  const contextWindow = ctx.agent['agent-context-window'] ?? facts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  return { contextWindow, outputLimit, reserve: outputLimit ?? Math.min(facts.maxOutput ?? 0, Math.floor(contextWindow / 4)) };
+}
+
+/**
+ * What a chat's next request would be, built as a turn builds it but without writing anything
+ * ("Show prompt"). Throws the reason when the chat's agent cannot run.
+ */
+export async function previewPrompt(deps: EngineDeps, chat: string): Promise<AssembledPrompt & { contextWindow: number }> {
+  const { ctx, hooks } = readyContext(deps, chat, new AbortController().signal);
+  const prompt = await assemblePrompt(ctx, hooks, deps.store.listMessages(chat));
+  return { ...prompt, contextWindow: prompt.usage.window };
+}
+
+/** "Compact now": summarize the chat's older turns outside a turn; throws why when it cannot. */
+export async function compactNow(deps: EngineDeps, chat: string, signal: AbortSignal): Promise<CompactionOutcome> {
+  const { ctx, model } = readyContext(deps, chat, signal);
+  const outcome = await compactChat(ctx, model, deps, promptWindow(ctx).contextWindow);
+  if (!outcome.compacted && !outcome.error && !signal.aborted) return { compacted: false, error: `Nothing to compact yet: the last ${KEEP_TURNS} turns are always kept as they are.` };
+  return outcome;
+}
+
+/** A turn's context for a chat, its agent, profile, model and tools read, without starting a turn. */
+function readyContext(deps: EngineDeps, chat: string, signal: AbortSignal): { ctx: TurnContext; hooks: EngineHooks; model: LanguageModel } {
+  const { store } = deps;
+  const now = deps.now ?? Date.now;
+  const agent = store.readAgent(store.readChat(chat).agent);
+  const profile = store.readProvider(agent['agent-provider']);
+  const modelName = agent['agent-model'] || profile['default-model'] || '';
+  if (!modelName) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  const plugins = agent['agent-plugins'].map((name) => {
+    const plugin = deps.plugins?.get(name);
+    if (!plugin) throw new ConfigError(agent.title, 'agent-plugins', `Agent definition "${agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
+    return plugin;
+  });
+  const ctx: TurnContext = {
+    chat,
+    store,
+    signal,
+    emit: deps.emit,
+    tools: agentTools(agent['agent-tools'], deps.tools, agent.title),
+    round: 0,
+    actions: {},
+    metadata: {},
+    services: deps.services ?? { now },
+    agent,
+    profile,
+    model: modelName,
+  };
+  return { ctx, hooks: createHooks([...BUILTIN_PLUGINS, ...plugins]), model: deps.createModel(profile) };
+}
+
+/** Build the prompt of the next request from the chat's messages (the plugins' sections, trimmed to the window). */
+async function assemblePrompt(ctx: TurnContext, hooks: EngineHooks, history: Message[]): Promise<AssembledPrompt> {
   const toolSpecs: ToolSpec[] = [...ctx.tools.values()].map((t) => ({
     name: t.name,
     description: t.description,
     parameters: z.toJSONSchema(t.parameters, { io: 'input' }) as Record<string, unknown>,
   }));
-  const build = { sections: [], toolSpecs, history };
+  const build: { sections: PromptSection[]; toolSpecs: ToolSpec[]; history: Message[] } = { sections: [], toolSpecs, history };
   await hooks.processPrompts.call(build, ctx);
   // The model's facts (presets, then the profile); the output limit a request carries is only
   // one the user set: a preset's is not harmless to send (OpenAI's reasoning models refuse
   // `max_tokens`), so it only reserves room, at most a quarter of the window.
-  const facts = modelFacts(ctx.profile, ctx.model);
-  const outputLimit = modelFacts(ctx.profile, ctx.model, { presets: false }).maxOutput;
-  const contextWindow = ctx.agent['agent-context-window'] ?? facts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const reserve = outputLimit ?? Math.min(facts.maxOutput ?? 0, Math.floor(contextWindow / 4));
+  const { contextWindow, outputLimit, reserve } = promptWindow(ctx);
   const toolSpecTokens = build.toolSpecs.length ? estimateTokens(JSON.stringify(build.toolSpecs)) : 0;
   const fit = fitToWindow(build.sections, { contextWindow, reserveOutput: reserve + toolSpecTokens });
   const usage = { ...fit.usage, tools: fit.usage.tools + toolSpecTokens, total: fit.usage.total + toolSpecTokens, window: contextWindow };
+  const kept = new Set(fit.messages);
+  const sections = build.sections
+    .map((section) => {
+      const messages = section.messages.filter((m) => kept.has(m));
+      return { id: section.id, kind: section.kind, messages, tokens: messages.reduce((n, m) => n + estimateMessageTokens(m), 0) };
+    })
+    .filter((section) => section.messages.length);
+  // The placeholder that says how many messages were left out belongs to no section.
+  const placeholder = fit.messages.filter((m) => !build.sections.some((sec) => sec.messages.includes(m)));
+  if (placeholder.length) sections.unshift({ id: 'trimmed', kind: 'history', messages: placeholder, tokens: placeholder.reduce((n, m) => n + estimateMessageTokens(m), 0) });
+  if (toolSpecTokens) sections.push({ id: 'tools', kind: 'tools', messages: [], tokens: toolSpecTokens });
+  const need = build.sections.reduce((n, sec) => n + sec.messages.reduce((k, m) => k + estimateMessageTokens(m), 0), 0) + toolSpecTokens;
+  return {
+    request: {
+      model: ctx.model,
+      messages: fit.messages,
+      tools: build.toolSpecs.length ? build.toolSpecs : undefined,
+      temperature: ctx.agent['agent-temperature'],
+      maxOutputTokens: outputLimit,
+    },
+    sections,
+    usage,
+    need,
+    trimmed: fit.trimmed,
+    overflow: fit.overflow,
+  };
+}
+
+/** One model call: build the prompt (compacting older turns when it is too full), stream the reply (with retries before the first token). */
+async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageModel, history: Message[], deps: EngineDeps): Promise<ModelResponse | string> {
+  let prompt = await assemblePrompt(ctx, hooks, history);
+  const compactAt = ctx.agent['agent-compact-at'] ?? DEFAULT_COMPACT_AT;
+  // One automatic try per turn: a summary that failed is not asked for again every round.
+  if (!ctx.metadata.compactionTried && overThreshold(prompt.need, prompt.usage.window, compactAt)) {
+    ctx.metadata.compactionTried = true;
+    const outcome = await compactChat(ctx, model, deps, prompt.usage.window);
+    if (ctx.signal.aborted) return { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: true };
+    if (outcome.compacted) prompt = await assemblePrompt(ctx, hooks, ctx.store.listMessages(ctx.chat));
+    else if (outcome.error) ctx.store.appendMessage(ctx.chat, { role: 'error', text: `${outcome.error} The chat is as it was; where the prompt does not fit, its oldest messages are left out instead.` });
+  }
+  const { usage, request } = prompt;
   ctx.emit({ type: 'context', chat: ctx.chat, usage });
   ctx.store.setStatus(ctx.chat, 'working', { [CHAT_CONTEXT_USAGE]: JSON.stringify(usage) });
-  if (fit.overflow) {
-    return `The prompt does not fit the context window: it needs about ${usage.total} tokens of ${contextWindow}. Shorten the system prompt or the message, or raise "agent-context-window".`;
+  if (prompt.overflow) {
+    return `The prompt does not fit the context window: it needs about ${usage.total} tokens of ${usage.window}. Shorten the system prompt or the message, or raise "agent-context-window".`;
   }
-  const request: ModelRequest = {
-    model: ctx.model,
-    messages: fit.messages,
-    tools: build.toolSpecs.length ? build.toolSpecs : undefined,
-    temperature: ctx.agent['agent-temperature'],
-    maxOutputTokens: outputLimit,
-  };
 
   const response: ModelResponse = { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: false };
   ctx.emit({ type: 'reply-started', chat: ctx.chat, model: ctx.model });

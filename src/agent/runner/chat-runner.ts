@@ -34,8 +34,24 @@ export interface ChatRunner {
   rollback(chat: string, userMessage: string, force?: boolean): Promise<RollbackResult>;
   /** Live events of a chat, a snapshot first; returns the unsubscribe function. */
   subscribe(chat: string, listener: AgentEventListener): () => void;
+  /** Summarize the chat's older turns into one compaction message now ("Compact now"); rejects with why it could not. */
+  compact(chat: string): Promise<unknown>;
+  /** What the chat's next request would send, with tokens per section ("Show prompt"); writes nothing. */
+  previewPrompt(chat: string): Promise<PromptPreview>;
   /** Connect to an MCP server (by its `name`) where turns run, and list its tools: the settings tab's "Test". */
   testMcpServer(name: string): Promise<McpTestResult>;
+}
+
+/** A prompt as the next request would carry it, as plain data (no key or header is part of it). */
+export interface PromptPreview {
+  model: string;
+  /** Tokens the prompt may use (the context window) and the estimate of this one, tools included. */
+  window: number;
+  total: number;
+  /** Messages left out to fit the window. */
+  trimmed: number;
+  sections: { id: string; tokens: number; messages: { role: string; content: string; toolCalls?: string; images?: number }[] }[];
+  tools: { name: string; description: string; parameters: string }[];
 }
 
 export interface McpTestResult {

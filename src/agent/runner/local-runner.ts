@@ -9,7 +9,7 @@ so a reload or a restart in between loses nothing.
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
 import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
-import { CHAT_CONTEXT_USAGE, runTurn, type TurnResult } from '../engine/loop';
+import { CHAT_CONTEXT_USAGE, compactNow, previewPrompt, runTurn, type EngineDeps, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
@@ -19,7 +19,7 @@ import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type RollbackResult } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './chat-runner';
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
@@ -323,6 +323,43 @@ export class LocalRunner implements ChatRunner {
     return [...marked];
   }
 
+  /** "Compact now": in the chat's queue, so it never runs beside a turn; rejects with why nothing was compacted. */
+  async compact(chat: string): Promise<{ compacted: true }> {
+    this.requireChat(chat);
+    const result = await this.operations.submit({ chat, kind: 'compact' }).done;
+    if (result.error) throw new RunnerError(result.status === 'canceled' ? 'conflict' : 'bad-request', result.error);
+    return { compacted: true };
+  }
+
+  /** "Show prompt": the next request as a turn would build it now, tools and all; writes nothing. */
+  async previewPrompt(chat: string): Promise<PromptPreview> {
+    this.requireChat(chat);
+    const controller = new AbortController();
+    let prompt: Awaited<ReturnType<typeof previewPrompt>>;
+    try {
+      prompt = await previewPrompt(this.engineDeps(await this.turnTools(chat, controller.signal)), chat);
+    } catch (e) {
+      throw new RunnerError('bad-request', e instanceof Error ? e.message : String(e));
+    }
+    return {
+      model: prompt.request.model,
+      window: prompt.usage.window,
+      total: prompt.usage.total,
+      trimmed: prompt.trimmed,
+      sections: prompt.sections.map((section) => ({
+        id: section.id,
+        tokens: section.tokens,
+        messages: section.messages.map((m) => ({
+          role: m.role,
+          content: m.content,
+          ...(m.role === 'assistant' && m.toolCalls?.length ? { toolCalls: JSON.stringify(m.toolCalls) } : {}),
+          ...((m.role === 'user' || m.role === 'tool') && m.images?.length ? { images: m.images.length } : {}),
+        })),
+      })),
+      tools: (prompt.request.tools ?? []).map((t) => ({ name: t.name, description: t.description, parameters: JSON.stringify(t.parameters) })),
+    };
+  }
+
   testMcpServer(name: string): Promise<McpTestResult> {
     if (typeof name !== 'string' || !name) return Promise.reject(new RunnerError('bad-request', 'No MCP server was named.'));
     if (!this.host.mcp) return Promise.resolve({ ok: false, tools: [], error: 'MCP is not available here.' });
@@ -361,6 +398,8 @@ export class LocalRunner implements ChatRunner {
         return this.runTurn(chat, {});
       case 'resume':
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
+      case 'compact':
+        return this.runCompaction(chat);
     }
   }
 
@@ -380,23 +419,8 @@ export class LocalRunner implements ChatRunner {
     const controller = new AbortController();
     clearTimeout(this.expiryTimers.get(chat));
     this.controllers.set(chat, controller);
-    // User tools are tiddlers: read them as they are now, at the start of every turn.
-    const tools = new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]);
-    return this.mcpTools(chat, tools, controller.signal)
-      .then((mcp) =>
-        runTurn(
-          {
-            store: this.store,
-            createModel: (profile) => this.createModel(profile),
-            emit: (e) => this.bus.emit(e),
-            tools: new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]),
-            plugins: this.host.plugins,
-            now: this.now,
-            services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
-          },
-          { chat, signal: controller.signal, ...input },
-        ),
-      )
+    return this.turnTools(chat, controller.signal)
+      .then((tools) => runTurn(this.engineDeps(tools), { chat, signal: controller.signal, ...input }))
       .catch((e: unknown): TurnResult => {
         // Last line of defence: the engine handles every expected failure itself.
         const message = `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
@@ -413,6 +437,41 @@ export class LocalRunner implements ChatRunner {
         if (result.status === 'input-required') this.scheduleExpiry(chat);
         return result;
       });
+  }
+
+  /** Every tool a turn of this chat may use: the built-in ones, the user's (tiddlers, read as they are now) and the MCP tools its agent enabled. */
+  private async turnTools(chat: string, signal: AbortSignal): Promise<Map<string, ToolDefinition>> {
+    const tools = new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]);
+    const mcp = await this.mcpTools(chat, tools, signal);
+    return new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]);
+  }
+
+  /** What the engine gets from this runner. */
+  private engineDeps(tools: ReadonlyMap<string, ToolDefinition>): EngineDeps {
+    return {
+      store: this.store,
+      createModel: (profile) => this.createModel(profile),
+      emit: (e) => this.bus.emit(e),
+      tools,
+      plugins: this.host.plugins,
+      now: this.now,
+      services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
+    };
+  }
+
+  /** "Compact now" as an operation: Stop aborts the summary; the chat's status does not change. */
+  private async runCompaction(chat: string): Promise<TurnResult> {
+    const controller = new AbortController();
+    this.controllers.set(chat, controller);
+    try {
+      const outcome = await compactNow(this.engineDeps(await this.turnTools(chat, controller.signal)), chat, controller.signal);
+      if (controller.signal.aborted) return { status: 'canceled', error: 'Compaction was stopped; the chat is as it was.' };
+      return outcome.compacted ? { status: 'completed' } : { status: 'failed', error: outcome.error };
+    } catch (e) {
+      return { status: 'failed', error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.controllers.delete(chat);
+    }
   }
 
   /** The MCP tools the chat's agent enabled (runner/mcp-client.ts), connecting as needed. */

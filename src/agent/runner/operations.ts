@@ -1,5 +1,5 @@
 /*\
-Durable operations (seed 003): every send, queued send, approval decision, answer and retry
+Durable operations (seed 003): every send, queued send, approval decision, answer, retry and compaction
 is an operation, written to an OperationLog before it runs and at each change of its status
 (queued -> running -> done | failed | canceled). The queue runs them one at a time per chat,
 in order, whoever submitted them. The server's log is a file, so after a restart every
@@ -8,7 +8,7 @@ browser's log lives as long as the page.
 \*/
 import type { ApprovalChoice } from './chat-runner';
 
-export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume';
+export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume' | 'compact';
 export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
 export interface Operation {

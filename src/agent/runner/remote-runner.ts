@@ -7,7 +7,7 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type RollbackResult, type RunnerErrorCode } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
 
 interface PushChannelModule {
@@ -71,6 +71,14 @@ export class RemoteRunner implements ChatRunner {
 
   rollback(chat: string, userMessage: string, force = false): Promise<RollbackResult> {
     return this.post('rollback', { chat, message: userMessage, force }) as Promise<RollbackResult>;
+  }
+
+  compact(chat: string): Promise<unknown> {
+    return this.post('compact', { chat });
+  }
+
+  previewPrompt(chat: string): Promise<PromptPreview> {
+    return this.post('preview', { chat }) as Promise<PromptPreview>;
   }
 
   testMcpServer(name: string): Promise<McpTestResult> {

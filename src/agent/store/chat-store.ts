@@ -67,6 +67,8 @@ export interface NewMessage {
   source?: string;
   /** spawn-agent results: the sub-agent's chat. */
   child?: string;
+  /** A compaction summary (engine/compaction.ts). */
+  compaction?: boolean;
 }
 
 /** A status change the status table does not allow. */
@@ -178,6 +180,7 @@ export class ChatStore {
       'agent-operation': message.operation,
       'agent-source': message.source,
       'agent-child': message.child,
+      'agent-compaction': message.compaction ? 'yes' : undefined,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

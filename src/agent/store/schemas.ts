@@ -129,6 +129,8 @@ export const AgentDefinitionSchema = z.object({
    */
   'agent-heartbeat-interval': blankable(heartbeatInterval()),
   'agent-heartbeat-message': optionalText,
+  /** Compact older turns when a prompt would fill more than this share of the window (percent; 0: never). */
+  'agent-compact-at': blankable(wholeNumber(0, 100)),
   'agent-heartbeat-active-hours': blankable(z.string().check(z.trim(), z.refine((s) => parseActiveHours(s) !== undefined, { error: 'must be HH:MM-HH:MM, e.g. 08:00-22:00 (22:00-06:00 spans midnight)' }))),
 });
 export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
@@ -262,6 +264,10 @@ export const MessageSchema = z.object({
   'agent-child': optionalText,
   /** User messages sent by a schedule or heartbeat rather than typed: `schedule:<title>` or `heartbeat:<agent>`. */
   'agent-source': optionalText,
+  /** Compaction summaries (engine/compaction.ts): `yes`. */
+  'agent-compaction': optionalText,
+  /** Messages a compaction replaced in the prompt: the summary's title. */
+  'agent-compacted': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
   approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
   attachments: titleList,

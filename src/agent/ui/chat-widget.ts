@@ -28,6 +28,7 @@ import type { AgentEvent } from '$:/plugins/tiddlyagent/agent/lib.js';
 import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine/live-state';
 import { lib } from './library';
 import { parseSafeWikitext } from './safe-render';
+import { PromptTools } from './prompt-preview';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
 import { CostView } from './cost-view';
@@ -92,6 +93,8 @@ class AiChatWidget extends Widget {
     this.cost = new CostView(this.ctx);
     this.cost.update(this.list.messages.map((m) => m.title));
     this.status.footer.appendChild(this.cost.element);
+    // In Node the chat renders once, statically: nothing to ask the runner.
+    if (this.ctx.browser) this.status.footer.appendChild(new PromptTools(this.ctx).element);
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);

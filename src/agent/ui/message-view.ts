@@ -34,10 +34,20 @@ export class MessageView {
     const text = String(fields.text ?? '');
     // A reply that only called tools has nothing to show but its tool cards.
     const empty = role === 'assistant' && !text.trim() && !fields.reasoning;
-    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}`);
+    // A compaction's summary, and the messages it replaced in the prompt (shown collapsed; a click opens one).
+    const summary = fields['agent-compaction'] === 'yes';
+    const compacted = !summary && typeof fields['agent-compacted'] === 'string' && !!ctx.wiki.getTiddler(String(fields['agent-compacted']));
+    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}${summary ? ' tc-ai-message-summary' : ''}${compacted ? ' tc-ai-message-compacted' : ''}`);
     element.setAttribute('data-message', title);
     const meta = el(doc, 'div', 'tc-ai-message-meta');
-    meta.appendChild(doc.createTextNode(ctx.lingo(`Role/${role}`) || role));
+    meta.appendChild(doc.createTextNode(summary ? ctx.lingo('Prompt/Summary') : ctx.lingo(`Role/${role}`) || role));
+    if (compacted) {
+      const badge = el(doc, 'button', 'tc-btn-invisible tc-ai-message-compacted-badge', ctx.lingo('Prompt/Compacted'));
+      badge.setAttribute('type', 'button');
+      badge.setAttribute('title', ctx.lingo('Prompt/CompactedHint'));
+      badge.addEventListener('click', () => element.classList.toggle('tc-ai-message-open'));
+      meta.appendChild(badge);
+    }
     if (fields.model) meta.appendChild(el(doc, 'span', 'tc-ai-message-model', String(fields.model)));
     if (role === 'assistant' && ctx.replyCost?.(fields)) {
       this.cost = el(doc, 'span', 'tc-ai-message-cost');

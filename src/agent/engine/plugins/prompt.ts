@@ -4,13 +4,16 @@ text), the "Current tiddler" section (seed 002: the authoritative text of the ti
 worked on, re-read from the wiki every round, never trimmed) and the chat history. What the
 model reads of the wiki here (the Current tiddler, attachments) comes from the agent's view,
 where hidden tiddlers do not exist, like everything its tools read. Image tiddlers (attached,
-or returned by a tool) become image parts (engine/images.ts).
+or returned by a tool) become image parts (engine/images.ts). A compaction summary takes the
+place of the turns it replaced (engine/compaction.ts).
 \*/
 import type { EnginePlugin, TurnContext } from '../hooks';
 import { isBinaryType, tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
 import { buildHistory } from '../history';
 import { selectHistory } from '../context';
 import { imageAttachment } from '../images';
+import { liveHistory, summaryPromptMessage } from '../compaction';
+import type { Message } from '../../store/schemas';
 
 export const CURRENT_TIDDLER_FIELD = 'agent-current-tiddler';
 
@@ -24,11 +27,18 @@ export const promptPlugin: EnginePlugin = {
       // A failed write names its target as the Current tiddler, even when that is a chat.
       const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current) : undefined;
       if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
-      const entries = buildHistory(build.history, ctx.agent['agent-tool-protocol'], (title, message) => imageAttachment(ctx, title, message) ?? { text: attachmentBlock(ctx, title) });
-      build.sections.push({ id: 'history', kind: 'history', messages: selectHistory(entries) });
+      // A compaction's summary stands in for the turns it replaced (engine/compaction.ts).
+      const { summary, messages } = liveHistory(build.history);
+      const entries = historyEntries(ctx, messages);
+      build.sections.push({ id: 'history', kind: 'history', messages: [...(summary ? [summaryPromptMessage(summary)] : []), ...selectHistory(entries)] });
     });
   },
 };
+
+/** Messages as history entries, attachments read from the agent's view (also what a compaction summarizes). */
+export function historyEntries(ctx: TurnContext, messages: Message[]) {
+  return buildHistory(messages, ctx.agent['agent-tool-protocol'], (title, message) => imageAttachment(ctx, title, message) ?? { text: attachmentBlock(ctx, title) });
+}
 
 /** An attached tiddler as the model sees it: its rendered text, labelled as untrusted data. */
 function attachmentBlock(ctx: TurnContext, title: string): string {

@@ -1,0 +1,83 @@
+/*\
+"Show prompt" and "Compact now", under a chat's meter. Show prompt asks the runner what the
+next request would send (runner ChatRunner.previewPrompt: the system sections, the history
+after trimming and compaction, the tools) and shows it with the tokens of each section, as
+plain text: the prompt holds wiki content and model output, which must not render here.
+Compact now asks the runner to summarize the older turns (engine/compaction.ts).
+\*/
+import type { PromptPreview } from '$:/plugins/tiddlyagent/agent/lib.js';
+import { el, type ChatContext } from './chat-context';
+
+const formatNumber = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+export class PromptTools {
+  /** The two buttons and, once asked for, the preview. */
+  readonly element: HTMLElement;
+  private readonly panel: HTMLElement;
+
+  constructor(private readonly ctx: ChatContext) {
+    const doc = ctx.document;
+    this.element = el(doc, 'div', 'tc-ai-prompt-tools');
+    const bar = el(doc, 'div', 'tc-ai-prompt-tools-bar');
+    const show = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-show', ctx.lingo('Prompt/Show'));
+    const compact = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-compact', ctx.lingo('Prompt/Compact'));
+    show.setAttribute('type', 'button');
+    compact.setAttribute('type', 'button');
+    compact.setAttribute('title', ctx.lingo('Prompt/CompactHint'));
+    show.addEventListener('click', () => void this.toggle());
+    compact.addEventListener('click', () => void this.compact());
+    bar.appendChild(show);
+    bar.appendChild(compact);
+    this.panel = el(doc, 'div', 'tc-ai-prompt-preview');
+    this.panel.setAttribute('hidden', '');
+    this.element.appendChild(bar);
+    this.element.appendChild(this.panel);
+  }
+
+  private async toggle(): Promise<void> {
+    if (!this.panel.hasAttribute('hidden')) {
+      this.panel.setAttribute('hidden', '');
+      return;
+    }
+    await this.refresh();
+  }
+
+  /** Ask again (after a compaction, the preview shows the summary in place of the old turns). */
+  private async refresh(): Promise<void> {
+    const preview = await this.ctx.request(this.ctx.runner().previewPrompt(this.ctx.chat));
+    if (!preview) return;
+    this.render(preview);
+    this.panel.removeAttribute('hidden');
+  }
+
+  private async compact(): Promise<void> {
+    const done = await this.ctx.request(this.ctx.runner().compact(this.ctx.chat));
+    if (done !== undefined && !this.panel.hasAttribute('hidden')) await this.refresh();
+  }
+
+  private render(preview: PromptPreview): void {
+    const doc = this.ctx.document;
+    this.panel.textContent = '';
+    const head = this.ctx
+      .lingo('Prompt/Head')
+      .replace('$model$', preview.model)
+      .replace('$total$', formatNumber(preview.total))
+      .replace('$window$', formatNumber(preview.window));
+    this.panel.appendChild(el(doc, 'div', 'tc-ai-prompt-head', head + (preview.trimmed ? ' ' + this.ctx.lingo('Prompt/Trimmed').replace('$count$', String(preview.trimmed)) : '')));
+    for (const section of preview.sections) {
+      const details = el(doc, 'details', 'tc-ai-prompt-section');
+      details.setAttribute('data-section', section.id);
+      const count = section.id === 'tools' ? preview.tools.length : section.messages.length;
+      details.appendChild(el(doc, 'summary', '', `${section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`));
+      if (section.id === 'tools') {
+        for (const tool of preview.tools) details.appendChild(el(doc, 'pre', 'tc-ai-prompt-message', `${tool.name}: ${tool.description}\n${tool.parameters}`));
+      } else {
+        for (const m of section.messages) {
+          const extra = [m.toolCalls ? `\n[tool calls] ${m.toolCalls}` : '', m.images ? `\n[${m.images} image(s)]` : ''].join('');
+          details.appendChild(el(doc, 'pre', `tc-ai-prompt-message tc-ai-prompt-${m.role}`, `${m.role}: ${m.content}${extra}`));
+        }
+      }
+      this.panel.appendChild(details);
+    }
+  }
+}
