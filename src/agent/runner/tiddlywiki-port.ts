@@ -18,6 +18,7 @@ import type { Wiki } from 'tiddlywiki';
 import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
+import { textIndexOf } from './text-index-host';
 
 type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
 type Each = (callback: (tiddler: Tiddler, title: string) => void) => void;
@@ -131,6 +132,13 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
       }
       return out;
     },
+    rankedSearch(query, searchOptions) {
+      // A view answers from the index of the wiki under it (which holds only what the agent
+      // sees); a sandbox's layer is in no index, so it has none and the caller scans instead.
+      const indexed = indexedWiki(wiki);
+      if (!indexed) return { ready: false, indexed: 0, total: 0 };
+      return textIndexOf(indexed).search(query, searchOptions);
+    },
     now() {
       return $tw.utils.stringifyDate(new Date());
     },
@@ -195,6 +203,15 @@ function resetCaches<W extends Wiki>(view: W): W {
 /** The wiki objects made here (whose caches are their own), each with the function that keeps its caches current. */
 const views = new WeakMap<Wiki, () => void>();
 const agentViews = new WeakMap<Wiki, Wiki>();
+/** The wiki under each view made here; null under a sandbox (its layer is its own). */
+const viewBases = new WeakMap<Wiki, Wiki | null>();
+
+/** The wiki whose text index answers for `wiki` (itself, or the wiki under a view), or null for a sandbox. */
+export function indexedWiki(wiki: Wiki): Wiki | null {
+  if (!viewBases.has(wiki)) return wiki;
+  const base = viewBases.get(wiki)!;
+  return base && indexedWiki(base);
+}
 
 /** The wiki without the tiddlers hidden from the agent (one view per wiki, caches reset per call). */
 export function agentView(wiki: Wiki): Wiki {
@@ -225,6 +242,7 @@ function withoutHidden<T extends object>(indexer: T, keep: (result: unknown) => 
 function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => boolean, overlay?: Overlay): Wiki {
   const b = base as ViewWiki;
   const view = Object.create(base) as ViewWiki;
+  viewBases.set(view, overlay ? null : base);
   const lookup = (title: string): Tiddler | undefined => {
     if (overlay?.has(title)) return overlay.get(title) ?? undefined;
     return b.getTiddler(title);

@@ -1,10 +1,17 @@
 /*\
-wiki-search: full-text search with TiddlyWiki's own [search[]] semantics and/or a filter,
-one page at a time, with a snippet around the first match (or the full text within a
-result budget). Hidden tiddlers never appear, whatever the query or filter.
+wiki-search: ranked full-text search from the wiki's text index (search/text-index.ts: whole
+words or their beginnings, best first) and/or a filter, one page at a time, with a snippet
+around the first match (or the full text within a result budget). Hidden tiddlers never
+appear, whatever the query or filter: the index never holds them.
+
+A filter with a query: the query is matched and ranked within what the filter selects. Shadow
+tiddlers are not indexed; those a filter selects are matched as TiddlyWiki's [search[]] does
+and follow the ranked results. While the index's first build runs (a big wiki, the first
+search after a load), the query is answered as before the index, by [search[]], unranked, and
+the result says so.
 \*/
 import * as z from 'zod/mini';
-import type { WikiPort } from '../store/wiki-port';
+import type { RankedHit, WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
@@ -15,10 +22,10 @@ export const SNIPPET_LENGTH = 200;
 const parameters = z
   .object({
     query: z.optional(
-      z.string().check(z.describe('Words to search for, as TiddlyWiki\'s search: every word must occur (case-insensitive, also inside longer words) in the title, tags or text')),
+      z.string().check(z.describe('Words to search for: every word must occur in the title, tags or text (case-insensitive; a word of 3+ letters also matches the start of a longer word, e.g. "garden" finds "gardening"). Best matches first')),
     ),
     filter: z.optional(
-      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches within its results')),
+      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches and ranks within its results')),
     ),
     titlesOnly: z.optional(z.boolean().check(z.describe('Search titles only (faster); default false'))),
     includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
@@ -33,7 +40,7 @@ const parameters = z
 export const wikiSearchTool = defineTool({
   name: 'wiki-search',
   description:
-    'Find tiddlers by words (query) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
+    'Find tiddlers by words (query, ranked: best matches first) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
   access: 'read',
   defaultMode: 'auto',
   parameters,
@@ -41,7 +48,7 @@ export const wikiSearchTool = defineTool({
   execute(args, { wiki }) {
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    const { titles, error, shown, withheld } = searchPage(wiki, args);
+    const { titles, error, shown, withheld, words, note } = searchPage(wiki, args);
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
@@ -70,12 +77,14 @@ export const wikiSearchTool = defineTool({
           budget -= text.length;
         }
       } else {
-        blocks.push(tiddlerBlock(fields, { text: snippet(text, terms) }));
+        const matched = words.get(title);
+        blocks.push(tiddlerBlock(fields, { text: matched ? snippet(text, matched, { wholeWords: true }) : snippet(text, terms) }));
       }
     }
     const what = [query && `query "${query}"${args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
     const head = `Search for ${what}: ${pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)))}`;
     const lines = [head];
+    if (note) lines.push(note);
     if (blocks.length) {
       lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
       lines.push(UNTRUSTED_NOTE, ...blocks);
@@ -85,26 +94,72 @@ export const wikiSearchTool = defineTool({
   },
 });
 
-/**
- * What a call selects: every title in order (or a filter error, as TiddlyWiki reports it), and
- * those of the requested page the tool shows (the call's approval targets) or withholds.
- */
-function searchPage(wiki: WikiPort, args: z.output<typeof parameters>): { titles: string[]; error?: string; shown: string[]; withheld: number } {
-  const titles = select(wiki, args);
-  const error = args.filter?.trim() ? filterError(wiki, titles) : undefined;
-  return { titles, error, ...(error ? { shown: [], withheld: 0 } : resultPage(wiki, titles, args.offset, args.limit)) };
+interface Selection {
+  /** Every title, best first (or in the filter's order). */
+  titles: string[];
+  error?: string;
+  /** The indexed words each ranked hit matched, for its snippet. */
+  words: Map<string, string[]>;
+  /** Said in the result: how the titles were found, when not from the index. */
+  note?: string;
 }
 
-/** The titles a search selects, in order (or a filter error, as TiddlyWiki reports it). */
-function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
+/**
+ * What a call selects (or a filter error, as TiddlyWiki reports it), and those of the
+ * requested page the tool shows (the call's approval targets) or withholds.
+ */
+function searchPage(wiki: WikiPort, args: z.output<typeof parameters>): Selection & { shown: string[]; withheld: number } {
+  const selection = select(wiki, args);
+  return { ...selection, ...(selection.error ? { shown: [], withheld: 0 } : resultPage(wiki, selection.titles, args.offset, args.limit)) };
+}
+
+function select(wiki: WikiPort, args: z.output<typeof parameters>): Selection {
   const query = args.query?.trim() ?? '';
   const filter = args.filter?.trim() ?? '';
-  if (filter) {
-    const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
-    return runAgentFilter(wiki, filter, extra, { 'agent-query': query });
+  const titlesOnly = !!args.titlesOnly;
+  const words = new Map<string, string[]>();
+  const selected = filter ? runAgentFilter(wiki, filter) : undefined;
+  const error = selected && filterError(wiki, selected);
+  if (error) return { titles: [], error, words };
+  if (!query) return { titles: selected!, words };
+  const ranked = wiki.rankedSearch(query, { titlesOnly, includeSystem: !!(filter || args.includeSystem), within: selected && new Set(selected) });
+  if (!ranked.ready) {
+    const note = ranked.total
+      ? `The search index is still being built (${ranked.indexed} of ${ranked.total} tiddlers): these results are TiddlyWiki's [search[]] (substrings, unranked).`
+      : undefined;
+    return { titles: scan(wiki, args), words, note };
   }
+  const titles = hitTitles(ranked.hits, words);
+  // Shadow tiddlers are not indexed: those the filter selects are matched by [search[]].
+  if (filter) titles.push(...runAgentFilter(wiki, filter, `+[is[shadow]!is[tiddler]search${titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query }));
+  return { titles, words };
+}
+
+function hitTitles(hits: RankedHit[], words: Map<string, string[]>): string[] {
+  return hits.map((hit) => {
+    words.set(hit.title, hit.words);
+    return hit.title;
+  });
+}
+
+/** The search without the index: TiddlyWiki's [search[]] (all words as substrings), in title order. */
+function scan(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
+  const query = args.query?.trim() ?? '';
+  const filter = args.filter?.trim() ?? '';
+  if (filter) return runAgentFilter(wiki, filter, `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query });
   const system = !!args.includeSystem;
   return removeHidden(wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
+}
+
+/**
+ * The text index's titles and scores for a query, best first, for rank fusion with other
+ * rankings (semantic search); undefined while the index's first build runs. Hidden tiddlers
+ * never appear; system tiddlers only with includeSystem.
+ */
+export function rankText(wiki: WikiPort, query: string, options: { limit?: number; includeSystem?: boolean } = {}): { title: string; score: number }[] | undefined {
+  const ranked = wiki.rankedSearch(query, { includeSystem: options.includeSystem });
+  if (!ranked.ready) return undefined;
+  return ranked.hits.slice(0, options.limit ?? ranked.hits.length).map(({ title, score }) => ({ title, score }));
 }
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
@@ -115,14 +170,23 @@ export function searchTerms(query: string): string[] {
     .map((t) => t.toLowerCase());
 }
 
-/** About SNIPPET_LENGTH characters around the first occurrence of any term, whitespace collapsed. */
-export function snippet(text: string, terms: string[], length = SNIPPET_LENGTH): string {
+/**
+ * About SNIPPET_LENGTH characters around the first occurrence of any term, whitespace collapsed.
+ * With `wholeWords` (the index's matched words) only an occurrence that starts a word counts.
+ */
+export function snippet(text: string, terms: string[], options: { length?: number; wholeWords?: boolean } = {}): string {
+  const length = options.length ?? SNIPPET_LENGTH;
   if (!text) return '';
-  const lower = text.toLowerCase();
   let at = -1;
-  for (const term of terms) {
-    const i = lower.indexOf(term);
-    if (i >= 0 && (at < 0 || i < at)) at = i;
+  if (options.wholeWords) {
+    const escaped = terms.filter(Boolean).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    if (escaped.length) at = text.search(new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'iu'));
+  } else {
+    const lower = text.toLowerCase();
+    for (const term of terms) {
+      const i = lower.indexOf(term);
+      if (i >= 0 && (at < 0 || i < at)) at = i;
+    }
   }
   if (at < 0) at = 0;
   let start = Math.max(0, at - Math.floor(length / 3));
