@@ -32,6 +32,8 @@ export class TextIndex {
     extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : (doc[field as keyof IndexedTiddler] as string)),
   });
 
+  private last: { key: string; hits: RankedHit[] } | undefined;
+
   get size(): number {
     return this.mini.documentCount;
   }
@@ -42,17 +44,25 @@ export class TextIndex {
 
   /** Add a tiddler, or replace what the index holds for its title. */
   put(tiddler: IndexedTiddler): void {
+    this.last = undefined;
     if (this.mini.has(tiddler.title)) this.mini.replace(tiddler);
     else this.mini.add(tiddler);
   }
 
   remove(title: string): void {
+    this.last = undefined;
     if (this.mini.has(title)) this.mini.discard(title);
   }
 
-  /** Every tiddler the query matches, best first (ties in title order, so results are stable). */
+  /**
+   * Every tiddler the query matches, best first (ties in title order, so results are stable).
+   * The last answer without `within` is kept until the index changes: the search results tab
+   * asks again at every refresh of the page, the tool again for each page of results.
+   */
   search(query: string, options: RankedSearchOptions = {}): RankedHit[] {
     const { within, includeSystem } = options;
+    const key = within ? undefined : `${options.titlesOnly ? 't' : '-'}${includeSystem ? 's' : '-'}${query}`;
+    if (key !== undefined && this.last?.key === key) return this.last.hits;
     const results = this.mini.search(query, {
       fields: options.titlesOnly ? ['title'] : [...FIELDS],
       boost: BOOST,
@@ -60,7 +70,18 @@ export class TextIndex {
       prefix: (term) => term.length >= MIN_PREFIX,
       filter: within || !includeSystem ? (r) => (includeSystem || !(r.id as string).startsWith('$:/')) && (!within || within.has(r.id as string)) : undefined,
     });
+    // MiniSearch sorts by score; only runs of equal scores need ordering by title.
     const hits = results.map((r) => ({ title: r.id as string, score: r.score, words: r.terms }));
-    return hits.sort((a, b) => b.score - a.score || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+    for (let i = 0; i < hits.length; ) {
+      let j = i + 1;
+      while (j < hits.length && hits[j]!.score === hits[i]!.score) j++;
+      if (j - i > 1) {
+        const run = hits.slice(i, j).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+        for (let k = 0; k < run.length; k++) hits[i + k] = run[k]!;
+      }
+      i = j;
+    }
+    if (key !== undefined) this.last = { key, hits };
+    return hits;
   }
 }

@@ -38,7 +38,8 @@ export interface WikiPort {
    * Ranked full-text search from the wiki's text index (search/text-index.ts says how words
    * match and rank). The index holds only what the agent may see, so no hidden tiddler is ever
    * a hit, whichever port asks. The first call starts building it: until it is complete (at
-   * once on a small wiki) the answer is `ready: false` with the progress. A sandbox has no index.
+   * once on a small wiki) the answer is `ready: false` with the progress. A sandbox answers
+   * from the index of the wiki under it, without the tiddlers it deleted.
    */
   rankedSearch(query: string, options?: RankedSearchOptions): RankedSearch;
   /** The current time, in TiddlyWiki's date field format (YYYYMMDDHHMMSSmmm, UTC). */

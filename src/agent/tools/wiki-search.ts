@@ -124,9 +124,7 @@ function select(wiki: WikiPort, args: z.output<typeof parameters>): Selection {
   if (!query) return { titles: selected!, words };
   const ranked = wiki.rankedSearch(query, { titlesOnly, includeSystem: !!(filter || args.includeSystem), within: selected && new Set(selected) });
   if (!ranked.ready) {
-    const note = ranked.total
-      ? `The search index is still being built (${ranked.indexed} of ${ranked.total} tiddlers): these results are TiddlyWiki's [search[]] (substrings, unranked).`
-      : undefined;
+    const note = `The search index is still being built (${ranked.indexed} of ${ranked.total} tiddlers): these results are TiddlyWiki's [search[]] (substrings, unranked).`;
     return { titles: scan(wiki, args), words, note };
   }
   const titles = hitTitles(ranked.hits, words);
