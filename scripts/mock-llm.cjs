@@ -17,6 +17,15 @@ How a chat request is answered, first match wins:
      conversation ends with a tool result (else `mock:tool=` would call the tool forever);
   3. an unknown `model` -> 404 model_not_found, exactly like OpenAI;
   4. the default reply, defaultReply(userText), or toolResultReply(result) after a tool result.
+
+Embeddings (POST /v1/embeddings, OpenAI's shape): a deterministic hashed bag of words, each
+word of the input hashed into one of `embeddingDims` (default 64) buckets, the vector
+normalized: texts that share words are close, texts that share none are orthogonal. It is a
+test double for the semantic index, not a language model. Failures are scripted per request
+through their own FIFO queue (queueEmbeddings() in-process, or POST /__mock/embeddings-queue):
+  { status: 500 } / { status: 429, headers: { 'retry-after': '1' } }   an error reply
+  { dims: 3 }                                                       vectors of another size
+  { delayMs: 50 }                                                   a slow reply
 Only node:http / fs / path are used so this file runs anywhere Node 20 runs, without installing.
 */
 'use strict';
@@ -124,6 +133,8 @@ async function startMockLlm(options = {}) {
   const say = typeof log === 'function' ? log : log ? (line) => console.log(`[mock-llm] ${line}`) : () => {};
   const requests = []; // live: reset() empties it in place so callers' references stay valid
   const scripts = [];
+  const embeddingScripts = [];
+  const embeddingDims = options.embeddingDims ?? 64;
   const sleepers = new Set();
   let counter = 0; // request ids
   let callCounter = 0; // tool-call ids
@@ -342,6 +353,37 @@ async function startMockLlm(options = {}) {
         return sendJson(res, 400, errorBody(`Mock queue body must be a JSON script or array: ${e.message}`, 'invalid_request_error', null));
       }
     }
+    if (req.method === 'POST' && route === '/__mock/embeddings-queue') {
+      try {
+        const n = queueEmbeddings(JSON.parse(await readBody(req)));
+        return sendJson(res, 200, { ok: true, queued: n });
+      } catch (e) {
+        return sendJson(res, 400, errorBody(`Mock embeddings queue body must be a JSON script or array: ${e.message}`, 'invalid_request_error', null));
+      }
+    }
+    if (req.method === 'POST' && (route === '/v1/embeddings' || route === '/embeddings')) {
+      const record = { id: ++counter, receivedAt: Date.now(), method: req.method, path: url.pathname, body: null, headers: { ...req.headers }, completed: true, aborted: false };
+      requests.push(record);
+      try { record.body = JSON.parse(await readBody(req)); } catch {
+        return sendJson(res, 400, errorBody('We could not parse the JSON body of your request. (mock)', 'invalid_request_error', null));
+      }
+      const script = embeddingScripts.shift() || {};
+      record.reply = Object.keys(script).length ? 'embeddings-queue' : 'embeddings';
+      await sleep(script.delayMs ?? 0);
+      if (script.status && script.status >= 400) return sendJson(res, script.status, script.body ?? genericErrorBody(script.status), script.headers);
+      const input = record.body?.input;
+      const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input : null;
+      if (!texts || !texts.every((t) => typeof t === 'string')) {
+        return sendJson(res, 400, errorBody("'input' must be a string or a list of strings (mock)", 'invalid_request_error', null));
+      }
+      const dims = script.dims ?? embeddingDims;
+      say(`POST ${url.pathname} model=${record.body?.model} texts=${texts.length}`);
+      return sendJson(res, 200, {
+        object: 'list', model: record.body?.model ?? 'mock-embedding',
+        data: texts.map((t, index) => ({ object: 'embedding', index, embedding: hashedEmbedding(t, dims) })),
+        usage: { prompt_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0), total_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0) },
+      });
+    }
     if (req.method === 'POST' && (route === '/v1/chat/completions' || route === '/chat/completions')) {
       const record = { id: ++counter, receivedAt: Date.now(), method: req.method, path: url.pathname, body: null, headers: { ...req.headers }, completed: false, aborted: false };
       // `aborted` = the client left before we ended the response; a deliberate cut is not an abort.
@@ -378,8 +420,17 @@ async function startMockLlm(options = {}) {
     scripts.push(...list);
     return list.length;
   }
+  function queueEmbeddings(s) {
+    const list = Array.isArray(s) ? s : [s];
+    for (const item of list) {
+      if (!item || typeof item !== 'object') throw new TypeError('a script must be an object');
+    }
+    embeddingScripts.push(...list);
+    return list.length;
+  }
   function reset() {
     scripts.length = 0;
+    embeddingScripts.length = 0;
     requests.length = 0;
   }
 
@@ -402,6 +453,7 @@ async function startMockLlm(options = {}) {
     port: actualPort,
     requests,
     queue,
+    queueEmbeddings,
     reset,
     close() {
       closing = true;
@@ -415,7 +467,23 @@ async function startMockLlm(options = {}) {
   };
 }
 
-module.exports = { startMockLlm, defaultReply, toolResultReply };
+// Words too common to say anything about a text's topic.
+const STOP_WORDS = new Set('a an and are as at be by for from has have in is it its of on or that the this to was were when with you your'.split(' '));
+
+/** The mock's embedding of `text`: its words (lower-case letters and digits, not stop words) hashed into `dims` buckets, normalized. */
+function hashedEmbedding(text, dims) {
+  const v = new Array(dims).fill(0);
+  for (const word of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) || []) {
+    if (STOP_WORDS.has(word)) continue;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+    v[(h >>> 0) % dims] += 1;
+  }
+  const norm = Math.sqrt(v.reduce((n, x) => n + x * x, 0)) || 1;
+  return v.map((x) => Math.round((x / norm) * 1e6) / 1e6);
+}
+
+module.exports = { startMockLlm, defaultReply, toolResultReply, hashedEmbedding };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);

@@ -44,3 +44,8 @@ export { webFetchTool } from './tools/web-fetch';
 export { parseAllowHosts, isAllowListed, WEB_ALLOW_HOSTS, type WebFetcher, type WebPage, type WebFetchRequest } from './tools/web-fetcher';
 export { createNodeWebFetcher, type NodeWebFetcherOptions } from './runner/web-fetch-node';
 export { createBrowserWebFetcher, CORS_MESSAGE } from './runner/web-fetch-browser';
+export { startSemanticIndexer, getSemanticIndexer, semanticPort } from './runner/semantic-host';
+export { SemanticIndexer, SEMANTIC_ENABLED, SEMANTIC_PROFILE, SEMANTIC_STATUS, type VectorStore } from './runner/semantic-indexer';
+export { createIndexedDbVectorStore } from './runner/vector-store-idb';
+export { VectorIndex, INDEX_FORMAT } from './search/vector-index';
+export { createEmbeddingModel } from './providers/embeddings';

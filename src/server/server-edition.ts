@@ -9,13 +9,16 @@ th-server-command-post-start), before the first request is handled:
    left `working` becomes `interrupted` (the user's message kept), waiting chats keep waiting;
 4. the push hub carries what the runner writes (once on disk) and its live events to pages;
 5. the scheduler wakes chats (schedules, alarms, heartbeats) through the runner: a past-due
-   run fires once now, its writes go through the same durable, pushed port.
+   run fires once now, its writes go through the same durable, pushed port;
+6. the semantic indexer keeps its vectors in `agent-state/vectors.bin`; its progress is
+   pushed to the pages.
 \*/
 import path from 'node:path';
 import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { removeStaleTemps } from './durable/atomic-file';
 import { DurableStore } from './durable/durable-store';
 import { OperationFileLog } from './durable/operation-file-log';
+import { createVectorFileStore } from './durable/vector-file';
 import { installAtomicTiddlerWrites } from './durable/tiddler-files';
 import { PushHub } from './push/push-hub';
 
@@ -100,6 +103,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   durable.flush();
   // A run is on disk before its chat is woken, so a kill in between cannot run it twice.
   const scheduling = agent.startScheduler(runner, tracked, $tw.wiki, { persist: () => durable.flush() });
+  const semantic = stateDir ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) }) : undefined;
   const prefix = `${server.get('path-prefix') ?? ''}/`;
   edition = {
     runner,
@@ -110,6 +114,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
     stop() {
       unsubscribe();
       scheduling.stop();
+      semantic?.stop();
       runner.dispose();
       hub.close();
       if (log instanceof OperationFileLog) log.close();

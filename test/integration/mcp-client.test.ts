@@ -138,12 +138,24 @@ describe('an odd server: what cannot be offered is left out, a hanging call time
     const chat = h.newChat({ 'agent-tools': 'mcp-odd', 'agent-approval': '{"*":{"mode":"auto"}}' }, 'MCP odd');
     expect(await runner.send(chat, 'try them all')).toEqual({ status: 'completed' });
     expect(s.requests[0]!.tools!.map((t) => t.name).sort()).toEqual(['mcp-odd-broken', 'mcp-odd-fine', 'mcp-odd-hang']);
-    expect(toolResult(chat, 'o1')).toMatchObject({ 'tool-status': 'ok', text: expect.stringMatching(/fine: x\n\[image \(image\/png, \d+ bytes\) not shown\]/) });
+    // The image reaches the next request as an image part; its bytes are kept in a hidden tiddler of the chat, not in the message.
+    const fine = toolResult(chat, 'o1');
+    expect(fine).toMatchObject({ 'tool-status': 'ok', text: expect.stringMatching(/fine: x\n\[image \(image\/png, 1 KB\): attached to this result\]/) });
+    const kept = `$:/ai/images/${chat}/1`;
+    expect(fine.attachments).toBe(`[[${kept}]]`);
+    expect(h.fields(kept)).toMatchObject({ type: 'image/png', 'agent-image-chat': chat, text: expect.stringMatching(/^iVBORw0KGgo/) });
+    const sent = s.requests[1]!.messages.find((m) => m.role === 'tool' && m.toolCallId === 'o1')!;
+    expect(sent).toMatchObject({ images: [{ mediaType: 'image/png', data: h.fields(kept).text }] });
+    expect(sent.content).not.toContain('iVBORw0KGgo');
     expect(toolResult(chat, 'o2')['tool-status']).toMatch(/error|timeout/);
     expect(toolResult(chat, 'o2').text).toMatch(/timed out|did not finish|Request timed out/i);
     expect(toolResult(chat, 'o3')['tool-status']).toBe('error');
     expect(toolResult(chat, 'o4')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/Unknown tool "mcp-odd-listy"/) });
     expect(h.messages(chat).at(-1)!.text).toBe('Done with the odd server.');
+    // The kept image is hidden from the tools, and goes with its turn.
+    expect(h.port.agentView().getFields(kept)).toBeUndefined();
+    await runner.deleteTurn(chat, h.messages(chat)[0]!.title!);
+    expect(h.$tw.wiki.tiddlerExists(kept)).toBe(false);
   });
 });
 

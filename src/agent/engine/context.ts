@@ -3,6 +3,7 @@ The context window: token estimates, `agent-duration` expiry and trimming to its
 
 - estimateTokens: CJK aware. Each CJK ideograph, kana, hangul syllable or CJK/full-width
   punctuation mark counts 1 token; every other character counts 1/4 (ceil over their total).
+  An image counts IMAGE_TOKENS.
 - selectHistory: drops expired messages (`duration` defined and `age >= duration`). A tool call
   and its result live and die together: the pair is kept only when BOTH the assistant message
   and the tool result are unexpired; otherwise the call is removed from the assistant's
@@ -64,6 +65,12 @@ export interface FitResult {
 }
 
 const MESSAGE_OVERHEAD = 4;
+/**
+ * What one image costs, whatever its size: about the most any provider charges for one
+ * (Anthropic ~1,600 for a 1568 px image, OpenAI ~1,100 at high detail, Gemini 258 per tile),
+ * so trimming errs on the side of room.
+ */
+export const IMAGE_TOKENS = 1_600;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 
 export function estimateTokens(text: string): number {
@@ -86,6 +93,7 @@ function argsText(call: ToolCall): string {
 
 export function estimateMessageTokens(m: ModelMessage): number {
   let tokens = MESSAGE_OVERHEAD + estimateTokens(m.content);
+  if ((m.role === 'user' || m.role === 'tool') && m.images) tokens += m.images.length * IMAGE_TOKENS;
   if (m.role === 'assistant') for (const c of m.toolCalls ?? []) tokens += estimateTokens(c.name) + estimateTokens(argsText(c));
   if (m.role === 'tool') tokens += estimateTokens(m.toolName);
   return tokens;

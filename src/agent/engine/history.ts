@@ -4,7 +4,7 @@ prompt of every round, and the resumption of a turn after a reload, are derived 
 Error bubbles are for the user and never reach the model; pending tool calls never do either
 (the model is not called while one waits).
 \*/
-import type { ModelMessage, ToolCall } from '../providers/types';
+import type { ImagePart, ModelMessage, ToolCall } from '../providers/types';
 import type { Message } from '../store/schemas';
 import type { HistoryEntry } from './context';
 import { renderToolResults } from './text-tool-protocol';
@@ -44,16 +44,33 @@ function withTextToolUses(text: string, calls: ToolCall[]): string {
   return [text, ...uses].filter(Boolean).join('\n');
 }
 
+/** What an attachment adds to its message: text (a rendered tiddler, a note) and an image. */
+export interface AttachmentPart {
+  text?: string;
+  image?: ImagePart;
+}
+
+/** The texts and images of a message's attachments, in order. */
+function attached(m: Message, attachment: (title: string, message: Message) => AttachmentPart): { texts: string[]; images?: ImagePart[] } {
+  const parts = m.attachments.map((title) => attachment(title, m));
+  const images = parts.flatMap((p) => (p.image ? [p.image] : []));
+  return { texts: parts.flatMap((p) => (p.text ? [p.text] : [])), ...(images.length ? { images } : {}) };
+}
+
 /**
- * @param renderAttachment the current content of an attached tiddler, already labelled as
- *   untrusted data (the prompt plugin renders it through the wiki)
+ * @param attachment the current content of a title in a message's `attachments`: an attached
+ *   tiddler (user messages) or an image a tool returned, already labelled as untrusted data
+ *   (the prompt plugin reads it from the wiki)
  */
-export function buildHistory(messages: Message[], protocol: 'native' | 'text', renderAttachment: (title: string) => string = () => ''): HistoryEntry[] {
+export function buildHistory(messages: Message[], protocol: 'native' | 'text', attachment: (title: string, message: Message) => AttachmentPart = () => ({})): HistoryEntry[] {
   const entries: HistoryEntry[] = [];
   let assistantsAfter = messages.filter((m) => m.role === 'assistant').length;
-  let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0] } | undefined;
+  let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0]; images: ImagePart[] } | undefined;
   const flushTextResults = () => {
-    if (pendingTextResults) entries.push({ ...pendingTextResults.entry, message: { role: 'user', content: renderToolResults(pendingTextResults.results) } });
+    if (pendingTextResults) {
+      const { entry, results, images } = pendingTextResults;
+      entries.push({ ...entry, message: { role: 'user', content: renderToolResults(results), ...(images.length ? { images } : {}) } });
+    }
     pendingTextResults = undefined;
   };
   for (const m of messages) {
@@ -61,18 +78,21 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', r
     const meta = { duration: m['agent-duration'], age: m.role === 'assistant' ? assistantsAfter : Math.max(0, assistantsAfter) };
     if (m.role === 'tool') {
       if (m['tool-status'] === 'pending') continue;
+      const { texts, images } = attached(m, attachment);
+      const content = [toolResultText(m), ...texts].join('\n');
       if (protocol === 'text') {
-        pendingTextResults ??= { entry: meta, results: [] };
-        pendingTextResults.results.push({ name: m['tool-name'] ?? '', args: parseArgs(m), ok: m['tool-status'] === 'ok', content: toolResultText(m) });
+        pendingTextResults ??= { entry: meta, results: [], images: [] };
+        pendingTextResults.results.push({ name: m['tool-name'] ?? '', args: parseArgs(m), ok: m['tool-status'] === 'ok', content });
+        pendingTextResults.images.push(...(images ?? []));
       } else {
-        entries.push({ ...meta, message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content: toolResultText(m) } });
+        entries.push({ ...meta, message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content, ...(images ? { images } : {}) } });
       }
       continue;
     }
     flushTextResults();
     if (m.role === 'user') {
-      const attached = m.attachments.map(renderAttachment).filter(Boolean);
-      entries.push({ ...meta, message: { role: 'user', content: [sourceNote(m['agent-source']), m.text, ...attached].filter(Boolean).join('\n\n') } });
+      const { texts, images } = attached(m, attachment);
+      entries.push({ ...meta, message: { role: 'user', content: [sourceNote(m['agent-source']), m.text, ...texts].filter(Boolean).join('\n\n'), ...(images ? { images } : {}) } });
     }
     else if (m.role === 'assistant') {
       const calls = parseToolCalls(m);

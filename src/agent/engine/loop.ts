@@ -13,6 +13,8 @@ import * as z from 'zod/mini';
 import { isProviderError } from '../providers/errors';
 import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
+import { formatUsd, replyCost, totalCost } from '../store/cost';
+import { modelFacts } from '../store/model-facts';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
@@ -22,6 +24,7 @@ import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { estimateTokens, fitToWindow } from './context';
 import type { AgentEvent } from './events';
 import { parseToolCalls } from './history';
+import { attachmentRefusal } from './images';
 import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type TurnContext } from './hooks';
 import { BUILTIN_PLUGINS } from './plugins';
 import { retryStream, type RetryOptions } from './retry';
@@ -162,6 +165,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`);
     const budget = budgetExceeded(ctx, messages, turn);
     if (budget) return fail(budget);
+    // Before the turn's first request: its attached images must be sendable to this model.
+    const refused = ctx.round === 0 ? attachmentRefusal(ctx, messages.find((m) => m.title === ctx.metadata.turn)) : undefined;
+    if (refused) return fail(refused);
 
     ctx.round += 1;
     ctx.actions = {};
@@ -234,6 +240,30 @@ function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]):
   const chatBudget = ctx.agent['agent-chat-budget'];
   if (turnBudget !== undefined && used(turn) >= turnBudget) return `Token budget reached: this turn used ${used(turn)} of its ${turnBudget} tokens ("agent-turn-budget"). Send a message to continue.`;
   if (chatBudget !== undefined && used(messages) >= chatBudget) return `Token budget reached: this chat used ${used(messages)} of its ${chatBudget} tokens ("agent-chat-budget"). Start a new chat or raise the budget.`;
+  return moneyBudgetExceeded(ctx, messages, turn);
+}
+
+/**
+ * The money budgets (US dollars). A budget that cannot be priced fails the turn rather than
+ * letting it spend unchecked: the next reply's model, or an earlier reply's, has no known price.
+ */
+function moneyBudgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
+  const budgets = [
+    { field: 'agent-turn-cost-budget', budget: ctx.agent['agent-turn-cost-budget'], list: turn, what: 'this turn', then: 'Send a message to continue.' },
+    { field: 'agent-chat-cost-budget', budget: ctx.agent['agent-chat-cost-budget'], list: messages, what: 'this chat', then: 'Start a new chat or raise the budget.' },
+  ] as const;
+  const facts = new Map<string, ReturnType<typeof modelFacts>>();
+  const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(ctx.profile, model)).get(model)!;
+  for (const { field, budget, list, what, then } of budgets) {
+    if (budget === undefined) continue;
+    const spent = list.map((m) => replyCost({ model: m.model, tokensIn: m['tokens-in'], tokensOut: m['tokens-out'] }, factsOf));
+    const next = replyCost({ model: ctx.model, tokensIn: 0 }, factsOf); // $0 when its price is known
+    const total = totalCost([...spent, next]);
+    if (total.unpriced.length) {
+      return `The money budget ("${field}" of "${ctx.agent.title}") cannot be enforced: no price is known for the model "${total.unpriced[0]}". Set "price-input" and "price-output" for it in the "model-facts" field of the provider profile "${ctx.profile.title}", or clear the budget.`;
+    }
+    if (total.usd >= budget) return `Money budget reached: ${what} cost ${formatUsd(total.usd)} of its ${formatUsd(budget)} ("${field}"). ${then}`;
+  }
   return undefined;
 }
 
@@ -381,9 +411,15 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
   }));
   const build = { sections: [], toolSpecs, history };
   await hooks.processPrompts.call(build, ctx);
-  const contextWindow = ctx.agent['agent-context-window'] ?? ctx.profile['context-window'] ?? DEFAULT_CONTEXT_WINDOW;
+  // The model's facts (presets, then the profile); the output limit a request carries is only
+  // one the user set: a preset's is not harmless to send (OpenAI's reasoning models refuse
+  // `max_tokens`), so it only reserves room, at most a quarter of the window.
+  const facts = modelFacts(ctx.profile, ctx.model);
+  const outputLimit = modelFacts(ctx.profile, ctx.model, { presets: false }).maxOutput;
+  const contextWindow = ctx.agent['agent-context-window'] ?? facts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const reserve = outputLimit ?? Math.min(facts.maxOutput ?? 0, Math.floor(contextWindow / 4));
   const toolSpecTokens = build.toolSpecs.length ? estimateTokens(JSON.stringify(build.toolSpecs)) : 0;
-  const fit = fitToWindow(build.sections, { contextWindow, reserveOutput: (ctx.profile['max-output'] ?? 0) + toolSpecTokens });
+  const fit = fitToWindow(build.sections, { contextWindow, reserveOutput: reserve + toolSpecTokens });
   const usage = { ...fit.usage, tools: fit.usage.tools + toolSpecTokens, total: fit.usage.total + toolSpecTokens, window: contextWindow };
   ctx.emit({ type: 'context', chat: ctx.chat, usage });
   ctx.store.setStatus(ctx.chat, 'working', { [CHAT_CONTEXT_USAGE]: JSON.stringify(usage) });
@@ -395,7 +431,7 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
     messages: fit.messages,
     tools: build.toolSpecs.length ? build.toolSpecs : undefined,
     temperature: ctx.agent['agent-temperature'],
-    maxOutputTokens: ctx.profile['max-output'],
+    maxOutputTokens: outputLimit,
   };
 
   const response: ModelResponse = { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: false };

@@ -10,7 +10,7 @@ import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
-import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** The API requires max_tokens; used when the request does not set maxOutputTokens. */
@@ -79,13 +79,16 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
     if (m.role === 'user') {
       role = 'user';
       if (m.content !== '') blocks.push({ type: 'text', text: m.content });
+      blocks.push(...(m.images ?? []).map(imageBlock));
     } else if (m.role === 'assistant') {
       role = 'assistant';
       if (m.content !== '') blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
     } else {
       role = 'user';
-      blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
+      // A tool_result's content may hold image blocks next to its text.
+      const content = m.images?.length ? [{ type: 'text', text: m.content }, ...m.images.map(imageBlock)] : m.content;
+      blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content });
     }
     if (blocks.length === 0) continue;
     const last = out[out.length - 1];
@@ -98,6 +101,10 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
     const only = content.length === 1 ? content[0]! : undefined;
     return { role: m.role, content: only && only.type === 'text' ? only.text : content };
   });
+}
+
+function imageBlock(image: ImagePart): Block {
+  return { type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } };
 }
 
 function isToolResult(b: Block): boolean {

@@ -15,7 +15,7 @@ import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
-import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export interface GeminiOptions {
   /** Makes ids for function calls that come without one; unique ids keep signatures apart. */
@@ -91,7 +91,7 @@ function toContents(messages: ModelMessage[], needsSignature: boolean): Content[
       case 'system':
         break;
       case 'user':
-        contents.push({ role: 'user', parts: [{ text: m.content }] });
+        contents.push({ role: 'user', parts: [{ text: m.content }, ...(m.images ?? []).map(inlineData)] });
         break;
       case 'assistant': {
         const parts: Record<string, unknown>[] = [];
@@ -115,15 +115,23 @@ function toContents(messages: ModelMessage[], needsSignature: boolean): Content[
         const response: Record<string, unknown> = { name: m.toolName, response: { content: m.content } };
         if (memo?.wireId) response.id = memo.wireId;
         const part = { functionResponse: response };
-        // All answers to one turn's calls go back in one content.
+        // All answers to one turn's calls go back in one content: the function responses
+        // first, then the images they returned, as inline data parts beside them.
+        const images = (m.images ?? []).map(inlineData);
         const last = contents[contents.length - 1];
-        if (last && last.role === 'user' && last.parts.every((p) => 'functionResponse' in p)) last.parts.push(part);
-        else contents.push({ role: 'user', parts: [part] });
+        if (last && last.role === 'user' && last.parts.every((p) => 'functionResponse' in p || 'inlineData' in p)) {
+          last.parts.splice(last.parts.filter((p) => 'functionResponse' in p).length, 0, part);
+          last.parts.push(...images);
+        } else contents.push({ role: 'user', parts: [part, ...images] });
         break;
       }
     }
   }
   return contents;
+}
+
+function inlineData(image: ImagePart): Record<string, unknown> {
+  return { inlineData: { mimeType: image.mediaType, data: image.data } };
 }
 
 function toFunctionDeclaration(t: ToolSpec): Record<string, unknown> {

@@ -11,7 +11,7 @@ import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { openNdjsonStream, readNdjson } from './ndjson';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './sse';
-import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export function createOllamaModel(settings: ProviderSettings): LanguageModel {
   return {
@@ -66,16 +66,22 @@ export function buildOllamaRequestBody(request: ModelRequest): Record<string, un
 function toWireMessage(m: ModelMessage): Record<string, unknown> {
   switch (m.role) {
     case 'system':
-    case 'user':
       return { role: m.role, content: m.content };
+    case 'user':
+      return { role: m.role, content: m.content, ...images(m.images) };
     case 'assistant':
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
       // Arguments go back as an object, the way Ollama sent them.
       return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argsObject(c.args) } })) };
     case 'tool':
       // tool_name lets newer Ollama versions match the result to its call.
-      return { role: 'tool', content: m.content, tool_name: m.toolName };
+      return { role: 'tool', content: m.content, tool_name: m.toolName, ...images(m.images) };
   }
+}
+
+/** Ollama takes any message's images as a list of base64 strings (the type is in the bytes). */
+function images(list: ImagePart[] | undefined): { images?: string[] } {
+  return list?.length ? { images: list.map((i) => i.data) } : {};
 }
 
 function toWireTool(t: ToolSpec): Record<string, unknown> {

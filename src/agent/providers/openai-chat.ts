@@ -10,7 +10,7 @@ import { isObject, nonEmpty, tryParse } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
-import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
 
 export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
   return {
@@ -38,7 +38,7 @@ export function buildHeaders(settings: ProviderSettings): Record<string, string>
 export function buildRequestBody(request: ModelRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: request.messages.map(toWireMessage),
+    messages: toWireMessages(request.messages),
     stream: true,
     // Without this OpenAI sends no usage at all in streaming mode.
     stream_options: { include_usage: true },
@@ -49,11 +49,40 @@ export function buildRequestBody(request: ModelRequest): Record<string, unknown>
   return body;
 }
 
+/**
+ * A tool message carries text only, and the tool messages answering one reply must follow it
+ * without a break; so the images of tool results go in one user message right after the last
+ * of them, each labelled with the call it came from.
+ */
+function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let toolImages: Record<string, unknown>[] = [];
+  const flush = () => {
+    if (toolImages.length) out.push({ role: 'user', content: toolImages });
+    toolImages = [];
+  };
+  for (const m of messages) {
+    if (m.role !== 'tool') flush();
+    out.push(toWireMessage(m));
+    if (m.role === 'tool' && m.images?.length) {
+      toolImages.push({ type: 'text', text: `The image${m.images.length > 1 ? 's' : ''} below came with the result of the tool call ${m.toolName} (${m.toolCallId}).` }, ...m.images.map(imagePart));
+    }
+  }
+  flush();
+  return out;
+}
+
+function imagePart(image: ImagePart): Record<string, unknown> {
+  return { type: 'image_url', image_url: { url: dataUrl(image) } };
+}
+
 function toWireMessage(m: ModelMessage): Record<string, unknown> {
   switch (m.role) {
     case 'system':
-    case 'user':
       return { role: m.role, content: m.content };
+    case 'user':
+      if (!m.images?.length) return { role: m.role, content: m.content };
+      return { role: m.role, content: [...(m.content ? [{ type: 'text', text: m.content }] : []), ...m.images.map(imagePart)] };
     case 'assistant': {
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
       return {

@@ -12,7 +12,7 @@ import { readFailure, residueError, truncatedError } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { buildHeaders } from './openai-chat';
 import { streamSse } from './sse';
-import type { FinishReason, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
 
 export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
   return {
@@ -50,7 +50,7 @@ function toInputItems(m: ModelMessage): Record<string, unknown>[] {
     case 'system':
       return [];
     case 'user':
-      return [{ role: 'user', content: [{ type: 'input_text', text: m.content }] }];
+      return [{ role: 'user', content: [{ type: 'input_text', text: m.content }, ...(m.images ?? []).map(inputImage)] }];
     case 'assistant': {
       const items: Record<string, unknown>[] = [];
       if (m.content !== '') items.push({ role: 'assistant', content: [{ type: 'output_text', text: m.content }] });
@@ -60,8 +60,14 @@ function toInputItems(m: ModelMessage): Record<string, unknown>[] {
       return items;
     }
     case 'tool':
+      // A function call's output may be a list of input parts, images included.
+      if (m.images?.length) return [{ type: 'function_call_output', call_id: m.toolCallId, output: [{ type: 'input_text', text: m.content }, ...m.images.map(inputImage)] }];
       return [{ type: 'function_call_output', call_id: m.toolCallId, output: m.content }];
   }
+}
+
+function inputImage(image: ImagePart): Record<string, unknown> {
+  return { type: 'input_image', image_url: dataUrl(image) };
 }
 
 function toWireTool(t: ToolSpec): Record<string, unknown> {

@@ -12,12 +12,29 @@ export interface ToolCall {
   args: unknown;
 }
 
-/** Provider-neutral chat history, assembled by the engine. */
+/**
+ * An image for the model: one of image/png, image/jpeg, image/gif, image/webp and its bytes
+ * in base64 (no `data:` prefix). The engine checks both before it builds a request.
+ */
+export interface ImagePart {
+  mediaType: string;
+  data: string;
+}
+
+/**
+ * Provider-neutral chat history, assembled by the engine. A user message or a tool result may
+ * carry images, which follow its text; each adapter sends them in its own wire format.
+ */
 export type ModelMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: ImagePart[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string };
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; images?: ImagePart[] };
+
+/** `data:<type>;base64,<data>`, the form of the OpenAI APIs. */
+export function dataUrl(image: ImagePart): string {
+  return `data:${image.mediaType};base64,${image.data}`;
+}
 
 /** A tool offered to the model for native function calling; `parameters` is JSON Schema. */
 export interface ToolSpec {

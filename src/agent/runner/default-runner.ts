@@ -16,6 +16,7 @@ import { McpConnections, type McpSdk } from './mcp-client';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
 import { createBrowserWebFetcher } from './web-fetch-browser';
 import { createNodeWebFetcher } from './web-fetch-node';
+import { semanticPort } from './semantic-host';
 
 const MCP_NODE_SDK = '$:/plugins/tiddlyagent/server/mcp-sdk.js';
 const MCP_BROWSER_SDK = '$:/plugins/tiddlyagent/mcp-browser/mcp-sdk.js';
@@ -42,6 +43,18 @@ export function getLocalRunner(): LocalRunner {
   return local;
 }
 
+/** A secret by its name: the password store in a browser, the environment under Node. */
+export function getSecret(name: string): string | undefined {
+  return ($tw.browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined;
+}
+
+/** Where the user sets a missing key (`$name$`: the key's name). */
+export function keyHint(): string {
+  return $tw.browser
+    ? 'Enter it in Control Panel → Settings → TiddlyAgent; it is kept in this browser only, never in a tiddler.'
+    : 'Set the environment variable "$name$" for the TiddlyWiki server.';
+}
+
 /** Make this process's runner with some host settings replaced (the server plugin's durable log). */
 export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRunner {
   if (local) throw new Error('TiddlyAgent: the runner of this process already exists.');
@@ -56,7 +69,6 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     const plugin = exports as Partial<EnginePlugin>;
     if (plugin.name && typeof plugin.apply === 'function') plugins.set(plugin.name, plugin as EnginePlugin);
   });
-  const getSecret = (name: string) => (browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined;
   const mcp = new McpConnections({
     wiki: createTiddlyWikiPort($tw.wiki),
     where: browser ? 'browser' : 'node',
@@ -78,14 +90,13 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     wiki: createTiddlyWikiPort($tw.wiki),
     fetch: (url, init) => fetch(url, init),
     getApiKey: getSecret,
-    keyHint: browser
-      ? 'Enter it in Control Panel → Settings → TiddlyAgent; it is kept in this browser only, never in a tiddler.'
-      : 'Set the environment variable "$name$" for the TiddlyWiki server.',
+    keyHint: keyHint(),
     tools,
     plugins,
     saveQueueInChat: browser,
     // web-fetch: under Node the resolved addresses are checked; a browser checks host names only.
     web: browser ? createBrowserWebFetcher() : createNodeWebFetcher(),
+    semantic: semanticPort,
     ...overrides,
   });
   return local;

@@ -14,6 +14,7 @@ import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
+import type { SemanticPort } from '../search/semantic';
 import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
@@ -61,6 +62,8 @@ export interface RunnerHost {
   now?(): number;
   /** Outside pages for web-fetch (runner/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
   web?: WebFetcher;
+  /** Search by meaning for wiki-search (runner/semantic-host.ts); absent: it falls back to text. */
+  semantic?: SemanticPort;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -389,7 +392,7 @@ export class LocalRunner implements ChatRunner {
             tools: new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]),
             plugins: this.host.plugins,
             now: this.now,
-            services: { now: this.now, subAgents: this.subAgents, web: this.host.web },
+            services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
           },
           { chat, signal: controller.signal, ...input },
         ),

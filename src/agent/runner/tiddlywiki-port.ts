@@ -18,6 +18,7 @@ import type { Wiki } from 'tiddlywiki';
 import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
+import { keepTagIndex, tagGeneration } from './tag-index';
 import { textIndexOf } from './text-index-host';
 
 type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
@@ -219,6 +220,7 @@ function indexedWiki(wiki: Wiki): { indexed: Wiki; layered: boolean } {
 export function agentView(wiki: Wiki): Wiki {
   let view = agentViews.get(wiki);
   if (!view) {
+    keepTagIndex(wiki);
     view = filteredView(wiki, (title, tiddler) => !isHiddenFromAgent(title, tiddler.fields as Record<string, unknown>));
     agentViews.set(wiki, view);
   }
@@ -360,17 +362,22 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
     }) as never;
     // Indexers also hang lookups on the iterators (each.byTag, each.byField, …): the wiki's,
     // filtered, except byTag, which the view indexes itself as TiddlyWiki's tag index does
-    // (the titles each iterator yields per tag, sorted by the tag's list), built once per
-    // change of the wiki; without it [tag[]] would compare every tiddler with every tagged one.
+    // (the titles each iterator yields per tag, sorted by the tag's list), rebuilt only when the
+    // wiki's tag lists may have changed; without it [tag[]] would compare every tiddler with
+    // every tagged one.
     for (const name of ['each', 'eachShadow', 'eachTiddlerPlusShadows', 'eachShadowPlusTiddlers'] as const) {
       const own = b[name] as unknown as Record<string, unknown>;
       const iterator = view[name] as unknown as Record<string, unknown>;
       for (const key of Object.keys(own)) {
         if (key.startsWith('by') && key !== 'byTag' && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
       }
+      let tagIndex: { generation: unknown; byTag: Map<string, { titles: string[]; sorted: boolean }> } | undefined;
       iterator.byTag = (tag: string) => {
-        const cache = view as unknown as { getGlobalCache<T>(name: string, make: () => T): T; sortByList(titles: string[], list: string): string[] };
-        const index = cache.getGlobalCache(`tiddlyagent-tags-${name}`, () => {
+        const cache = view as unknown as { globalCache?: unknown; sortByList(titles: string[], list: string): string[] };
+        // Kept as long as the wiki's tag lists are (tag-index.ts); without the keeper, until the next change.
+        const generation = tagGeneration(b) ?? (b as unknown as { globalCache?: unknown }).globalCache;
+        let current = tagIndex;
+        if (!current || current.generation !== generation) {
           const byTag = new Map<string, { titles: string[]; sorted: boolean }>();
           (view[name] as Each)((tiddler, title) => {
             for (const t of (tiddler.fields.tags as string[] | undefined) ?? []) {
@@ -379,8 +386,9 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
               else byTag.set(t, { titles: [title], sorted: false });
             }
           });
-          return byTag;
-        });
+          current = tagIndex = { generation, byTag };
+        }
+        const index = current.byTag;
         const entry = index.get(tag);
         if (!entry) return [];
         if (!entry.sorted) {

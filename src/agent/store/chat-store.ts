@@ -27,6 +27,14 @@ import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort }
 export const MESSAGE_PREFIX = '$:/ai/messages/';
 /** Where sub-agents' chats live (hidden: `$:/ai/`). */
 export const SUB_AGENT_PREFIX = '$:/ai/sub-agents/';
+/**
+ * Where a chat keeps images that have no tiddler of their own (an MCP tool's result): one
+ * hidden tiddler each (`$:/ai/`), named in the `attachments` of the tool message that returned
+ * it and deleted with that message.
+ */
+export const IMAGE_PREFIX = '$:/ai/images/';
+/** The chat an image tiddler under IMAGE_PREFIX belongs to. */
+export const IMAGE_CHAT_FIELD = 'agent-image-chat';
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
@@ -71,6 +79,10 @@ export class StatusError extends Error {
 
 export function messagePrefix(chat: string): string {
   return `${MESSAGE_PREFIX}${chat}/`;
+}
+
+export function imagePrefix(chat: string): string {
+  return `${IMAGE_PREFIX}${chat}/`;
 }
 
 export class ChatStore {
@@ -172,9 +184,31 @@ export class ChatStore {
     return title;
   }
 
-  /** Delete messages of a chat (a turn deleted, replies replaced by a retry); other titles are left alone. */
+  /** Delete messages of a chat (a turn deleted, replies replaced by a retry), with the images they keep; other titles are left alone. */
   deleteMessages(chat: string, titles: string[]): void {
-    for (const title of titles) if (this.wiki.getFields(title)?.['agent-chat'] === chat && this.wiki.getFields(title)?.['agent-seq'] !== undefined) this.wiki.deleteTiddler(title);
+    for (const title of titles) {
+      const fields = this.wiki.getFields(title);
+      if (fields?.['agent-chat'] !== chat || fields['agent-seq'] === undefined) continue;
+      for (const image of parseTitleList(fields.attachments)) if (this.readImage(chat, image)) this.wiki.deleteTiddler(image);
+      this.wiki.deleteTiddler(title);
+    }
+  }
+
+  /** Keep an image that has no tiddler of its own for a chat; returns its title, for the message's `attachments`. */
+  saveImage(chat: string, image: { mediaType: string; data: string }): string {
+    const base = imagePrefix(chat);
+    let n = 1;
+    while (this.wiki.getFields(`${base}${n}`)) n++;
+    const title = `${base}${n}`;
+    this.wiki.putTiddler({ title, type: image.mediaType, text: image.data, [IMAGE_CHAT_FIELD]: chat, created: this.wiki.now() });
+    return title;
+  }
+
+  /** An image the chat keeps (saveImage), or undefined: any other title, another chat's image included. */
+  readImage(chat: string, title: string): { type: string; text: string } | undefined {
+    if (!title.startsWith(imagePrefix(chat))) return undefined;
+    const fields = this.wiki.getFields(title);
+    return fields?.[IMAGE_CHAT_FIELD] === chat ? { type: fields.type ?? '', text: fields.text ?? '' } : undefined;
   }
 
   /** Change fields of an existing chat or message (a decision, a tool result); one write; `undefined` removes a field. */

@@ -4,6 +4,7 @@ messages. Tiddler fields are strings, so each schema parses strings into typed v
 reports a bad field by name.
 \*/
 import * as z from 'zod/mini';
+import { parseModelFactsTable, type ModelFactsTable } from './model-facts';
 import { parseTitleList } from './wiki-port';
 
 export const AGENT_TAG = '$:/tags/AI/Agent';
@@ -110,6 +111,9 @@ export const AgentDefinitionSchema = z.object({
   /** Token budgets (input + output, summed over model calls) per turn and per chat. */
   'agent-turn-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
   'agent-chat-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+  /** Money budgets in US dollars (replies priced by store/cost.ts) per turn and per chat. */
+  'agent-turn-cost-budget': blankable(decimal(0, 1_000_000)),
+  'agent-chat-cost-budget': blankable(decimal(0, 1_000_000)),
   /** Sub-agents (spawn-agent): how deep children may nest, how many run at once per turn, seconds each may take. */
   'agent-spawn-depth': blankable(wholeNumber(1, 5)),
   'agent-spawn-concurrency': blankable(wholeNumber(1, 10)),
@@ -139,8 +143,23 @@ export const ProviderProfileSchema = z.object({
   'context-window': blankable(wholeNumber(256, 10_000_000)),
   'max-output': blankable(wholeNumber(1, 1_000_000)),
   'api-key-name': optionalText,
+  /** Per-model facts over the presets (store/model-facts.ts): JSON keyed by model id or `*`. */
+  'model-facts': z.pipe(
+    blankable(z.string()),
+    z.transform((s, ctx): ModelFactsTable | undefined => {
+      if (s === undefined) return undefined;
+      try {
+        return parseModelFactsTable(s);
+      } catch (e) {
+        ctx.issues.push({ code: 'custom', input: s, message: (e as Error).message });
+        return undefined;
+      }
+    }),
+  ),
   /** Seconds without any data from the server before a request is given up. */
   timeout: blankable(wholeNumber(1, 3600)),
+  /** The model that embeds tiddlers for semantic search (runner/semantic-indexer.ts); blank: none. */
+  'embedding-model': optionalText,
 });
 export type ProviderProfile = z.output<typeof ProviderProfileSchema>;
 
@@ -272,6 +291,7 @@ export function parseTiddler<S extends z.core.$ZodType>(schema: S, kind: string,
   const issue = result.error.issues[0]!;
   const field = issue.path.length ? String(issue.path[0]) : undefined;
   const got = field !== undefined ? fields[field] : undefined;
-  const what = field === undefined ? issue.message : got === undefined ? `the field "${field}" is missing` : `the field "${field}" ${issue.message} (it is "${got}")`;
+  const shown = got !== undefined && got.length > 80 ? `${got.slice(0, 77)}…` : got;
+  const what = field === undefined ? issue.message : got === undefined ? `the field "${field}" is missing` : `the field "${field}" ${issue.message} (it is "${shown}")`;
   throw new ConfigError(fields.title ?? '', field, `${kind} "${fields.title}": ${what}.`);
 }

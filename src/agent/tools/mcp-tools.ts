@@ -6,8 +6,13 @@ server itself. MCP tools can do anything their server does, so they need the use
 confirmation by default (`agent-approval` can change that per tool), and what they return is
 untrusted data, labelled so in the prompt. A server that cannot be reached is one tool,
 `mcp-<server>`, that says why, so the turn goes on with a clear error.
+Images a tool returns go to the model as image parts, once they pass the image check
+(tools/images.ts). They have no tiddler of their own: the engine keeps their bytes in hidden
+tiddlers of the chat (`$:/ai/images/<chat>/<n>`, ChatStore.saveImage), named on the tool
+message and deleted with it. Audio is named, not shown.
 \*/
 import type * as z from 'zod/mini';
+import { checkImage, imageBytes, sizeText, type ImageData } from './images';
 import { defineTool, type ToolDefinition } from './tool';
 import { jsonSchemaParameters, type JsonSchema } from './user-tools';
 
@@ -61,7 +66,8 @@ export function mcpTools(server: string, listed: ListedTool[], caller: McpCaller
         timeoutMs,
         async execute(args, context) {
           const result = await caller.call(tool.name, args as Record<string, unknown>, context.signal);
-          return { ok: !result.isError, content: resultText(server, tool.name, result) };
+          const images = resultImages(result);
+          return { ok: !result.isError, content: resultText(server, tool.name, result), ...(images.length ? { images } : {}) };
         },
       }),
     );
@@ -86,7 +92,11 @@ export function resultText(server: string, tool: string, result: McpCallResult):
   if (!result || !Array.isArray(result.content)) return `The MCP server "${server}" returned a malformed result for ${tool} (no content list).`;
   const parts = result.content.map((part) => {
     if (part?.type === 'text') return String(part.text ?? '');
-    if (part?.type === 'image' || part?.type === 'audio') return `[${part.type} (${part.mimeType ?? 'unknown type'}, ${Math.round(((part.data ?? '').length * 3) / 4)} bytes) not shown]`;
+    if (part?.type === 'image') {
+      const checked = checkImage(String(part.data ?? ''));
+      return 'image' in checked ? `[image (${checked.image.mediaType}, ${sizeText(imageBytes(checked.image.data))}): attached to this result]` : `[image (${part.mimeType ?? 'unknown type'}) not shown: ${checked.problem}]`;
+    }
+    if (part?.type === 'audio') return `[audio (${part.mimeType ?? 'unknown type'}, ${Math.round(((part.data ?? '').length * 3) / 4)} bytes) not shown]`;
     if (part?.type === 'resource') return part.resource?.text ?? `[resource ${part.resource?.uri ?? ''}]`;
     if (part?.type === 'resource_link') return `[resource link ${(part as { uri?: string }).uri ?? ''}]`;
     return `[${String(part?.type)} content not shown]`;
@@ -94,6 +104,16 @@ export function resultText(server: string, tool: string, result: McpCallResult):
   let text = parts.join('\n');
   if (text.length > MAX_RESULT_CHARS) text = `${text.slice(0, MAX_RESULT_CHARS)}\n[… cut at ${MAX_RESULT_CHARS} characters]`;
   return `${result.isError ? 'The tool reported an error. ' : ''}Result of ${tool} from the MCP server "${server}". ${UNTRUSTED}\n${text}`;
+}
+
+/** The result's images that pass the check (tools/images.ts), in order; the text names each, or says why it is not shown. */
+function resultImages(result: McpCallResult): ImageData[] {
+  if (!result || !Array.isArray(result.content)) return [];
+  return result.content.flatMap((part) => {
+    if (part?.type !== 'image') return [];
+    const checked = checkImage(String(part.data ?? ''));
+    return 'image' in checked ? [checked.image] : [];
+  });
 }
 
 /** Arguments checked only for being an object (the server validates them against its own schema), offered with the server's schema as it is. */

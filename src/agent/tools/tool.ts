@@ -9,9 +9,11 @@ with `manage-todo`: a TodoList that can touch that chat's todo tiddler and nothi
 \*/
 import type * as z from 'zod/mini';
 import { ScheduleBook } from '../schedules/schedule-book';
+import type { SemanticPort } from '../search/semantic';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
+import type { ImageData } from './images';
 import type { Journal } from './journal';
 import type { WebFetcher } from './web-fetcher';
 import { WriteGate } from './write-gate';
@@ -39,6 +41,8 @@ export interface ToolContext {
   subAgents?: SubAgentPort;
   /** Outside pages (web-fetch), where the runner lends a fetcher. */
   web?: WebFetcher;
+  /** Search by meaning (wiki-search's semantic and hybrid modes), where the runner keeps a vector index. */
+  semantic?: SemanticPort;
 }
 
 /** What the runner lends a turn's tools besides the wiki. */
@@ -46,6 +50,7 @@ export interface ToolServices {
   now(): number;
   subAgents?: SubAgentPort;
   web?: WebFetcher;
+  semantic?: SemanticPort;
 }
 
 /** Runs a task in a hidden child chat and waits for its final answer (runner/sub-agents.ts). */
@@ -87,6 +92,13 @@ export interface ToolOutput {
   currentTiddler?: string;
   /** spawn-agent: the sub-agent's chat (its card links to it). */
   child?: string;
+  /**
+   * Image tiddlers the result shows (wiki-read): recorded on the tool message by title and
+   * read again through the agent's view for every prompt, so a later deletion or hiding holds.
+   */
+  attachments?: string[];
+  /** Images that have no tiddler (an MCP server's): the engine keeps them with the chat (ChatStore.saveImage). */
+  images?: ImageData[];
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
@@ -140,5 +152,6 @@ export function createToolContext(
     now: services.now,
     subAgents: services.subAgents,
     web: services.web,
+    semantic: services.semantic,
   };
 }

@@ -1,6 +1,8 @@
 /*\
 wiki-read: one tiddler with all its fields and its text (optionally also rendered to plain
-text). A hidden tiddler is answered exactly like a missing one, with similar titles.
+text). A hidden tiddler is answered exactly like a missing one, with similar titles. An
+image tiddler (png, jpeg, gif, webp) comes back as an image the model sees (its title on the
+result, see ToolOutput.attachments); one too big or not really an image is a tool error.
 Reading a tiddler makes it the chat's "current tiddler".
 \*/
 import * as z from 'zod/mini';
@@ -8,6 +10,7 @@ import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
 import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
+import { imageBytes, isImageTiddler, sizeText, tiddlerImage } from './images';
 
 /** Longest text returned in one read. */
 export const READ_TEXT_LIMIT = 40_000;
@@ -15,7 +18,7 @@ export const READ_TEXT_LIMIT = 40_000;
 export const wikiReadTool = defineTool({
   name: 'wiki-read',
   description:
-    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read.',
+    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at.',
   access: 'read',
   defaultMode: 'auto',
   parameters: z.object({
@@ -34,7 +37,16 @@ export const wikiReadTool = defineTool({
     }
     const text = fields.text ?? '';
     const parts: string[] = [UNTRUSTED_NOTE];
-    if (isBinaryType(fields.type)) {
+    if (isImageTiddler(fields) && !fields._canonical_uri) {
+      // The image itself goes to the model as an image part (engine/images.ts), never as base64 text.
+      const checked = tiddlerImage(title, fields);
+      if ('problem' in checked) return { ok: false, content: checked.problem };
+      parts.push(tiddlerBlock(fields, { full: true, text: `(${checked.image.mediaType} image, ${sizeText(imageBytes(checked.image.data))}: attached to this result as an image)` }));
+      return { content: parts.join('\n'), currentTiddler: title, attachments: [title] };
+    }
+    if (isImageTiddler(fields)) {
+      parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} image stored outside the wiki at its _canonical_uri; it is not fetched, so it is not shown)` }));
+    } else if (isBinaryType(fields.type)) {
       parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} content, ${text.length} characters, not shown)` }));
     } else if (text.length > READ_TEXT_LIMIT) {
       parts.push(tiddlerBlock(fields, { full: true, text: `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` }));

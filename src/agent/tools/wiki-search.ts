@@ -2,7 +2,9 @@
 wiki-search: ranked full-text search from the wiki's text index (search/text-index.ts: whole
 words or their beginnings, best first) and/or a filter, one page at a time, with a snippet
 around the first match (or the full text within a result budget). Hidden tiddlers never
-appear, whatever the query or filter: the index never holds them.
+appear, whatever the query or filter: the index never holds them. `mode` semantic or hybrid
+ranks by meaning instead (search-by-meaning.ts; hybrid fuses with the text index's ranking),
+falling back to text with a note.
 
 A filter with a query: the query is matched and ranked within what the filter selects. Shadow
 tiddlers are not indexed; those a filter selects are matched as TiddlyWiki's [search[]] does
@@ -13,6 +15,7 @@ the result says so.
 import * as z from 'zod/mini';
 import type { RankedHit, WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
+import { chunkOf, MEANING_POOL, rankByMeaning, SEARCH_MODES } from './search-by-meaning';
 import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
 
 /** Total characters of tiddler text in one result when fullText is on. */
@@ -31,6 +34,9 @@ const parameters = z
     includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(50), z.describe('Results per page (1–50)')), 10),
     offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Results to skip, for the next page')), 0),
+    mode: z.optional(
+      z.enum(SEARCH_MODES).check(z.describe('text (default): the words must occur. semantic: tiddlers closest in meaning to the query, by embeddings. hybrid: both rankings fused. Without an embedding model the result is a text search and says so')),
+    ),
     fullText: z.optional(
       z.boolean().check(z.describe(`Return each result's full text instead of a ~${SNIPPET_LENGTH}-character snippet around the first match; the whole result stays within ${SEARCH_TEXT_BUDGET} characters`)),
     ),
@@ -44,11 +50,31 @@ export const wikiSearchTool = defineTool({
   access: 'read',
   defaultMode: 'auto',
   parameters,
-  targets: (args, { wiki }) => searchPage(wiki, args).shown,
-  execute(args, { wiki }) {
+  targets: (args, { wiki }) => {
+    // What a search by meaning returns is known only after the query is embedded: the
+    // approval patterns then test the arguments (evaluateApproval's `null`).
+    if (args.mode && args.mode !== 'text') throw new Error('results not known before the call');
+    return searchPage(wiki, args).shown;
+  },
+  async execute(args, context) {
+    const { wiki } = context;
     const query = args.query?.trim() ?? '';
     const filter = args.filter?.trim() ?? '';
-    const { titles, error, shown, withheld, words, note } = searchPage(wiki, args);
+    let note: string | undefined;
+    let ranked: { titles: string[]; chunks: Map<string, number> } | undefined;
+    if (args.mode && args.mode !== 'text') {
+      const within = filter ? runAgentFilter(wiki, filter) : undefined;
+      if (within && filterError(wiki, within)) return { ok: false, content: `${filterError(wiki, within)}. Check the filter syntax.` };
+      const pool = Math.min(MEANING_POOL, args.offset + args.limit);
+      const answer = await rankByMeaning(args.mode, query, pool, context, (q, n) => textRanking(wiki, q, n), within && new Set(within));
+      if ('note' in answer) note = answer.note;
+      else ranked = answer;
+    }
+    const page: Selection & { shown: string[]; withheld: number } = ranked
+      ? { titles: ranked.titles, words: new Map(), ...resultPage(wiki, ranked.titles, args.offset, args.limit) }
+      : searchPage(wiki, args);
+    const { titles, error, shown, withheld, words } = page;
+    note ??= page.note;
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
@@ -77,14 +103,16 @@ export const wikiSearchTool = defineTool({
           budget -= text.length;
         }
       } else {
+        const chunk = ranked?.chunks.get(title);
+        const part = chunk !== undefined ? chunkOf(text, chunk) : text;
         const matched = words.get(title);
-        blocks.push(tiddlerBlock(fields, { text: matched ? snippet(text, matched, { wholeWords: true }) : snippet(text, terms) }));
+        blocks.push(tiddlerBlock(fields, { text: matched ? snippet(part, matched, { wholeWords: true }) : snippet(part, terms) }));
       }
     }
-    const what = [query && `query "${query}"${args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
-    const head = `Search for ${what}: ${pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)))}`;
-    const lines = [head];
-    if (note) lines.push(note);
+    const what = [query && `query "${query}"${ranked ? ` by ${args.mode === 'hybrid' ? 'words and meaning' : 'meaning'}` : args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
+    const found = pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)));
+    const head = `Search for ${what}: ${ranked ? found.replace(/^(\d+) tiddlers found/, `the ${total} closest tiddlers`) : found}`;
+    const lines = note ? [note, head] : [head];
     if (blocks.length) {
       lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
       lines.push(UNTRUSTED_NOTE, ...blocks);
@@ -158,6 +186,11 @@ export function rankText(wiki: WikiPort, query: string, options: { limit?: numbe
   const ranked = wiki.rankedSearch(query, { includeSystem: options.includeSystem });
   if (!ranked.ready) return undefined;
   return ranked.hits.slice(0, options.limit ?? ranked.hits.length).map(({ title, score }) => ({ title, score }));
+}
+
+/** The text ranking hybrid search fuses with the vector ranking: the text index's, or [search[]]'s while it is built. */
+function textRanking(wiki: WikiPort, query: string, limit: number): string[] {
+  return rankText(wiki, query, { limit })?.map((hit) => hit.title) ?? removeHidden(wiki.search(query, { limit, exclude: (t) => t.startsWith('$:/') }));
 }
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */

@@ -11,7 +11,8 @@ every 100 ms.
 This module wires the parts to the wiki and the runner; each part is one concept:
 message-list.ts (the window of messages), message-view.ts (one message), cards.ts (approval
 and question cards, the changes view), turn-actions.ts (the bar under each turn),
-stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter),
+stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter), cost-view.ts
+(the turn's and the chat's cost beside the meter),
 todo-view.ts (the chat's todo list) and composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
 from the runner's events, folded by the one reducer (engine/live-state.ts), and every action
 is a runner request.
@@ -29,6 +30,7 @@ import { lib } from './library';
 import { parseSafeWikitext } from './safe-render';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
+import { CostView } from './cost-view';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
@@ -66,6 +68,7 @@ class AiChatWidget extends Widget {
   private root!: HTMLElement;
   private list!: MessageList;
   private status!: StatusBar;
+  private cost!: CostView;
   private todo!: TodoView;
   private subAgents!: SubAgentsView;
   private composer?: Composer;
@@ -86,6 +89,9 @@ class AiChatWidget extends Widget {
     this.root.setAttribute('data-chat', this.chat);
     this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined });
     this.status = new StatusBar(this.ctx);
+    this.cost = new CostView(this.ctx);
+    this.cost.update(this.list.messages.map((m) => m.title));
+    this.status.footer.appendChild(this.cost.element);
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);
@@ -95,6 +101,7 @@ class AiChatWidget extends Widget {
     this.root.appendChild(this.subAgents.element);
     if ($tw.browser) this.root.appendChild(this.renderComposer());
     this.list.sync();
+    this.cost.render(this.list.messages);
     if ($tw.browser) this.unsubscribe = afterFrame(() => this.subscribe());
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
@@ -130,6 +137,10 @@ class AiChatWidget extends Widget {
     } else if (titles.some((title) => title.startsWith(journals))) {
       this.list.syncBars();
     }
+    const repriced = this.cost.refreshPricing(changed, this.list.messages);
+    if (repriced) this.list.showCosts();
+    else this.cost.update(touched);
+    if (repriced || touched.length) this.cost.render(this.list.messages);
     if (changed[this.chat]) this.updateStatus();
     this.todo.refresh(changed);
     this.subAgents.refresh(changed);
@@ -298,6 +309,7 @@ class AiChatWidget extends Widget {
         return new RenderedTree(widget, tree);
       },
       renderWikitext: (source, into) => ctx.renderTree(parseSafeWikitext(this.wiki as never, source).tree, into),
+      replyCost: (fields) => this.cost?.replyText(fields),
     };
     return ctx;
   }

@@ -126,6 +126,16 @@ export class MessageList {
     this.index.reset(ctx.filter('[field:agent-chat<chat>has[agent-seq]]', { chat: ctx.chat }));
   }
 
+  /** The chat's messages in order. */
+  get messages(): readonly ListedMessage[] {
+    return this.index.all;
+  }
+
+  /** The prices changed: each shown reply's cost is shown again, nothing else is rebuilt. */
+  showCosts(): void {
+    for (const view of this.views.values()) view.showCost(this.ctx);
+  }
+
   /** Of these changed titles, those that are or were messages of the chat. */
   touched(titles: string[]): string[] {
     return titles.filter((title) => this.index.concerns(title));

@@ -1,5 +1,5 @@
 /*\
-One message of the chat as DOM: its meta line (role, model, "incomplete"), its reasoning,
+One message of the chat as DOM: its meta line (role, model, cost, "incomplete"), its reasoning,
 its body and its attachment chips. A reply renders as wikitext under the safe rule set; a
 user's or an error message as plain text; a tool call as a compact card, or, while it waits
 for the user, as an approval or question card (cards.ts). A view belongs to one version of
@@ -19,6 +19,7 @@ export interface AttachedBar {
 export class MessageView {
   readonly element: HTMLElement;
   private body?: RenderedTree;
+  private readonly cost?: HTMLElement;
   bar?: AttachedBar;
 
   constructor(
@@ -38,6 +39,11 @@ export class MessageView {
     const meta = el(doc, 'div', 'tc-ai-message-meta');
     meta.appendChild(doc.createTextNode(ctx.lingo(`Role/${role}`) || role));
     if (fields.model) meta.appendChild(el(doc, 'span', 'tc-ai-message-model', String(fields.model)));
+    if (role === 'assistant' && ctx.replyCost?.(fields)) {
+      this.cost = el(doc, 'span', 'tc-ai-message-cost');
+      meta.appendChild(this.cost);
+      this.showCost(ctx);
+    }
     const finish = fields['agent-finish'];
     if (finish === 'error' || finish === 'canceled' || finish === 'interrupted' || finish === 'length') {
       meta.appendChild(el(doc, 'span', 'tc-ai-message-incomplete', ctx.lingo('Incomplete')));
@@ -53,6 +59,14 @@ export class MessageView {
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
     this.element = element;
+  }
+
+  /** Show the reply's cost again (the prices changed). */
+  showCost(ctx: ChatContext): void {
+    const cost = this.cost && ctx.replyCost?.((this.tiddler?.fields ?? {}) as Record<string, unknown>);
+    if (!this.cost || !cost) return;
+    this.cost.textContent = cost.text;
+    this.cost.setAttribute('title', cost.title);
   }
 
   /** Rendered replies contain links whose look depends on other tiddlers. */

@@ -3,6 +3,7 @@ Built-in plugin: message persistence. One write per finished message: the user's
 when it arrives, the reply when it completes, each tool result when it is ready.
 \*/
 import type { EnginePlugin } from '../hooks';
+import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
 export const persistencePlugin: EnginePlugin = {
@@ -31,11 +32,14 @@ export const persistencePlugin: EnginePlugin = {
     hooks.toolExecuted.tap('persistence', ({ result, pendingTitle }, ctx) => {
       const current = result.output?.currentTiddler;
       if (current) ctx.store.setStatus(ctx.chat, 'working', { [CURRENT_TIDDLER_FIELD]: current });
+      // Images are named, never copied into the message: tiddlers by title, others kept with the chat.
+      const attachments = [...(result.output?.attachments ?? []), ...(result.output?.images ?? []).map((image) => ctx.store.saveImage(ctx.chat, image))];
       const fields = {
         text: result.content,
         'tool-status': result.status,
         'agent-round': String(ctx.round),
         'agent-child': result.output?.child,
+        attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
       };
       if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
       else
@@ -48,6 +52,7 @@ export const persistencePlugin: EnginePlugin = {
           toolStatus: result.status,
           round: ctx.round,
           child: result.output?.child,
+          attachments,
         });
     });
   },

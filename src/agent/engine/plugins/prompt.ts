@@ -3,12 +3,14 @@ Built-in plugin: prompt assembly. The agent's system prompt (wikitext rendered t
 text), the "Current tiddler" section (seed 002: the authoritative text of the tiddler being
 worked on, re-read from the wiki every round, never trimmed) and the chat history. What the
 model reads of the wiki here (the Current tiddler, attachments) comes from the agent's view,
-where hidden tiddlers do not exist, like everything its tools read.
+where hidden tiddlers do not exist, like everything its tools read. Image tiddlers (attached,
+or returned by a tool) become image parts (engine/images.ts).
 \*/
 import type { EnginePlugin, TurnContext } from '../hooks';
-import { tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
+import { isBinaryType, tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
 import { buildHistory } from '../history';
 import { selectHistory } from '../context';
+import { imageAttachment } from '../images';
 
 export const CURRENT_TIDDLER_FIELD = 'agent-current-tiddler';
 
@@ -22,7 +24,7 @@ export const promptPlugin: EnginePlugin = {
       // A failed write names its target as the Current tiddler, even when that is a chat.
       const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current) : undefined;
       if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
-      const entries = buildHistory(build.history, ctx.agent['agent-tool-protocol'], (title) => attachmentBlock(ctx, title));
+      const entries = buildHistory(build.history, ctx.agent['agent-tool-protocol'], (title, message) => imageAttachment(ctx, title, message) ?? { text: attachmentBlock(ctx, title) });
       build.sections.push({ id: 'history', kind: 'history', messages: selectHistory(entries) });
     });
   },
@@ -33,6 +35,8 @@ function attachmentBlock(ctx: TurnContext, title: string): string {
   const view = ctx.store.wiki.agentView();
   const fields = view.getFields(title);
   if (!fields) return `[Attached tiddler "${title}" is not available.]`;
+  // An SVG renders as a picture, with no text: the model gets its source, which it can read.
+  if (fields.type === 'image/svg+xml') return `Attached tiddler "${title}" (its SVG source). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields)}`;
   const text = view.renderPlainText(title);
   return `Attached tiddler "${title}" (its rendered text). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
 }
@@ -42,6 +46,7 @@ export function currentTiddlerSection(fields: Record<string, string> | undefined
   if (!fields) return `Current tiddler: "${title}" does not exist (any more).`;
   return [
     `Current tiddler: the authoritative, up-to-date content of "${title}". Copy find snippets from here and send its modified value with writes. ${UNTRUSTED_NOTE}`,
-    tiddlerBlock(fields, { full: true }),
+    // An image's base64 is no text to edit (wiki-read shows the image itself).
+    tiddlerBlock(fields, { full: true, ...(isBinaryType(fields.type) ? { text: `(${fields.type} content, not shown here)` } : {}) }),
   ].join('\n');
 }

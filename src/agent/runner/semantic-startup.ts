@@ -1,0 +1,38 @@
+/*\
+Browser-only wikis: the semantic indexer runs in this page (IndexedDB) once it is switched on
+(Settings → TiddlyAgent → Semantic search); until then the library is not loaded for it. A
+page served by the server edition leaves it to the server. Of several tabs of the same wiki
+only one embeds (a Web Lock per address).
+\*/
+import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
+
+export const name = 'tiddlyagent-semantic';
+export const platforms = ['browser'];
+export const after = ['tiddlyagent-runner'];
+export const synchronous = true;
+
+/** runner/semantic-indexer.ts SEMANTIC_ENABLED, repeated so this module does not load the library. */
+const ENABLED = '$:/config/tiddlyagent/semantic/enabled';
+
+interface LockManager {
+  request(name: string, callback: () => Promise<void>): Promise<void>;
+}
+
+export function startup(): void {
+  if (document.querySelector('meta[name="tiddlyagent-server"]')?.getAttribute('content')?.trim()) return;
+  const start = () => {
+    $tw.wiki.removeEventListener('change', onChange);
+    const run = () => {
+      const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
+      lib.startSemanticIndexer(lib.createIndexedDbVectorStore());
+    };
+    const locks = (navigator as { locks?: LockManager }).locks;
+    if (!locks) return run();
+    void locks.request(`tiddlyagent-semantic ${location.origin}${location.pathname}`, () => new Promise<void>(() => run()));
+  };
+  const onChange = (changes: unknown) => {
+    if (ENABLED in (changes as Record<string, unknown>) && $tw.wiki.getTiddlerText(ENABLED, '').trim() === 'yes') start();
+  };
+  if ($tw.wiki.getTiddlerText(ENABLED, '').trim() === 'yes') start();
+  else $tw.wiki.addEventListener('change', onChange);
+}

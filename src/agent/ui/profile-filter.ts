@@ -1,0 +1,40 @@
+/*\
+Filter operator `aiprofile`, for the settings tab: what a provider profile says about itself.
+Operand `problem`: why it cannot be used (a bad field, a bad `model-facts` entry; nothing when
+it can); `facts`: one line per model it lists (its default first) with the window, output
+limit, image support and prices the engine and the cost meter will use.
+\*/
+import { lib } from './library';
+import { modelFacts, type ModelFacts } from '../store/model-facts';
+
+type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
+
+const dollars = (n: number) => `$${n >= 0.01 && Number(n.toFixed(2)) === n ? n.toFixed(2) : n}`;
+const count = (n: number | undefined) => (n === undefined ? 'unknown' : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','));
+
+export function describeFacts(model: string, facts: ModelFacts): string {
+  const images = facts.images === undefined ? 'images: unknown' : facts.images ? 'images' : 'no images';
+  const price = facts.price ? `${dollars(facts.price.input)} / ${dollars(facts.price.output)} per million tokens in / out` : 'price unknown';
+  return `${model}: window ${count(facts.contextWindow)} · output ${count(facts.maxOutput)} · ${images} · ${price}`;
+}
+
+export function aiprofile(source: Source, operator: { operand: string }, options: { wiki: unknown }): string[] {
+  const L = lib();
+  const port = L.createTiddlyWikiPort(options.wiki as never);
+  const out: string[] = [];
+  source((_tiddler, title) => {
+    const fields = port.getFields(title);
+    if (!fields) return;
+    let profile: ReturnType<typeof L.parseTiddler<typeof L.ProviderProfileSchema>> | undefined;
+    try {
+      profile = L.parseTiddler(L.ProviderProfileSchema, 'Provider profile', fields);
+    } catch (e) {
+      if (operator.operand === 'problem') out.push(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (operator.operand !== 'facts') return;
+    const models = [...new Set([profile['default-model'], ...profile.models].filter((m): m is string => !!m))];
+    for (const model of models) out.push(describeFacts(model, modelFacts(profile, model)));
+  });
+  return out;
+}
