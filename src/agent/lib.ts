@@ -26,6 +26,8 @@ export { sameFields } from './tools/journal';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
+export { rankText } from './tools/wiki-search';
+export { textIndexOf, TEXT_INDEX_STATUS } from './runner/text-index-host';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';

@@ -180,6 +180,9 @@ const start = fc.oneof(
   word.map((w) => `search:title[${w}]`),
   word.map((w) => `search:text,title:some[${w} Garden]`),
   word.map((w) => `search:*[${w}]`),
+  // The text index: ranked over what the agent sees, so the view of A ranks exactly as B does.
+  word.map((w) => `aisearch[${w}]`),
+  word.map((w) => `aisearch:system[${w}]`),
   fc.constantFrom('$:/ai', '$:/temp', '$:/state', '$:/is', 'Secret', 'Req', 'Note').map((p) => `prefix[${p}]`),
   title.map((t) => `{${t}}`),
   title.map((t) => `{${t}!!list}enlist-input[]`),
@@ -204,6 +207,7 @@ const step = fc.oneof(
       tag.map((t) => `tag[${t}]`),
       word.map((w) => `search[${w}]`),
       word.map((w) => `search:title[${w}]`),
+      word.map((w) => `aisearch[${w}]`),
       title.map((t) => `filter{${t}}`),
     ),
   },

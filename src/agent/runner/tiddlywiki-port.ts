@@ -19,6 +19,7 @@ import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
 import { keepTagIndex, tagGeneration } from './tag-index';
+import { textIndexOf } from './text-index-host';
 
 type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
 type Each = (callback: (tiddler: Tiddler, title: string) => void) => void;
@@ -132,6 +133,14 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
       }
       return out;
     },
+    rankedSearch(query, searchOptions) {
+      // A view answers from the index of the wiki under it, which holds only what the agent
+      // sees. A sandbox's layer is in no index: its hits are those of the wiki under it that
+      // the sandbox still has (a tiddler it changed ranks as it was; one it made is not found).
+      const { indexed, layered } = indexedWiki(wiki);
+      const ranked = textIndexOf(indexed).search(query, searchOptions);
+      return layered && ranked.ready ? { ready: true, hits: ranked.hits.filter((hit) => wiki.tiddlerExists(hit.title)) } : ranked;
+    },
     now() {
       return $tw.utils.stringifyDate(new Date());
     },
@@ -196,6 +205,16 @@ function resetCaches<W extends Wiki>(view: W): W {
 /** The wiki objects made here (whose caches are their own), each with the function that keeps its caches current. */
 const views = new WeakMap<Wiki, () => void>();
 const agentViews = new WeakMap<Wiki, Wiki>();
+/** The wiki under each view made here, and whether the view is a sandbox (has a layer of its own). */
+const viewBases = new WeakMap<Wiki, { base: Wiki; layered: boolean }>();
+
+/** The wiki whose text index answers for `wiki` (itself, or the wiki under its views), and whether a sandbox is on the way. */
+function indexedWiki(wiki: Wiki): { indexed: Wiki; layered: boolean } {
+  const view = viewBases.get(wiki);
+  if (!view) return { indexed: wiki, layered: false };
+  const under = indexedWiki(view.base);
+  return { indexed: under.indexed, layered: under.layered || view.layered };
+}
 
 /** The wiki without the tiddlers hidden from the agent (one view per wiki, caches reset per call). */
 export function agentView(wiki: Wiki): Wiki {
@@ -227,6 +246,7 @@ function withoutHidden<T extends object>(indexer: T, keep: (result: unknown) => 
 function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => boolean, overlay?: Overlay): Wiki {
   const b = base as ViewWiki;
   const view = Object.create(base) as ViewWiki;
+  viewBases.set(view, { base, layered: !!overlay });
   const lookup = (title: string): Tiddler | undefined => {
     if (overlay?.has(title)) return overlay.get(title) ?? undefined;
     return b.getTiddler(title);

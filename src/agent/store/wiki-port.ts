@@ -34,6 +34,14 @@ export interface WikiPort {
   renameTiddler(from: string, to: string, relink: boolean): void;
   /** Full-text search as TiddlyWiki's own [search[]] does; `titlesOnly` searches titles only. */
   search(query: string, options: { titlesOnly?: boolean; limit?: number; exclude?: (title: string) => boolean }): string[];
+  /**
+   * Ranked full-text search from the wiki's text index (search/text-index.ts says how words
+   * match and rank). The index holds only what the agent may see, so no hidden tiddler is ever
+   * a hit, whichever port asks. The first call starts building it: until it is complete (at
+   * once on a small wiki) the answer is `ready: false` with the progress. A sandbox answers
+   * from the index of the wiki under it, without the tiddlers it deleted.
+   */
+  rankedSearch(query: string, options?: RankedSearchOptions): RankedSearch;
   /** The current time, in TiddlyWiki's date field format (YYYYMMDDHHMMSSmmm, UTC). */
   now(): string;
   /**
@@ -47,6 +55,25 @@ export interface WikiPort {
    */
   sandbox(): SandboxPort;
 }
+
+export interface RankedSearchOptions {
+  /** Match titles only. */
+  titlesOnly?: boolean;
+  /** Also system tiddlers (`$:/…`); default: not. */
+  includeSystem?: boolean;
+  /** Only these titles (a filter's results): the query is ranked within them. */
+  within?: ReadonlySet<string>;
+}
+
+export interface RankedHit {
+  title: string;
+  score: number;
+  /** The indexed words that matched (lower-cased), for snippets. */
+  words: string[];
+}
+
+/** Every hit best first, or how far the index's first build is. */
+export type RankedSearch = { ready: true; hits: RankedHit[] } | { ready: false; indexed: number; total: number };
 
 export interface SandboxPort extends WikiPort {
   changes(): Record<string, TiddlerFields | null>;

@@ -1,11 +1,19 @@
 /*\
-wiki-search: full-text search with TiddlyWiki's own [search[]] semantics and/or a filter,
-one page at a time, with a snippet around the first match (or the full text within a
-result budget). Hidden tiddlers never appear, whatever the query or filter. `mode` semantic
-or hybrid ranks by meaning instead (search-by-meaning.ts), falling back to text with a note.
+wiki-search: ranked full-text search from the wiki's text index (search/text-index.ts: whole
+words or their beginnings, best first) and/or a filter, one page at a time, with a snippet
+around the first match (or the full text within a result budget). Hidden tiddlers never
+appear, whatever the query or filter: the index never holds them. `mode` semantic or hybrid
+ranks by meaning instead (search-by-meaning.ts; hybrid fuses with the text index's ranking),
+falling back to text with a note.
+
+A filter with a query: the query is matched and ranked within what the filter selects. Shadow
+tiddlers are not indexed; those a filter selects are matched as TiddlyWiki's [search[]] does
+and follow the ranked results. While the index's first build runs (a big wiki, the first
+search after a load), the query is answered as before the index, by [search[]], unranked, and
+the result says so.
 \*/
 import * as z from 'zod/mini';
-import type { WikiPort } from '../store/wiki-port';
+import type { RankedHit, WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { chunkOf, MEANING_POOL, rankByMeaning, SEARCH_MODES } from './search-by-meaning';
 import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
@@ -17,10 +25,10 @@ export const SNIPPET_LENGTH = 200;
 const parameters = z
   .object({
     query: z.optional(
-      z.string().check(z.describe('Words to search for, as TiddlyWiki\'s search: every word must occur (case-insensitive, also inside longer words) in the title, tags or text')),
+      z.string().check(z.describe('Words to search for: every word must occur in the title, tags or text (case-insensitive; a word of 3+ letters also matches the start of a longer word, e.g. "garden" finds "gardening"). Best matches first')),
     ),
     filter: z.optional(
-      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches within its results')),
+      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches and ranks within its results')),
     ),
     titlesOnly: z.optional(z.boolean().check(z.describe('Search titles only (faster); default false'))),
     includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
@@ -38,7 +46,7 @@ const parameters = z
 export const wikiSearchTool = defineTool({
   name: 'wiki-search',
   description:
-    'Find tiddlers by words (query) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
+    'Find tiddlers by words (query, ranked: best matches first) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
   access: 'read',
   defaultMode: 'auto',
   parameters,
@@ -62,7 +70,11 @@ export const wikiSearchTool = defineTool({
       if ('note' in answer) note = answer.note;
       else ranked = answer;
     }
-    const { titles, error, shown, withheld } = ranked ? { titles: ranked.titles, ...resultPage(wiki, ranked.titles, args.offset, args.limit) } : searchPage(wiki, args);
+    const page: Selection & { shown: string[]; withheld: number } = ranked
+      ? { titles: ranked.titles, words: new Map(), ...resultPage(wiki, ranked.titles, args.offset, args.limit) }
+      : searchPage(wiki, args);
+    const { titles, error, shown, withheld, words } = page;
+    note ??= page.note;
     if (error) return { ok: false, content: `${error}. Check the filter syntax.` };
     const total = titles.length;
     const blocks: string[] = [];
@@ -92,7 +104,9 @@ export const wikiSearchTool = defineTool({
         }
       } else {
         const chunk = ranked?.chunks.get(title);
-        blocks.push(tiddlerBlock(fields, { text: chunk !== undefined ? snippet(chunkOf(text, chunk), terms) : snippet(text, terms) }));
+        const part = chunk !== undefined ? chunkOf(text, chunk) : text;
+        const matched = words.get(title);
+        blocks.push(tiddlerBlock(fields, { text: matched ? snippet(part, matched, { wholeWords: true }) : snippet(part, terms) }));
       }
     }
     const what = [query && `query "${query}"${ranked ? ` by ${args.mode === 'hybrid' ? 'words and meaning' : 'meaning'}` : args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
@@ -108,34 +122,75 @@ export const wikiSearchTool = defineTool({
   },
 });
 
-/**
- * What a call selects: every title in order (or a filter error, as TiddlyWiki reports it), and
- * those of the requested page the tool shows (the call's approval targets) or withholds.
- */
-function searchPage(wiki: WikiPort, args: z.output<typeof parameters>): { titles: string[]; error?: string; shown: string[]; withheld: number } {
-  const titles = select(wiki, args);
-  const error = args.filter?.trim() ? filterError(wiki, titles) : undefined;
-  return { titles, error, ...(error ? { shown: [], withheld: 0 } : resultPage(wiki, titles, args.offset, args.limit)) };
+interface Selection {
+  /** Every title, best first (or in the filter's order). */
+  titles: string[];
+  error?: string;
+  /** The indexed words each ranked hit matched, for its snippet. */
+  words: Map<string, string[]>;
+  /** Said in the result: how the titles were found, when not from the index. */
+  note?: string;
 }
 
-/** The titles a search selects, in order (or a filter error, as TiddlyWiki reports it). */
-function select(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
+/**
+ * What a call selects (or a filter error, as TiddlyWiki reports it), and those of the
+ * requested page the tool shows (the call's approval targets) or withholds.
+ */
+function searchPage(wiki: WikiPort, args: z.output<typeof parameters>): Selection & { shown: string[]; withheld: number } {
+  const selection = select(wiki, args);
+  return { ...selection, ...(selection.error ? { shown: [], withheld: 0 } : resultPage(wiki, selection.titles, args.offset, args.limit)) };
+}
+
+function select(wiki: WikiPort, args: z.output<typeof parameters>): Selection {
   const query = args.query?.trim() ?? '';
   const filter = args.filter?.trim() ?? '';
-  if (filter) {
-    const extra = query ? `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]` : '';
-    return runAgentFilter(wiki, filter, extra, { 'agent-query': query });
+  const titlesOnly = !!args.titlesOnly;
+  const words = new Map<string, string[]>();
+  const selected = filter ? runAgentFilter(wiki, filter) : undefined;
+  const error = selected && filterError(wiki, selected);
+  if (error) return { titles: [], error, words };
+  if (!query) return { titles: selected!, words };
+  const ranked = wiki.rankedSearch(query, { titlesOnly, includeSystem: !!(filter || args.includeSystem), within: selected && new Set(selected) });
+  if (!ranked.ready) {
+    const note = `The search index is still being built (${ranked.indexed} of ${ranked.total} tiddlers): these results are TiddlyWiki's [search[]] (substrings, unranked).`;
+    return { titles: scan(wiki, args), words, note };
   }
+  const titles = hitTitles(ranked.hits, words);
+  // Shadow tiddlers are not indexed: those the filter selects are matched by [search[]].
+  if (filter) titles.push(...runAgentFilter(wiki, filter, `+[is[shadow]!is[tiddler]search${titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query }));
+  return { titles, words };
+}
+
+function hitTitles(hits: RankedHit[], words: Map<string, string[]>): string[] {
+  return hits.map((hit) => {
+    words.set(hit.title, hit.words);
+    return hit.title;
+  });
+}
+
+/** The search without the index: TiddlyWiki's [search[]] (all words as substrings), in title order. */
+function scan(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
+  const query = args.query?.trim() ?? '';
+  const filter = args.filter?.trim() ?? '';
+  if (filter) return runAgentFilter(wiki, filter, `+[search${args.titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query });
   const system = !!args.includeSystem;
   return removeHidden(wiki.search(query, { titlesOnly: !!args.titlesOnly, exclude: system ? undefined : (t) => t.startsWith('$:/') }));
 }
 
 /**
- * The text ranking hybrid search fuses with the vector ranking: for now TiddlyWiki's search
- * (every word must occur; not ranked). The ranked text index plugs in here.
+ * The text index's titles and scores for a query, best first, for rank fusion with other
+ * rankings (semantic search); undefined while the index's first build runs. Hidden tiddlers
+ * never appear; system tiddlers only with includeSystem.
  */
+export function rankText(wiki: WikiPort, query: string, options: { limit?: number; includeSystem?: boolean } = {}): { title: string; score: number }[] | undefined {
+  const ranked = wiki.rankedSearch(query, { includeSystem: options.includeSystem });
+  if (!ranked.ready) return undefined;
+  return ranked.hits.slice(0, options.limit ?? ranked.hits.length).map(({ title, score }) => ({ title, score }));
+}
+
+/** The text ranking hybrid search fuses with the vector ranking: the text index's, or [search[]]'s while it is built. */
 function textRanking(wiki: WikiPort, query: string, limit: number): string[] {
-  return removeHidden(wiki.search(query, { limit, exclude: (t) => t.startsWith('$:/') }));
+  return rankText(wiki, query, { limit })?.map((hit) => hit.title) ?? removeHidden(wiki.search(query, { limit, exclude: (t) => t.startsWith('$:/') }));
 }
 
 /** The words of a query as TiddlyWiki splits them (whitespace except no-break space), lower-cased. */
@@ -146,14 +201,23 @@ export function searchTerms(query: string): string[] {
     .map((t) => t.toLowerCase());
 }
 
-/** About SNIPPET_LENGTH characters around the first occurrence of any term, whitespace collapsed. */
-export function snippet(text: string, terms: string[], length = SNIPPET_LENGTH): string {
+/**
+ * About SNIPPET_LENGTH characters around the first occurrence of any term, whitespace collapsed.
+ * With `wholeWords` (the index's matched words) only an occurrence that starts a word counts.
+ */
+export function snippet(text: string, terms: string[], options: { length?: number; wholeWords?: boolean } = {}): string {
+  const length = options.length ?? SNIPPET_LENGTH;
   if (!text) return '';
-  const lower = text.toLowerCase();
   let at = -1;
-  for (const term of terms) {
-    const i = lower.indexOf(term);
-    if (i >= 0 && (at < 0 || i < at)) at = i;
+  if (options.wholeWords) {
+    const escaped = terms.filter(Boolean).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    if (escaped.length) at = text.search(new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'iu'));
+  } else {
+    const lower = text.toLowerCase();
+    for (const term of terms) {
+      const i = lower.indexOf(term);
+      if (i >= 0 && (at < 0 || i < at)) at = i;
+    }
   }
   if (at < 0) at = 0;
   let start = Math.max(0, at - Math.floor(length / 3));
