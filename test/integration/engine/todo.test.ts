@@ -55,7 +55,8 @@ describe('the list in the prompt', () => {
   });
 
   test('a hard-trimmed history loses the old messages and the call that wrote the list, never the list', async () => {
-    const chat = h.newChat({ 'agent-tools': 'manage-todo summary', 'agent-context-window': '1600' });
+    // Compaction off: this is about trimming.
+    const chat = h.newChat({ 'agent-tools': 'manage-todo summary', 'agent-context-window': '1600', 'agent-compact-at': '0' });
     const long = (n: number) => `Earlier message ${n}: ${'blah '.repeat(400)}`;
     for (let i = 0; i < 6; i++) h.store.appendMessage(chat, { role: i % 2 ? 'assistant' : 'user', text: long(i) });
 
