@@ -70,7 +70,8 @@ export function evaluateApproval(
   allowedInChat = false,
   /**
    * The titles the call reads or writes; undefined: the patterns test the arguments; null:
-   * the tool could not tell, so deny patterns test the arguments and no allow pattern applies.
+   * the tool could not tell, so deny patterns test the arguments, no allow pattern applies, and
+   * with deny patterns the call needs confirmation.
    */
   targets?: string[] | null,
 ): ApprovalDecision {
@@ -84,6 +85,9 @@ export function evaluateApproval(
     if (hit !== undefined) return { decision: 'deny', reason: `denied by the rule /${re.source}/ (it matches ${what(hit)})` };
   }
   if (tool.confirmOnly) return { decision: 'confirm', reason: 'the tool always needs confirmation' };
+  // Deny rules are about titles; a call whose titles cannot be known before it runs (a search
+  // by meaning, a filter that fails to parse) could reach a denied one: the user decides.
+  if (targets === null && (own?.deny?.length || any?.deny?.length)) return { decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' };
   const allow = own?.allow ?? any?.allow ?? [];
   if (targets !== null && allow.length && subjects.length && subjects.every((subject) => allow.some((re) => re.test(subject)))) {
     return { decision: 'allow', reason: `allowed by the rule${allow.length > 1 ? 's' : ''} ${allow.map((re) => `/${re.source}/`).join(', ')}` };

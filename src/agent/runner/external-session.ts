@@ -98,7 +98,7 @@ export class ExternalToolSession {
     } catch (e) {
       return { content: (e as Error).message, isError: true };
     }
-    const context = (callSignal: AbortSignal = signal): ToolContext => createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal }, { now: Date.now });
+    const context = (callSignal: AbortSignal = signal): ToolContext => createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal }, { now: Date.now, semantic: this.runner.semantic });
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
     if (!this.record) return toResult((await this.execute(call, tool, agent, signal, context))[0]!);
 

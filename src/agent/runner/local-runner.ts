@@ -88,6 +88,11 @@ export class LocalRunner implements ChatRunner {
   private readonly external = new Map<string, ExternalChat>();
   private readonly now: () => number;
 
+  /** Search by meaning, lent to calls from outside a turn too (runner/external-session.ts). */
+  get semantic(): SemanticPort | undefined {
+    return this.host.semantic;
+  }
+
   constructor(private readonly host: RunnerHost) {
     ensureWebGlobals();
     this.store = new ChatStore(host.wiki);

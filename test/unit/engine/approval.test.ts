@@ -110,6 +110,14 @@ describe('tools without targets: the patterns test their arguments as JSON', () 
     expect(evaluateApproval(config, edit, editArgs('Drafts/x', ''), false, null).decision).toBe('confirm');
     expect(evaluateApproval(config, edit, editArgs('Private/x', ''), false, null)).toEqual({ decision: 'deny', reason: 'denied by the rule /Private\\// (it matches the arguments)' });
   });
+  test('a read whose titles cannot be known before it runs (a search by meaning) needs confirmation where deny rules apply', () => {
+    const search = { name: 'wiki-search', access: 'read' as const, defaultMode: 'auto' as const };
+    const args = { query: 'salary of my colleagues', mode: 'semantic' };
+    expect(evaluateApproval(rules({ 'wiki-search': { deny: ['^Private/'] } }), search, args, false, null)).toEqual({ decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' });
+    expect(evaluateApproval(rules({ '*': { deny: ['^Private/'] } }), search, args, false, null).decision).toBe('confirm');
+    // Without deny rules there is nothing to protect: the tool's own mode.
+    expect(evaluateApproval(rules({}), search, args, false, null).decision).toBe('allow');
+  });
 });
 
 describe('order: deny → allow → allowed in this chat → mode', () => {
