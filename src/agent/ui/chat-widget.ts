@@ -94,12 +94,14 @@ class AiChatWidget extends Widget {
     this.cost.update(this.list.messages.map((m) => m.title));
     this.status.footer.appendChild(this.cost.element);
     // In Node the chat renders once, statically: nothing to ask the runner.
-    if (this.ctx.browser) this.status.footer.appendChild(new PromptTools(this.ctx).element);
+    const prompt = this.ctx.browser ? new PromptTools(this.ctx) : undefined;
+    if (prompt) this.status.footer.appendChild(prompt.bar);
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);
     this.root.appendChild(this.status.queued);
     this.root.appendChild(this.status.footer);
+    if (prompt) this.root.appendChild(prompt.panel);
     this.root.appendChild(this.todo.element);
     this.root.appendChild(this.subAgents.element);
     if ($tw.browser) this.root.appendChild(this.renderComposer());

@@ -11,14 +11,14 @@ import { el, type ChatContext } from './chat-context';
 const formatNumber = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export class PromptTools {
-  /** The two buttons and, once asked for, the preview. */
-  readonly element: HTMLElement;
-  private readonly panel: HTMLElement;
+  /** The two buttons (in the chat's footer). */
+  readonly bar: HTMLElement;
+  /** The preview, once asked for (below the footer, the chat's full width). */
+  readonly panel: HTMLElement;
 
   constructor(private readonly ctx: ChatContext) {
     const doc = ctx.document;
-    this.element = el(doc, 'div', 'tc-ai-prompt-tools');
-    const bar = el(doc, 'div', 'tc-ai-prompt-tools-bar');
+    const bar = (this.bar = el(doc, 'div', 'tc-ai-prompt-tools-bar'));
     const show = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-show', ctx.lingo('Prompt/Show'));
     const compact = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-compact', ctx.lingo('Prompt/Compact'));
     show.setAttribute('type', 'button');
@@ -30,8 +30,6 @@ export class PromptTools {
     bar.appendChild(compact);
     this.panel = el(doc, 'div', 'tc-ai-prompt-preview');
     this.panel.setAttribute('hidden', '');
-    this.element.appendChild(bar);
-    this.element.appendChild(this.panel);
   }
 
   private async toggle(): Promise<void> {
