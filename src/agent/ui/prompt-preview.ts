@@ -6,9 +6,7 @@ plain text: the prompt holds wiki content and model output, which must not rende
 Compact now asks the runner to summarize the older turns (engine/compaction.ts).
 \*/
 import type { PromptPreview } from '$:/plugins/tiddlyagent/agent/lib.js';
-import { el, type ChatContext } from './chat-context';
-
-const formatNumber = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+import { el, formatNumber, type ChatContext } from './chat-context';
 
 export class PromptTools {
   /** The two buttons (in the chat's footer). */

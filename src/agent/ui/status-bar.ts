@@ -6,16 +6,10 @@ It shows the runner's live state; without one (in Node, or before the first even
 the chat tiddler's `agent-status` and `agent-context-usage`.
 \*/
 import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
-import { el, type ChatContext } from './chat-context';
+import { el, formatNumber, type ChatContext } from './chat-context';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;
 
-/**
- * A token count with thousands separators, as toLocaleString('en') writes it, without Intl:
- * a page's first use of Intl loads its locale data (about 15 ms), which would land on the
- * first chat shown with a meter.
- */
-const formatNumber = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export class StatusBar {
   /** The queued messages' bubbles, between the messages and the footer. */

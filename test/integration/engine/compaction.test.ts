@@ -5,6 +5,7 @@
 // the chat as it was. "Compact now" and a retry of the turn that compacted work through the
 // runner, and "Show prompt" shows the next request without writing anything.
 import type { ModelRequest } from '../../../src/agent/providers/types';
+import { manageTodoTool } from '../../../src/agent/tools/manage-todo';
 import { WIKI_READ_TOOLS } from '../../../src/agent/tools/wiki-read-tools';
 import { bootEngineWiki, disposeRunners, part, reply, scriptedModel, scriptedRunner, type Harness } from './harness';
 
@@ -31,9 +32,10 @@ function longChat(extra: Record<string, string> = {}): string {
 }
 
 test('past the threshold, the older turns are summarized and the next request carries the summary instead', async () => {
-  const chat = longChat();
+  const chat = longChat({ 'agent-tools': 'wiki-read manage-todo' });
+  h.$tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the plan\n- [ ] Water the beds' });
   const scripted = scriptedModel([[part.text(SUMMARY), part.usage(900, 40), part.finish('stop')], reply('Done.')]);
-  const runner = scriptedRunner(h, scripted.model, WIKI_READ_TOOLS);
+  const runner = scriptedRunner(h, scripted.model, [...WIKI_READ_TOOLS, manageTodoTool]);
   expect(await runner.send(chat, 'And now?')).toMatchObject({ status: 'completed' });
 
   // 1. The summary request: the older turns (not the last two: the one before and this one) and the instructions, no tools.
@@ -51,6 +53,8 @@ test('past the threshold, the older turns are summarized and the next request ca
   expect(all).toContain('OLDTURN4');
   expect(all).toContain('You are a test agent.');
   expect(all).toContain('The current garden tiddler text.');
+  expect(all).toContain('- [ ] Water the beds');
+  expect(text(summaryRequest!)).not.toContain('Water the beds');
   expect(next!.messages.at(-1)).toMatchObject({ role: 'user', content: 'And now?' });
   expect(all).not.toMatch(/earlier messages were left out/);
 
