@@ -92,6 +92,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
       return [chat, ...own, ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
     },
     hello: () => ({ runner: 'server', keys: apiKeysSet() }),
+    shared: () => [agent.SEMANTIC_STATUS],
   });
   durable.onFlushed = (titles) => hub.publishTiddlers(titles);
   const unsubscribe = runner.bus.subscribeAll((event) => {

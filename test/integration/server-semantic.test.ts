@@ -40,6 +40,18 @@ test('the index is built on the server into agent-state/vectors.bin, and a resta
   const html = await (await fetch(server.url)).text();
   expect(html).not.toContain('vectors.bin');
   expect(fs.readdirSync(path.join(dir, 'tiddlers')).some((f) => /semantic-index/.test(f))).toBe(false);
+  // A page that connects now learns the indexer's progress at once (a $:/temp tiddler no page loads).
+  const controller = new AbortController();
+  const events = await fetch(`${server.url}/agent/events`, { headers: { Accept: 'text/event-stream' }, signal: controller.signal });
+  const reader = events.body!.getReader();
+  let first = '';
+  while (!first.includes('semantic-index')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    first += new TextDecoder().decode(value);
+  }
+  controller.abort();
+  expect(first).toMatch(/event: tiddler\ndata: \{[^\n]*"title":"\$:\/temp\/tiddlyagent\/semantic-index"[^\n]*"state":"ready"/);
   await server.stop();
 
   mock.reset();

@@ -36,6 +36,8 @@ export interface PushHubOptions {
   chatTiddlers(chat: string): string[];
   /** What every page learns when it connects (which API keys the server has). */
   hello(): unknown;
+  /** Tiddlers of the server's own state every page gets when it connects (e.g. the semantic indexer's progress, a `$:/temp` tiddler no page loads). */
+  shared?(): string[];
   maxRingEvents?: number;
   maxRingBytes?: number;
   maxBufferedBytes?: number;
@@ -107,6 +109,7 @@ export class PushHub {
     // What the page missed goes out as one message (the replay can be long, or the chats
     // large): a page is only judged on what waits behind it.
     const burst = ['retry: 1000\n\n', format(this.cursor(), 'hello', JSON.stringify(this.options.hello()))];
+    for (const title of this.options.shared?.() ?? []) if (this.options.wiki.tiddlerExists(title)) burst.push(this.tiddlerMessage(title, this.seq));
     const resync = new Set(sync);
     const from = this.resumePoint(lastEventId);
     if (from === undefined) {
