@@ -130,6 +130,9 @@ function makeWiki(mockUrl, edition, root) {
     fs.symlinkSync(path.join(root, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
   }
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
+  // This measures streaming into a long chat: no compaction first (its summary request would take the measured reply).
+  const agentFile = path.join(dir, 'tiddlers', '$__demo_agents_offline-demo.tid');
+  fs.writeFileSync(agentFile, fs.readFileSync(agentFile, 'utf8').replace(/^title: .*$/m, (line) => `${line}\nagent-compact-at: 0`));
   const provider = { title: '$:/demo/providers/mock-llm', tags: '$:/tags/AI/Provider', caption: 'Mock LLM', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model' };
   fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
   const tiddlers = [];
