@@ -17,6 +17,8 @@ How a chat request is answered, first match wins:
      conversation ends with a tool result (else `mock:tool=` would call the tool forever);
   3. an unknown `model` -> 404 model_not_found, exactly like OpenAI;
   4. the default reply, defaultReply(userText), or toolResultReply(result) after a tool result.
+A queued script may carry `hold`, a Promise (in-process queue() only): its reply starts once
+the promise settles, so a test can act between the request's arrival and the model's answer.
 
 Embeddings (POST /v1/embeddings, OpenAI's shape): a deterministic hashed bag of words, each
 word of the input hashed into one of `embeddingDims` (default 64) buckets, the vector
@@ -182,6 +184,10 @@ async function startMockLlm(options = {}) {
 
   // Plays one script onto the response. `conn` tracks the client connection.
   async function play(req, res, conn, record, script) {
+    // In-process only: the reply waits until the test lets it go (the script is read after, so
+    // the test may still change its tool calls once it has seen the request).
+    if (script.hold) await Promise.race([script.hold, conn.closed]);
+    if (conn.done) return;
     const body = record.body || {};
     const model = typeof body.model === 'string' ? body.model : models[0];
     const stream = body.stream === true;

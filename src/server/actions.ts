@@ -8,6 +8,7 @@ import { HttpError, readJsonBody } from './http-body';
 import { getServerEdition } from './server-edition';
 
 type Body = Record<string, unknown>;
+type Answer = { status: number; body: unknown };
 
 function str(body: Body, key: string): string {
   const value = body[key];
@@ -15,47 +16,46 @@ function str(body: Body, key: string): string {
   return value;
 }
 
-function receipt(submitted: { op: Agent.Operation }): { status: number; body: unknown } {
+function receipt(submitted: { op: Agent.Operation }): Answer {
   return { status: 202, body: { operation: { id: submitted.op.id, status: submitted.op.status } } };
 }
 
-async function perform(action: string, body: Body): Promise<{ status: number; body: unknown }> {
+/** Every action of POST /agent/<action>, by name (the access-control test walks this table). */
+const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer | Promise<Answer>> = {
+  send: (runner, body) => {
+    const attachments = body.attachments ?? [];
+    if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new HttpError(400, '"attachments" must be a list of titles.');
+    if (typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string.');
+    return receipt(runner.submitSend(str(body, 'chat'), body.text, attachments as string[]));
+  },
+  stop: async (runner, body) => {
+    await runner.stop(str(body, 'chat'));
+    return { status: 200, body: {} };
+  },
+  decide: (runner, body) => receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice)),
+  answer: (runner, body) => {
+    if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');
+    return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));
+  },
+  retry: (runner, body) => receipt(runner.submitRetry(str(body, 'chat'), str(body, 'message'))),
+  'delete-turn': async (runner, body) => {
+    await runner.deleteTurn(str(body, 'chat'), str(body, 'message'));
+    return { status: 200, body: {} };
+  },
+  rollback: async (runner, body) => ({ status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) }),
+  compact: async (runner, body) => ({ status: 200, body: await runner.compact(str(body, 'chat')) }),
+  preview: async (runner, body) => ({ status: 200, body: await runner.previewPrompt(str(body, 'chat')) }),
+  // Connecting starts a configured command (stdio) on the server: writers only, like every action.
+  'mcp-test': async (runner, body) => ({ status: 200, body: await runner.testMcpServer(str(body, 'server')) }),
+};
+
+export const ACTION_NAMES = Object.keys(ACTIONS);
+
+async function perform(action: string, body: Body): Promise<Answer> {
   const edition = getServerEdition();
   if (!edition) throw new HttpError(503, 'The TiddlyAgent server edition is not running.');
-  const { runner } = edition;
-  switch (action) {
-    case 'send': {
-      const attachments = body.attachments ?? [];
-      if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new HttpError(400, '"attachments" must be a list of titles.');
-      if (typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string.');
-      return receipt(runner.submitSend(str(body, 'chat'), body.text, attachments as string[]));
-    }
-    case 'stop':
-      await runner.stop(str(body, 'chat'));
-      return { status: 200, body: {} };
-    case 'decide':
-      return receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice));
-    case 'answer': {
-      if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');
-      return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));
-    }
-    case 'retry':
-      return receipt(runner.submitRetry(str(body, 'chat'), str(body, 'message')));
-    case 'delete-turn':
-      await runner.deleteTurn(str(body, 'chat'), str(body, 'message'));
-      return { status: 200, body: {} };
-    case 'rollback':
-      return { status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) };
-    case 'compact':
-      return { status: 200, body: await runner.compact(str(body, 'chat')) };
-    case 'preview':
-      return { status: 200, body: await runner.previewPrompt(str(body, 'chat')) };
-    case 'mcp-test':
-      // Connecting starts a configured command (stdio) on the server: writers only, like every action.
-      return { status: 200, body: await runner.testMcpServer(str(body, 'server')) };
-    default:
-      throw new HttpError(404, `There is no action "${action}".`);
-  }
+  if (!Object.hasOwn(ACTIONS, action)) throw new HttpError(404, `There is no action "${action}".`);
+  return ACTIONS[action]!(edition.runner, body);
 }
 
 export async function handleAction(request: IncomingMessage, response: ServerResponse, action: string): Promise<void> {

@@ -12,6 +12,10 @@ nothing and reaches no model. The body is JSON; operations answer 202 once persi
 | retry       | chat, message (the turn's user message)| 202 {operation}            |
 | delete-turn | chat, message                          | 200 {}                     |
 | rollback    | chat, message, force?                  | 200 {conflicts, restored}  |
+| compact     | chat                                   | 200 {…}                    |
+| preview     | chat                                   | 200 {sections…}            |
+| mcp-test    | server                                 | 200 {tools or error}       |
+The names are actions.ts ACTION_NAMES; any other is 404.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as Server from '$:/plugins/tiddlyagent/server/lib.js';

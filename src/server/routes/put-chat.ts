@@ -6,6 +6,10 @@ browser's copy can be a second old (the syncer's throttle), so without this a sa
 crossed a finished turn would put `working` back, and the chat would look stuck. Likewise a
 schedule tiddler the user pauses or edits keeps the scheduler's run count, last and next run,
 so a stale copy cannot make a schedule run more often than its max runs.
+
+A body that is not a JSON object is refused (400) and writes nothing: TiddlyWiki's own route
+would save the tiddler as its bare title (losing its text and fields) for a body that does not
+parse, and throw, ending the server, for `null`.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
@@ -27,10 +31,15 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
   const title = $tw.utils.decodeURIComponentSafe(state.params[0] ?? '');
   const existing = state.wiki.getTiddler(title);
   const incoming = $tw.utils.parseJSONSafe(state.data ?? '', () => undefined) as Record<string, unknown> | undefined;
+  if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) {
+    response.writeHead(400, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ error: 'The request body must be a JSON object (the tiddler).' }));
+    return;
+  }
   const { SCHEDULE_TAG, SCHEDULER_FIELDS } = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
   const tags = existing?.fields.tags;
   const owned = !existing ? [] : typeof existing.fields.agent === 'string' ? RUNNER_FIELDS : Array.isArray(tags) && tags.includes(SCHEDULE_TAG) ? SCHEDULER_FIELDS : [];
-  if (existing && owned.length && incoming && typeof incoming === 'object') {
+  if (existing && owned.length) {
     const sub = (incoming.fields && typeof incoming.fields === 'object' ? incoming.fields : {}) as Record<string, unknown>;
     for (const name of owned) {
       delete incoming[name];
