@@ -181,7 +181,7 @@ export class CrashBench {
     expect(new Set(replies).size).toBe(replies.length);
     expect(fs.existsSync(path.join(this.dir, 'agent-state', 'intent.json'))).toBe(false);
 
-    const outcome = await work.check({ url, after });
+    const outcome = await work.check({ url, before, after });
     await this.expectUsable(chat, k);
     const row: CrashRow = { kill: k, kind, moment: work.moment, running, outcome, restartMs };
     this.rows.push(row);
@@ -272,10 +272,11 @@ export class CrashBench {
     return {
       moment: `mock saw the request +${delay} ms (reply ${n} words)`,
       check: async () => {
-        const last = savedMessages(this.dir, CHAT.stream).filter((m) => m.role !== 'user').slice(-2);
-        if (last.some((m) => m.role === 'assistant' && m.text === reply)) return 'reply complete before the kill, kept once';
-        const partial = last.find((m) => m.role === 'assistant' && m.text);
-        return partial ? `interrupted, partial reply kept (${partial.text!.split(' ').length} words)` : 'interrupted, no partial reply';
+        const all = savedMessages(this.dir, CHAT.stream);
+        const turn = all.slice(all.findIndex((m) => m.role === 'user' && m.text === `Stream ${k}`) + 1);
+        if (turn.some((m) => m.role === 'assistant' && m.text === reply)) return 'reply complete before the kill, kept once';
+        expect(turn.map((m) => m.role)).toEqual(['error']);
+        return 'interrupted (the streamed part is not saved), error shown';
       },
     };
   }
@@ -389,8 +390,8 @@ export class CrashBench {
     const woken = () => savedMessages(this.dir, chat).filter((m) => m['agent-source'] === `schedule:${title}`);
     return {
       moment: `schedule on disk +${delay} ms (due ${at > from ? `+${at - from}` : at - from} ms)`,
-      check: async ({ url }) => {
-        const firedBefore = woken().length;
+      check: async ({ url, before }) => {
+        const firedBefore = [...before.values()].some((m) => m['agent-source'] === `schedule:${title}`);
         await until('the schedule to have run', () => woken().length >= 1, 20_000);
         await until('its turn to end', async () => !['working'].includes((await chatStatus(url, chat)) ?? ''), 20_000);
         const schedule = (await getTiddler(url, title))!;
@@ -428,7 +429,7 @@ export class CrashBench {
 
 interface Work {
   moment: string;
-  check(state: { url: string; after: Map<string, Fields> }): Promise<string>;
+  check(state: { url: string; before: Map<string, Fields>; after: Map<string, Fields> }): Promise<string>;
 }
 
 function alive(pid: number): boolean {
