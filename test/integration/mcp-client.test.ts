@@ -137,7 +137,7 @@ describe('an odd server: what cannot be offered is left out, a hanging call time
     const { runner } = mcpRunner(s.model);
     const chat = h.newChat({ 'agent-tools': 'mcp-odd', 'agent-approval': '{"*":{"mode":"auto"}}' }, 'MCP odd');
     expect(await runner.send(chat, 'try them all')).toEqual({ status: 'completed' });
-    expect(s.requests[0]!.tools!.map((t) => t.name).sort()).toEqual(['mcp-odd-broken', 'mcp-odd-fine', 'mcp-odd-hang']);
+    expect(s.requests[0]!.tools!.map((t) => t.name).sort()).toEqual(['mcp-odd-broken', 'mcp-odd-fine', 'mcp-odd-hang', 'mcp-odd-slow']);
     // The image reaches the next request as an image part; its bytes are kept in a hidden tiddler of the chat, not in the message.
     const fine = toolResult(chat, 'o1');
     expect(fine).toMatchObject({ 'tool-status': 'ok', text: expect.stringMatching(/fine: x\n\[image \(image\/png, 1 KB\): attached to this result\]/) });

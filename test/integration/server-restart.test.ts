@@ -248,6 +248,39 @@ test('killed after a decision landed but before the turn went on: after the rest
   expect((await getTiddler(url, message))!['tool-status']).toBe('denied');
 });
 
+test('killed after a decision was accepted (logged, answered 202) but before it ran: after the restart the card waits again and the chat says the decision was not applied; deciding again runs the tool', async () => {
+  const chat = 'Accepted chat';
+  await server.kill();
+  writeChat(dir, chat);
+  server = await startServer(dir);
+  const page = await open([chat]);
+  const note = { title: 'Decided again after restart', text: 'y' };
+  expect((await post(server.url, 'send', { chat, text: `mock:tool=wiki-create ${JSON.stringify(note)}` })).status).toBe(202);
+  const waiting = await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting');
+  await page.waitFor('input-required', isStatus(chat, 'input-required'));
+  const message = waiting.data.message as string;
+  await server.kill();
+  // What a kill right after the 202 of "allow" leaves: the decision in the log, queued; nothing of it in the wiki.
+  const op = { id: 'op-accepted', chat, kind: 'decide', message, choice: 'once', created: Date.now() };
+  fs.appendFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), `${JSON.stringify({ ...op, status: 'queued' })}\n`);
+  server = await startServer(dir);
+  const url = server.url;
+
+  expect(operationStatuses(dir, 'op-accepted')).toEqual(['queued', 'failed']);
+  expect(await chatStatus(url, chat)).toBe('input-required');
+  const messages = savedMessages(dir, chat);
+  expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'error']);
+  expect(messages[2]!['tool-status']).toBe('pending');
+  expect(messages[3]!.text).toMatch(/^Interrupted by server restart: your decision was received but not applied .* decide again/);
+  expect(await getTiddler(url, note.title)).toBeUndefined();
+  // The card still works.
+  const back = await open([chat]);
+  expect((await post(url, 'decide', { chat, message, choice: 'once' })).status).toBe(202);
+  await back.waitFor('completed', isStatus(chat, 'completed'));
+  expect(await getTiddler(url, note.title)).toMatchObject(note);
+  expect(savedMessages(dir, chat).at(-1)).toMatchObject({ role: 'assistant', text: expect.stringMatching(/The tool returned/) });
+});
+
 test('killed at many moments of a turn whose tool writes a note, the folder is consistent after every restart: no chat working, every file whole, the user message once, the note written and journaled or neither, no reply twice', async () => {
   const chat = 'Crash chat';
   // Kill once the page has seen this many events of the turn (the kill lands a little later):

@@ -70,6 +70,8 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
 export const CHAT_QUEUED = 'agent-queued';
 const INTERRUPTED = 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.';
+const DECISION_NOT_APPLIED = 'Interrupted by server restart: your decision was received but not applied before the server stopped. The call is still waiting: decide again.';
+const ANSWER_NOT_APPLIED = 'Interrupted by server restart: your answer was received but not applied before the server stopped. The question is still waiting: answer again.';
 
 export class LocalRunner implements ChatRunner {
   readonly where = 'local' as const;
@@ -285,12 +287,17 @@ export class LocalRunner implements ChatRunner {
    * `working` gets an error message and becomes `interrupted`; chats waiting for the user
    * keep waiting, with their confirmation timers restored, unless every waiting call already
    * has its decision or answer (cut off before the turn went on: interrupted too), or they
-   * are a sub-agent's, whose parent's call is gone (canceled). Returns the chats it marked.
+   * are a sub-agent's, whose parent's call is gone (canceled). A decision or answer that was
+   * accepted but had not run fails too, and its chat says so under the card that waits again.
+   * Returns the chats it marked.
    */
   restore(): string[] {
     const marked = new Set<string>();
     const cutOff = new Set<string>();
+    // Chats whose decision or answer was accepted (logged) but had not run: the card waits again, and says why.
+    const notApplied = new Map<string, string>();
     for (const op of this.log.unfinished()) {
+      if (op.kind === 'decide' || op.kind === 'answer') notApplied.set(op.chat, op.kind === 'decide' ? DECISION_NOT_APPLIED : ANSWER_NOT_APPLIED);
       if (op.kind === 'send' && op.text && this.host.wiki.getFields(op.chat)) {
         const kept = this.host.wiki.filter('[field:agent-operation<id>]', { id: op.id });
         if (!kept.length) {
@@ -315,8 +322,15 @@ export class LocalRunner implements ChatRunner {
       }
       if (status === 'input-required' && !cutOff.has(chat)) {
         // Still waiting for the user, or cut off after the last decision or answer landed (it waits for nothing).
-        if (!this.decisions.allDecided(chat)) this.scheduleExpiry(chat);
-        else cutOff.add(chat);
+        if (this.decisions.allDecided(chat)) cutOff.add(chat);
+        else {
+          this.scheduleExpiry(chat);
+          const why = notApplied.get(chat);
+          if (why) {
+            this.store.appendMessage(chat, { role: 'error', text: why });
+            marked.add(chat);
+          }
+        }
       }
       if (status !== 'working' && !cutOff.has(chat)) continue;
       this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED });
