@@ -294,7 +294,7 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   const started = performance.now();
   const sent = runner.send(chat, text);
   if (s.stop === 'request') {
-    await until(() => mock.requests.some((r) => r.reply === 'queue'), 'the request at the mock');
+    await until(() => mock.requests.some((r: { reply?: string }) => r.reply === 'queue'), 'the request at the mock');
     await runner.stop(chat);
   } else if (s.stop === 'words') {
     await runner.words(chat);
@@ -303,7 +303,7 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   const status = await sent;
   const ms = performance.now() - started;
   const blockMs = block ? await block() : undefined;
-  const requests = mock.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+  const requests = mock.requests.filter((r: { path: string }) => r.path.endsWith('/chat/completions')).length;
 
   // The end state.
   const where = `${s.name} (${runner.name})`;

@@ -372,7 +372,7 @@ describe('an empty reply', () => {
     expect(result.status).toBe('failed');
     expect(h.status(chat)).toBe('failed');
     const list = h.messages(chat);
-    expect(list.filter((m) => m.role !== 'assistant' || m.text.trim()).map((m) => m.role)).toEqual(['user', 'error']);
+    expect(list.filter((m) => m.role !== 'assistant' || m.text?.trim()).map((m) => m.role)).toEqual(['user', 'error']);
     expect(list.at(-1)!.text).toMatch(message);
 
     // The Retry button: the same user message answered again, the error gone.
