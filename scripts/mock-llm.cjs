@@ -20,6 +20,25 @@ How a chat request is answered, first match wins:
 A queued script may carry `hold`, a Promise (in-process queue() only): its reply starts once
 the promise settles, so a test can act between the request's arrival and the model's answer.
 
+A chat script (queue() or POST /__mock/queue) is an object; every field is optional:
+  text | chunks: ['a', 'b', { hex: 'c328' }]  the reply, as words or as these deltas ({ hex }: raw
+                                           bytes inside the delta's JSON string, e.g. invalid UTF-8)
+  reasoning, toolCalls: [{ name, arguments, id? }], finishReason, usage   what the reply holds
+  delayMs                                  the wait after each chunk (default: the server's delayMs)
+  status (>= 400), headers, body           an error answer; headers also ride on a 200
+  json: 'completion' | object              one JSON body although a stream was asked for
+  cutAfter: N                              destroy the socket before text chunk N (0: after the role chunk)
+  cutMidLine: true                         with cutAfter: first write half of chunk N's line
+  stallAfter: N                            stop writing before text chunk N, until the client leaves
+  errorInStream: 'message'                 an OpenAI error object after the text, no [DONE]
+  inject: { N: 'raw text' }                written verbatim before text chunk N ('data: {oops\n\n')
+  dripBytes: N                             every write goes out in pieces of N bytes, a delay after each
+  raw: ['data: [DONE]\n\n', { hex }], end: 'close' | 'cut' | 'stall'
+                                           a 200 whose body is exactly these pieces, then that end
+  reset: true                              destroy the connection before any response
+  hang: true                               never answer (not even headers), until the client leaves
+  fixture: 'file.sse' | 'file.chunks.jsonl' | 'file.json'   a recorded reply from test/fixtures/llm
+
 Embeddings (POST /v1/embeddings, OpenAI's shape): a deterministic hashed bag of words, each
 word of the input hashed into one of `embeddingDims` (default 64) buckets, the vector
 normalized: texts that share words are close, texts that share none are orthogonal. It is a
@@ -120,6 +139,24 @@ function contentText(content) {
 const words = (text) => (text ? text.match(/\s*\S+\s*/g) || [text] : []);
 const estimateTokens = (s) => Math.max(1, Math.ceil(String(s).length / 4));
 
+/** A piece of a raw body: a string, or { hex } for bytes that need not be UTF-8. */
+function bytesOf(piece) {
+  return piece && typeof piece === 'object' ? Buffer.from(String(piece.hex).replace(/\s+/g, ''), 'hex') : Buffer.from(String(piece));
+}
+
+// A delta's `{ hex }` content goes into the JSON string as those very bytes.
+const BYTES_MARK = '\u0000mock-bytes\u0000';
+
+/** One SSE `data:` event as bytes: `[DONE]`-like strings verbatim, objects as JSON. */
+function line(obj) {
+  if (typeof obj === 'string') return Buffer.from(`data: ${obj}\n\n`);
+  const content = obj?.choices?.[0]?.delta?.content;
+  if (!content || typeof content !== 'object') return Buffer.from(`data: ${JSON.stringify(obj)}\n\n`);
+  const json = JSON.stringify(obj, (k, v) => (v === content ? BYTES_MARK : v));
+  const [before, after] = json.split(JSON.stringify(BYTES_MARK).slice(1, -1));
+  return Buffer.concat([Buffer.from(`data: ${before}`), bytesOf(content), Buffer.from(`${after}\n\n`)]);
+}
+
 function splitInto(str, n) {
   const parts = [];
   const size = Math.ceil(str.length / n);
@@ -149,6 +186,15 @@ async function startMockLlm(options = {}) {
       const entry = { resolve, timer: setTimeout(() => { sleepers.delete(entry); resolve(); }, ms) };
       sleepers.add(entry);
     });
+  }
+
+  /** Writes `bytes`, at once or `dripBytes` at a time with `delay` ms after each piece; stops when the client is gone. */
+  async function write(res, conn, bytes, dripBytes, delay) {
+    if (!dripBytes) return void (conn.done || res.destroyed || res.write(bytes));
+    for (let i = 0; i < bytes.length && !conn.done && !res.destroyed; i += dripBytes) {
+      res.write(bytes.subarray(i, i + dripBytes));
+      await sleep(delay);
+    }
   }
 
   function baseHeaders(extra) {
@@ -193,8 +239,8 @@ async function startMockLlm(options = {}) {
     const stream = body.stream === true;
     const delay = script.delayMs ?? delayMs;
     const id = `chatcmpl-mock-${record.id}`;
-    const textChunks = script.chunks ? script.chunks.map(String) : words(script.text ?? '');
-    const fullText = textChunks.join('');
+    const textChunks = script.chunks ? script.chunks.map((c) => (c && typeof c === 'object' ? c : String(c))) : words(script.text ?? '');
+    const fullText = textChunks.map((c) => (typeof c === 'string' ? c : '\ufffd')).join('');
     const toolCalls = script.toolCalls?.length ? normaliseToolCalls(script.toolCalls) : [];
     const usage = (() => {
       const prompt = script.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? ''));
@@ -205,6 +251,9 @@ async function startMockLlm(options = {}) {
     const cut = () => { conn.cut = true; record.cut = true; req.socket.destroy(); };
     const stall = () => conn.closed; // resolves only when the client goes away
 
+    if (script.reset) return cut();
+    if (script.hang) return stall();
+    if (script.raw) return playRaw(res, conn, script, delay, cut, stall);
     if (script.status && script.status >= 400) {
       return sendJson(res, script.status, script.body ?? genericErrorBody(script.status), script.headers);
     }
@@ -237,7 +286,7 @@ async function startMockLlm(options = {}) {
     // Returns false once the client is gone, so every loop below stops writing at once.
     const send = async (obj, wait = true) => {
       if (conn.done || res.destroyed) return false;
-      res.write(`data: ${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n\n`);
+      await write(res, conn, line(obj), script.dripBytes, delay);
       if (wait) await sleep(delay);
       return !conn.done;
     };
@@ -245,7 +294,15 @@ async function startMockLlm(options = {}) {
     if (!(await send(chunk({ role: 'assistant', content: fullText || !toolCalls.length ? '' : null, refusal: null })))) return;
     for (const r of words(script.reasoning ?? '')) if (!(await send(chunk({ reasoning_content: r })))) return;
     for (let i = 0; i <= textChunks.length; i++) {
-      if (script.cutAfter === i) return cut();
+      if (script.inject?.[i] !== undefined) await write(res, conn, Buffer.from(String(script.inject[i])), script.dripBytes, delay);
+      if (script.cutAfter === i) {
+        // Half a line: the client has bytes of an event that never completes.
+        if (script.cutMidLine) {
+          const whole = line(chunk({ content: typeof textChunks[i] === 'string' ? textChunks[i] : 'more' }));
+          await write(res, conn, whole.subarray(0, Math.floor(whole.length / 2)), script.dripBytes, delay);
+        }
+        return cut();
+      }
       if (script.stallAfter === i) return stall();
       if (i < textChunks.length && !(await send(chunk({ content: textChunks[i] })))) return;
     }
@@ -269,6 +326,22 @@ async function startMockLlm(options = {}) {
     if (!(await send(chunk({}, finish)))) return;
     if (includeUsage && !(await send({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock', choices: [], usage }))) return;
     await send('[DONE]', false);
+    conn.ended = true;
+    res.end();
+  }
+
+  /** A 200 whose body is exactly the script's pieces; then it closes, is cut, or stalls. */
+  async function playRaw(res, conn, script, delay, cut, stall) {
+    res.writeHead(200, baseHeaders({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...script.headers }));
+    res.flushHeaders();
+    for (const piece of script.raw) {
+      if (conn.done) return;
+      await write(res, conn, bytesOf(piece), script.dripBytes, delay);
+      await sleep(delay);
+    }
+    if (conn.done) return;
+    if (script.end === 'cut') return cut();
+    if (script.end === 'stall') return stall();
     conn.ended = true;
     res.end();
   }

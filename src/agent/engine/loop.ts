@@ -580,5 +580,17 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
   response.canceled = ctx.signal.aborted;
   if (response.canceled) response.error = undefined;
   else if (!response.error && !response.finish) response.error = 'The reply ended before it was complete.';
+  else if (!response.error && !response.text.trim() && !response.toolCalls.length) response.error = emptyReplyError(response.finish);
   return response;
+}
+
+/**
+ * A reply that finished with neither words nor a tool call (a stream of only `[DONE]`, or only
+ * a finish reason) answers nothing: it fails the turn, so the user sees why and can retry,
+ * instead of a completed turn with nothing in the chat.
+ */
+function emptyReplyError(finish: ModelResponse['finish']): string {
+  if (finish === 'length') return 'The model reached its output token limit ("max-output" of the provider profile) before it wrote any reply.';
+  const why = finish && finish !== 'stop' ? ` (finish reason: ${finish})` : '';
+  return `The model sent an empty reply${why}: no text and no tool call. Retry, or try another model.`;
 }

@@ -28,7 +28,6 @@ export interface ErrorBodyInfo {
   isError: boolean;
 }
 
-const MAX_RETRY_AFTER_MS = 60_000;
 const QUOTA_CODES = new Set(['insufficient_quota', 'billing_error', 'enforced_spend_limit_reached', 'billing_hard_limit_reached', 'billing_not_active']);
 const BAD_KEY_CODES = new Set(['invalid_api_key', 'authentication_error', 'API_KEY_INVALID', 'API_KEY_EXPIRED', 'UNAUTHENTICATED']);
 
@@ -138,7 +137,11 @@ function shouldRetryHeader(headers: Headers): boolean | undefined {
   return v === 'true' ? true : v === 'false' ? false : undefined;
 }
 
-/** `retry-after-ms` (float ms), then `retry-after` (seconds or HTTP date); capped at 60 s. */
+/**
+ * `retry-after-ms` (float ms), then `retry-after` (seconds or HTTP date), as the server asked:
+ * never shortened, so a wait longer than the retry policy allows (engine/retry.ts
+ * `maxRetryAfterMs`) surfaces the error at once instead of retrying before the server is ready.
+ */
 export function retryAfterFromHeaders(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '') {
@@ -154,7 +157,7 @@ export function retryAfterFromHeaders(headers: Headers, now: number = Date.now()
 
 function clampDelay(ms: number | undefined): number | undefined {
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) return undefined;
-  return Math.min(Math.round(ms), MAX_RETRY_AFTER_MS);
+  return Math.round(ms);
 }
 
 /** Parses any known error body shape; text that is not JSON yields an empty result. */

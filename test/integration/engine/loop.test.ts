@@ -356,6 +356,43 @@ describe('the runner: Stop and queueing', () => {
   });
 });
 
+describe('an empty reply', () => {
+  // A 200 stream of only `data: [DONE]` reaches the engine as a finish and nothing else.
+  test.each([
+    ['only a finish', [part.finish('stop')], /empty reply: no text and no tool call/],
+    ['only whitespace and usage', [part.text('  \n'), part.usage(10, 0), part.finish('stop')], /empty reply/],
+    ['a content filter with nothing', [{ type: 'finish', reason: 'content-filter' } as const], /empty reply \(finish reason: content-filter\)/],
+    ['the output limit with nothing', [part.finish('length')], /output token limit.*before it wrote any reply/],
+  ])('%s fails the turn with an error in the chat, and Retry answers it', async (_name, parts, message) => {
+    const chat = h.newChat();
+    const s = scriptedModel([parts, reply('Here it is.')]);
+    const runner = scriptedRunner(h, s.model, []);
+
+    const result = await within(runner.send(chat, 'Say something.'), 'the empty turn');
+    expect(result.status).toBe('failed');
+    expect(h.status(chat)).toBe('failed');
+    const list = h.messages(chat);
+    expect(list.filter((m) => m.role !== 'assistant' || m.text?.trim()).map((m) => m.role)).toEqual(['user', 'error']);
+    expect(list.at(-1)!.text).toMatch(message);
+
+    // The Retry button: the same user message answered again, the error gone.
+    expect(await within(runner.retry(chat, list[0]!.title!), 'the retry')).toEqual({ status: 'completed' });
+    expect(h.messages(chat).map((m) => [m.role, m.text])).toEqual([
+      ['user', 'Say something.'],
+      ['assistant', 'Here it is.'],
+    ]);
+  });
+
+  test('an empty reply after a tool round fails too: the tool results stay, the error says why', async () => {
+    const chat = h.newChat({ 'agent-tools': 'lookup' });
+    const s = scriptedModel([toolCalls(['c1', 'lookup', { q: 'x' }]), [part.finish('stop')]]);
+    const runner = scriptedRunner(h, s.model, [lookup]);
+    expect((await within(runner.send(chat, 'Look x up.'), 'the turn')).status).toBe('failed');
+    expect(h.messages(chat).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'error']);
+    expect(h.messages(chat).at(-1)!.text).toMatch(/empty reply/);
+  });
+});
+
 describe('the text tool protocol', () => {
   test('tool_use blocks in the text run the tool; results return as <functions_result>; tools are listed in the system prompt, not sent natively', async () => {
     const chat = h.newChat({ 'agent-tools': 'lookup', 'agent-tool-protocol': 'text' });

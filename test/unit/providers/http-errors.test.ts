@@ -139,8 +139,8 @@ describe('retry delays', () => {
   it('retry-after as an HTTP date', () => {
     expect(retryAfterFromHeaders(h({ 'retry-after': 'Thu, 01 Jan 2026 00:00:12 GMT' }), now)).toBe(12_000);
   });
-  it('caps at 60 s', () => {
-    expect(retryAfterFromHeaders(h({ 'retry-after': '3600' }), now)).toBe(60_000);
+  it('keeps a long wait as asked (the retry policy then gives up instead of retrying early)', () => {
+    expect(retryAfterFromHeaders(h({ 'retry-after': '3600' }), now)).toBe(3_600_000);
   });
   it('ignores negative, past and unparsable values', () => {
     expect(retryAfterFromHeaders(h({ 'retry-after-ms': '-5', 'retry-after': '2' }), now)).toBe(2000);
