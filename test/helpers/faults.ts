@@ -134,7 +134,7 @@ export const SCENARIOS: Scenario[] = [
   { name: 'one 500 kB delta', scripts: [{ chunks: ['y'.repeat(500_000)], delayMs: 0 }], expect: 'completed', reply: 'y'.repeat(500_000), requests: 1 },
   // Tool calls
   { name: 'a reply with 200 tool calls', scripts: [{ toolCalls: manyCalls(200, 'wiki-read', () => ({ title: TARGET })), delayMs: 0 }], expect: 'completed', toolResults: { count: 200, status: 'ok' }, requests: 2, measure: true },
-  { name: 'a reply with 200 unknown tool calls', scripts: [{ toolCalls: manyCalls(200, 'no-such-tool', (i) => ({ i })), delayMs: 0 }], expect: 'completed', toolResults: { count: 200, status: 'error' }, requests: 2, quick: true },
+  { name: 'a reply with 200 unknown tool calls', scripts: [{ toolCalls: manyCalls(200, 'no-such-tool', (i) => ({ i })), delayMs: 0 }], expect: 'completed', toolResults: { count: 200, status: 'error' }, requests: 2, measure: true, quick: true },
   { name: 'a tool call cut inside its arguments', scripts: [{ raw: [delta({ role: 'assistant', content: null }), callStart('wiki-create'), callArgs('{"title":"Half written","te')], end: 'cut' }], expect: 'failed', error: /broke during the reply/, requests: 1, quick: true },
   { name: 'a tool call with broken JSON arguments', scripts: [{ raw: [callStart('wiki-create', '{"title":"Broken args","text":'), delta({}, 'tool_calls'), DONE] }], expect: 'completed', toolResults: { count: 1, status: 'error' }, requests: 2 },
   { name: 'a tool call that writes, then the reply', scripts: [{ toolCalls: [{ name: 'wiki-create', arguments: { title: 'Fault written', text: 'Whole text.' } }] }], expect: 'completed', writes: { 'Fault written': 'Whole text.' }, toolResults: { count: 1, status: 'ok' }, requests: 2, quick: true },
