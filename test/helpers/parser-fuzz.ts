@@ -172,7 +172,7 @@ function replaceNode(value: unknown, path: number[], replacement: unknown): unkn
   if (path.length === 0 || typeof value !== 'object' || value === null) return replacement;
   const keys = Object.keys(value);
   if (keys.length === 0) return replacement;
-  const copy: Record<string, unknown> = Array.isArray(value) ? [...value] : { ...value };
+  const copy = (Array.isArray(value) ? [...(value as unknown[])] : { ...value }) as Record<string, unknown>;
   const key = keys[path[0]! % keys.length]!;
   copy[key] = replaceNode(copy[key], path.slice(1), replacement);
   return copy;
@@ -219,7 +219,7 @@ export function buildBody(adapter: FuzzAdapter, spec: BodySpec): Uint8Array {
     else if (m.op === 'json') list[i] = jsonFrame(m.value, adapter.framing);
     else if (m.op === 'deep') list[i] = mutateFrame(list[i]!, adapter.framing, m.path, m.value);
   }
-  let bytes = new TextEncoder().encode(list.join(''));
+  let bytes: Uint8Array = new TextEncoder().encode(list.join(''));
   for (const m of spec.mutations) {
     const at = 'at' in m ? m.at % (bytes.length + 1) : 0;
     if (m.op === 'truncate') bytes = bytes.subarray(0, at);
