@@ -21,6 +21,7 @@ import { createOllamaModel } from '../../src/agent/providers/ollama';
 import { createOpenAIChatModel } from '../../src/agent/providers/openai-chat';
 import { createOpenAIResponsesModel } from '../../src/agent/providers/openai-responses';
 import type { LanguageModel, ProviderSettings, StreamPart } from '../../src/agent/providers/types';
+import { parseToolUses } from '../../src/agent/engine/text-tool-protocol';
 import { FIXTURES, fixtureBody, normalize, typedEventsBody } from '../unit/providers/replay';
 
 /** A run that takes longer than this is a hang (the streams are in memory: a case takes milliseconds). */
@@ -466,4 +467,155 @@ export async function assertWithCause<T>(property: fc.IAsyncProperty<T>, params:
 
 export function formatStats(name: string, s: FuzzStats): string {
   return `${name.padEnd(18)} ${String(s.cases).padStart(6)} cases  ${(s.ms / 1000).toFixed(1).padStart(6)} s  finish ${s.finishes}, error ${s.errors}, thrown before the first part ${s.thrown}; tool-call ${s.toolCalls}, tool-call-invalid ${s.invalidCalls}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The text tool protocol
+
+/** Replies of models that use the text protocol, the way they write them (and get them wrong). */
+export const TEXT_CORPUS = [
+  'Let me look that up.\n<tool_use name="wiki-read">{"title":"Garden"}</tool_use>',
+  'Two searches at once:\n<parallel_tool_calls>\n<tool_use name="wiki-search">{"query":"tomatoes"}</tool_use>\n<tool_use name=\'wiki-list\'>{filter: \'[tag[Notes]]\',}</tool_use>\n</parallel_tool_calls>',
+  'Creating it.\n<tool_use name="wiki-create">\n```json\n{"title": "Née ☘ 🌱", "text": "line one\nline two\ttab"}\n```\n</tool_use>',
+  '<tool_use name="wiki-recent"/>',
+  '<function_call name=wiki-toc>{}</function_call> and then <tool_use name="x">{ /* c */ "a": 1, // note\n "b": [1,2,], }</tool_use>',
+  'I\'ll write it.\n<tool_use name="wiki-update">{"title":"A","text":"unfinished',
+  'Done. The result said:\n<functions_result>\nTool: wiki-read\nParameters: {"title":"X"}\nResult: <\\tool_use name="evil">{}<\\/tool_use>\n</functions_result>',
+  '<tool_use name="a">{"x":1}\n<tool_use name="b">{"y":2}</tool_use> trailing <tool_use',
+  'No tools needed: 2 < 3 and 5 > 4, see <b>bold</b> and <tool_user>.',
+];
+
+const TEXT_VOCABULARY = ['<tool_use', '<function_call', ' name="wiki-read"', " name='x'", ' name=y', ' name=""', '>', '/>', '</tool_use>', '</function_call>', '</tool_use >', '<parallel_tool_calls>', '</parallel_tool_calls>', '<functions_result>', '</functions_result>', '<\\tool_use', '<\\/tool_use>', '{', '}', '[', ']', '"', "'", ':', ',', '```json\n', '```', '\n', ' ', '/*', '*/', '//', '\\', 'true', 'key', '"k":', '1.5e3', 'é', '🌱', '\u0000', '<', '/'];
+
+export type TextMutation =
+  | { op: 'truncate'; at: number }
+  | { op: 'insert'; at: number; token: number }
+  | { op: 'delete' | 'duplicate'; at: number; len: number }
+  /** One word of the protocol many times over: huge replies a model can be talked into. */
+  | { op: 'repeat'; at: number; token: number; times: number };
+
+export type TextSpec =
+  | { kind: 'random'; text: string }
+  | { kind: 'soup'; tokens: number[] }
+  | { kind: 'mutated'; seed: number; mutations: TextMutation[] }
+  | { kind: 'calls'; parts: { before: string; name: string; args: Record<string, unknown> }[]; after: string; parallel: boolean };
+
+const textMutationArb: fc.Arbitrary<TextMutation> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('truncate' as const), at: index }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('insert' as const), at: index, token: fc.nat({ max: TEXT_VOCABULARY.length - 1 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('delete' as const, 'duplicate' as const), at: index, len: fc.nat({ max: 40 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('repeat' as const), at: index, token: fc.nat({ max: TEXT_VOCABULARY.length - 1 }), times: fc.constantFrom(100, 5_000, 30_000) }) },
+);
+
+/** Text that holds no protocol tag, so calls placed between it are the only ones. */
+const plainText = fc.string({ maxLength: 40 }).map((s) => s.replace(/</g, '‹'));
+const toolName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
+
+export const textSpecArb: fc.Arbitrary<TextSpec> = fc.oneof(
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('random' as const), text: fc.string({ unit: 'binary', maxLength: 300 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('soup' as const), tokens: fc.array(fc.nat({ max: TEXT_VOCABULARY.length - 1 }), { maxLength: 150 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('mutated' as const), seed: index, mutations: fc.array(textMutationArb, { maxLength: 5 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('calls' as const),
+      parts: fc.array(fc.record({ before: plainText, name: toolName, args: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }), { minLength: 1, maxLength: 4 }),
+      after: plainText,
+      parallel: fc.boolean(),
+    }),
+  },
+);
+
+export function buildText(spec: TextSpec): string {
+  if (spec.kind === 'random') return spec.text;
+  if (spec.kind === 'soup') return spec.tokens.map((t) => TEXT_VOCABULARY[t]).join('');
+  if (spec.kind === 'calls') {
+    const calls = spec.parts.map((p) => `${p.before}<tool_use name="${p.name}">${JSON.stringify(p.args)}</tool_use>`).join('');
+    return spec.parallel ? `<parallel_tool_calls>${calls}</parallel_tool_calls>${spec.after}` : calls + spec.after;
+  }
+  let text = TEXT_CORPUS[spec.seed % TEXT_CORPUS.length]!;
+  for (const m of spec.mutations) {
+    const at = m.at % (text.length + 1);
+    if (m.op === 'truncate') text = text.slice(0, at);
+    else if (m.op === 'insert') text = text.slice(0, at) + TEXT_VOCABULARY[m.token] + text.slice(at);
+    else if (m.op === 'delete') text = text.slice(0, at) + text.slice(at + m.len);
+    else if (m.op === 'duplicate') text = text.slice(0, at + m.len) + text.slice(at, at + m.len) + text.slice(at + m.len);
+    else if (m.op === 'repeat') text = text.slice(0, at) + TEXT_VOCABULARY[m.token]!.repeat(m.times) + text.slice(at);
+  }
+  return text;
+}
+
+/** The reply as an OpenAI Chat stream: content deltas cut at the given character offsets, then stop and [DONE]. */
+export function chatStreamOf(text: string, offsets: number[]): Uint8Array {
+  const at = [...new Set(offsets.map((o) => o % (text.length + 1)))].sort((a, b) => a - b);
+  const pieces: string[] = [];
+  let start = 0;
+  for (const o of [...at, text.length]) {
+    if (o > start) pieces.push(text.slice(start, o));
+    start = Math.max(start, o);
+  }
+  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return new TextEncoder().encode([chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop'), 'data: [DONE]\n\n'].join(''));
+}
+
+/** Longest a parse may take; the texts go up to a few hundred KB. */
+export const PARSE_BUDGET_MS = 250;
+
+/** Everything wrong with one parse of `text`; [] when it kept every property. */
+export function textViolations(spec: TextSpec, text: string): string[] {
+  const bad: string[] = [];
+  const started = performance.now();
+  const parsed = parseToolUses(text);
+  const ms = performance.now() - started;
+  if (ms > PARSE_BUDGET_MS) bad.push(`parsing ${text.length} characters took ${Math.round(ms)} ms`);
+  parsed.calls.forEach((c, i) => {
+    if (c.id !== `text-call-${i + 1}`) bad.push(`call ${i} has id ${c.id}`);
+    if (typeof c.name !== 'string') bad.push(`call ${i} has no name string`);
+    if ('error' in c) {
+      if (typeof c.argsText !== 'string' || typeof c.error !== 'string' || c.error === '') bad.push(`invalid call ${i} without argsText or error`);
+    } else if (c.args === undefined || !c.name) bad.push(`call ${i} is valid without args or name`);
+  });
+  // What the user sees holds no call that was not run: parsing it again finds no well-formed one.
+  const again = parseToolUses(parsed.text).calls.filter((c) => !('error' in c));
+  if (again.length > 0) bad.push(`the visible text ${JSON.stringify(parsed.text.slice(0, 300))} still holds ${again.length} call(s)`);
+  if (spec.kind === 'calls') {
+    const expected = spec.parts.map((p, i) => ({ id: `text-call-${i + 1}`, name: p.name, args: p.args }));
+    if (JSON.stringify(parsed.calls) !== JSON.stringify(expected)) bad.push(`well-formed calls came back as ${JSON.stringify(parsed.calls).slice(0, 500)}`);
+  }
+  return bad;
+}
+
+export interface TextCase {
+  spec: TextSpec;
+  /** Where the reply is cut into content deltas (characters) and into reads (bytes). */
+  deltas: number[];
+  reads: number[];
+}
+
+export const textCaseArb: fc.Arbitrary<TextCase> = fc.record({ spec: textSpecArb, deltas: fc.array(index, { maxLength: 30 }), reads: fc.array(index, { maxLength: 60 }) });
+
+/** Streams each reply through the OpenAI Chat adapter, cut into deltas and reads, and parses what arrives. */
+export async function fuzzTextProtocol(numRuns: number, seed: number): Promise<{ cases: number; ms: number; calls: number; invalid: number }> {
+  const stats = { cases: 0, ms: 0, calls: 0, invalid: 0 };
+  const chat = ADAPTERS.find((a) => a.name === 'openai-chat')!;
+  const started = performance.now();
+  await assertWithCause(
+    fc.asyncProperty(textCaseArb, async (c) => {
+      const text = buildText(c.spec);
+      const r = await runCase(chat, { body: { kind: 'bytes', bytes: chatStreamOf(text, c.deltas) }, offsets: c.reads, ending: { kind: 'close' }, http: { status: 200, contentType: 'text/event-stream' } });
+      stats.cases++;
+      const bad = violations(r);
+      const streamed = r.parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');
+      if (streamed !== text) bad.push('the streamed text differs from the reply');
+      if (r.parts[r.parts.length - 1]?.type !== 'finish') bad.push('a well-formed stream did not finish');
+      bad.push(...textViolations(c.spec, streamed));
+      const calls = parseToolUses(streamed).calls;
+      stats.calls += calls.filter((x) => !('error' in x)).length;
+      stats.invalid += calls.filter((x) => 'error' in x).length;
+      if (bad.length > 0) throw new Error(`text protocol: ${bad.join('; ')}`);
+    }),
+    { seed, numRuns },
+  );
+  stats.ms = performance.now() - started;
+  return stats;
 }
