@@ -23,8 +23,10 @@ export interface TextToolResult { name: string; args: unknown; ok: boolean; cont
 
 type Schema = Record<string, unknown>;
 
-const OPEN_TAG = /<(tool_use|function_call)\b([^>]*)>/gi;
-const PARALLEL_TAG = /<\/?parallel_tool_calls\b[^>]*>/gi;
+// Attributes stop at the next `<` too: a reply full of `<tool_use ` without `>` would otherwise
+// make every match attempt scan to the end of the text (quadratic: seconds at 200 KB).
+const OPEN_TAG = /<(tool_use|function_call)\b([^<>]*)>/gi;
+const PARALLEL_TAG = /<\/?parallel_tool_calls\b[^<>]*>/gi;
 // Any protocol tag, opening or closing, directly after `<`; see escapeProtocolTags.
 const PROTOCOL_TAG = /<(\/?)(tool_use|function_call|parallel_tool_calls|functions_result)\b/gi;
 // Characters a JSON string may not hold raw; models often write them anyway.
@@ -101,11 +103,17 @@ function exampleValue(s: Schema, depth: number): unknown {
   }
 }
 
-export function parseToolUses(text: string): ParsedToolUses {
+export function parseToolUses(reply: string): ParsedToolUses {
+  const parallel = new RegExp(PARALLEL_TAG.source, 'i').test(reply);
+  // The wrapper only says "parallel"; it goes first, so one written inside a tag
+  // (`<tool_<parallel_tool_calls>use …>`) cannot leave a call behind in the visible text.
+  const text = reply.replace(PARALLEL_TAG, '');
   const calls: TextToolCall[] = [];
   let visible = '';
   let pos = 0;
   const open = new RegExp(OPEN_TAG.source, 'gi');
+  const nextOpen = searcher(text, new RegExp(OPEN_TAG.source, 'gi'));
+  const nextClose = { tool_use: searcher(text, /<\/tool_use\s*>/gi), function_call: searcher(text, /<\/function_call\s*>/gi) };
   for (let m = open.exec(text); m; m = open.exec(text)) {
     visible += text.slice(pos, m.index);
     const tag = m[1]!.toLowerCase();
@@ -119,12 +127,8 @@ export function parseToolUses(text: string): ParsedToolUses {
       body = ''; // self-closing <tool_use name="x"/>: a call without arguments
       pos = bodyStart;
     } else {
-      const close = new RegExp(`</${tag}\\s*>`, 'gi');
-      close.lastIndex = bodyStart;
-      const c = close.exec(text);
-      const next = new RegExp(OPEN_TAG.source, 'gi');
-      next.lastIndex = bodyStart;
-      const n = next.exec(text);
+      const c = nextClose[tag as keyof typeof nextClose](bodyStart);
+      const n = nextOpen(bodyStart);
       if (c && (!n || c.index < n.index)) {
         body = text.slice(bodyStart, c.index);
         pos = c.index + c[0].length;
@@ -145,7 +149,7 @@ export function parseToolUses(text: string): ParsedToolUses {
   }
   let rest = text.slice(pos);
   // The token limit can also cut the opening tag itself.
-  const cut = /<(tool_use|function_call)\b[^>]*$/i.exec(rest);
+  const cut = /<(tool_use|function_call)\b[^<>]*$/i.exec(rest);
   if (cut) {
     const tag = cut[1]!.toLowerCase();
     calls.push({ id: `text-call-${calls.length + 1}`, name: attributeName(cut[0].slice(tag.length + 1)), argsText: '',
@@ -153,8 +157,25 @@ export function parseToolUses(text: string): ParsedToolUses {
     rest = rest.slice(0, cut.index);
   }
   visible += rest;
-  const parallel = new RegExp(PARALLEL_TAG.source, 'i').test(text);
-  return { text: visible.replace(PARALLEL_TAG, '').replace(/\n{3,}/g, '\n\n').trim(), calls, parallel };
+  return { text: visible.replace(/\n{3,}/g, '\n\n').trim(), calls, parallel };
+}
+
+/**
+ * The first match of a global `re` in `text` at or after a position. Positions only grow while
+ * parsing, so the last answer is reused while it is still ahead (or there was none): a reply
+ * with thousands of unclosed tags is scanned once, not once per tag.
+ */
+function searcher(text: string, re: RegExp): (from: number) => RegExpExecArray | null {
+  let searchedFrom = Infinity;
+  let found: RegExpExecArray | null = null;
+  return (from) => {
+    if (from < searchedFrom || (found !== null && found.index < from)) {
+      re.lastIndex = from;
+      found = re.exec(text);
+      searchedFrom = from;
+    }
+    return found;
+  };
 }
 
 function attributeName(attrs: string): string {
@@ -181,8 +202,7 @@ function readCall(id: string, name: string, body: string): TextToolCall {
  * Anything it cannot fix still fails JSON.parse and becomes an error the model sees.
  */
 export function repairJson(src: string): string {
-  const fenced = /^```[\w-]*\s*\n?([\s\S]*?)\n?\s*```$/.exec(src.trim());
-  const s = fenced ? fenced[1]!.trim() : src;
+  const s = unfence(src) ?? src;
   let out = '';
   let i = 0;
   while (i < s.length) {
@@ -215,6 +235,17 @@ export function repairJson(src: string): string {
     }
   }
   return out;
+}
+
+/**
+ * The inside of a ```json … ``` fence, or undefined. Not a regular expression: the three
+ * overlapping runs of whitespace one needs backtrack without end on a fence full of spaces.
+ */
+function unfence(src: string): string | undefined {
+  const t = src.trim();
+  if (t.length < 6 || !t.startsWith('```') || !t.endsWith('```')) return undefined;
+  const info = /^```[\w-]*/.exec(t)![0].length;
+  return t.slice(info, t.length - 3).trim();
 }
 
 /**
