@@ -96,9 +96,11 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   });
   durable.onFlushed = (titles) => hub.publishTiddlers(titles);
   // What an event announces (a finished reply, a status) is on disk before the event goes out.
-  // Events wait for the end of the macrotask and go out together after one flush: a batch of
-  // 200 tool results is then one step on disk, not 200 (two fsyncs each, the server deaf for
-  // seconds). (TiddlyWiki's module sandbox has no setImmediate.)
+  // An event that follows writes waits for the end of the macrotask, and goes out after one
+  // flush with every event behind it: the 200 results of one reply are then one step on disk,
+  // not 200 (two fsyncs each: the server was deaf for seconds). Events with nothing to write
+  // (streamed text) go out at once, so they never pile up into one burst.
+  // (TiddlyWiki's module sandbox has no setImmediate.)
   let outgoing: Parameters<typeof hub.publishEvent>[0][] = [];
   const sendEvents = () => {
     const events = outgoing;
@@ -107,7 +109,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
     for (const event of events) hub.publishEvent(event);
   };
   const unsubscribe = runner.bus.subscribeAll((event) => {
-    if (outgoing.push(event) === 1) setTimeout(sendEvents, 0);
+    if (!outgoing.length && !durable.hasPending) hub.publishEvent(event);
+    else if (outgoing.push(event) === 1) setTimeout(sendEvents, 0);
   });
   runner.restore();
   durable.flush();

@@ -52,6 +52,11 @@ export class DurableStore {
     return this.adaptor?.name === 'filesystem';
   }
 
+  /** Whether this step has written something that is not on disk yet. */
+  get hasPending(): boolean {
+    return this.pending.size > 0;
+  }
+
   /** A title the runner wrote (or deleted) in this step. */
   mark(title: string): void {
     this.pending.add(title);
