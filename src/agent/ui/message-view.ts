@@ -9,6 +9,9 @@ import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { renderApproval, renderQuestion, toolDetails } from './cards';
 
+/** Replies longer than this (characters) show as plain text, not formatted wikitext. */
+export const LARGE_REPLY = 500_000;
+
 /** The turn action bar a view carries (turn-actions.ts); its key says what it shows. */
 export interface AttachedBar {
   element: HTMLElement;
@@ -62,7 +65,12 @@ export class MessageView {
     if (fields.reasoning) element.appendChild(renderReasoning(ctx, String(fields.reasoning)).details);
     const body = el(doc, 'div', 'tc-ai-message-body');
     element.appendChild(body);
-    if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
+    if (role === 'assistant' && text.length > LARGE_REPLY) {
+      // Formatting megabytes of wikitext would hold the page for seconds: shown as it was written.
+      body.classList.add('tc-ai-message-plain');
+      body.textContent = text;
+      meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
+    } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
     else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));

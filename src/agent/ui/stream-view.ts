@@ -12,6 +12,12 @@ import { SettledScanner } from './settled';
 import { systemClock, type Clock } from '../clock';
 
 export const STREAM_RENDER_INTERVAL_MS = 100;
+/**
+ * A tail longer than this (one huge block: no blank line for pages) shows as plain text until
+ * it settles: rendering it as wikitext ten times a second would cost more with every update
+ * (a 5 MB single-block reply blocked the page for 0.8 s at a time).
+ */
+export const TAIL_WIKITEXT_LIMIT = 20_000;
 /** How long a finished bubble waits for its message tiddler before it goes anyway. */
 export const HANDOVER_TIMEOUT_MS = 3000;
 
@@ -141,7 +147,10 @@ export class StreamView {
     const tail = text.slice(this.settled);
     if (tail !== this.tailText) {
       const element = el(this.ctx.document, 'div', 'tc-ai-message-tail');
-      this.ctx.renderWikitext(tail, element);
+      if (tail.length > TAIL_WIKITEXT_LIMIT) {
+        element.classList.add('tc-ai-message-plain');
+        element.textContent = tail;
+      } else this.ctx.renderWikitext(tail, element);
       // The old tail's widgets go with their element: nothing else refers to them.
       this.body.insertBefore(element, this.tailElement);
       this.body.removeChild(this.tailElement);
