@@ -167,8 +167,9 @@ export class PushHub {
     const buffered = client.res.writableLength;
     if (buffered === 0) client.largest = 0;
     // A message goes out whole however long it is (a large tiddler): what waits beyond the
-    // longest one is what counts, so a page that reads is never dropped for one large message.
-    if (buffered > this.maxBufferedBytes + client.largest) {
+    // longest ones is what counts, so a page that reads is never dropped for large messages. Two
+    // may go out back to back: a reply's last (large) delta and the reply tiddler that holds it.
+    if (buffered > this.maxBufferedBytes + 2 * client.largest) {
       // A page that does not read: drop it rather than buffer without bound.
       this.clients.delete(client);
       this.stats.dropped++;
