@@ -74,6 +74,7 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
 
   // The turn's action bar: the diff shows the change word by word.
   const actions = chat.locator('.tc-ai-turn-actions').last();
+  expect(await actions.locator('button[data-ai-action="show-changes"]').textContent()).toBe('1 tiddler changed');
   await actions.locator('button[data-ai-action="show-changes"]').click();
   const diff = actions.locator('.tc-ai-diff');
   await diff.waitFor();

@@ -86,7 +86,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
   const journal = parseJournal(journalTiddler?.fields.text);
   const changed = Object.keys(journal).length;
   if (changed) {
-    button('changes', ctx.lingo('Turn/Changed').replace('$count$', String(changed)), 'show-changes', () => {
+    button('changes', ctx.lingo(changed === 1 ? 'Turn/ChangedOne' : 'Turn/Changed').replace('$count$', String(changed)), 'show-changes', () => {
       const open = !!diff;
       closePanel();
       if (!open) diff = renderChanges(ctx, journal, panel, 'turn');
