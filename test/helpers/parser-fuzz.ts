@@ -310,7 +310,8 @@ export interface RunResult {
 }
 
 const STALL_TIMEOUT_MS = 15;
-const API_KEY = 'sk-fuzz-0123456789abcdef';
+// A made-up key (not a secret): the checks look for it in every error message.
+const API_KEY = 'fuzz-test-key-0123456789abcdef';
 
 /** Streams one case through the adapter, with an injected fetch answering the given body. */
 export async function runCase(adapter: FuzzAdapter, c: StreamCase): Promise<RunResult> {

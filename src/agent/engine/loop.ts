@@ -119,15 +119,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
 
   let model: LanguageModel;
   try {
-    ctx.agent = store.readAgent(store.readChat(ctx.chat).agent);
-    ctx.profile = store.readProvider(ctx.agent['agent-provider']);
-    ctx.model = ctx.agent['agent-model'] || ctx.profile['default-model'] || '';
-    if (!ctx.model) throw new Error(`No model is set: fill "agent-model" in "${ctx.agent.title}" or "default-model" in "${ctx.profile.title}".`);
-    ctx.tools = agentTools(ctx.agent['agent-tools'], deps.tools, ctx.agent.title);
-    for (const name of ctx.agent['agent-plugins']) {
-      if (!deps.plugins?.get(name)) throw new ConfigError(ctx.agent.title, 'agent-plugins', `Agent definition "${ctx.agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
-    }
-    model = deps.createModel(ctx.profile);
+    const setup = agentSetup(deps, ctx.chat);
+    ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
+    model = setup.languageModel;
   } catch (e) {
     return fail(e instanceof Error ? e.message : String(e));
   }
@@ -444,34 +438,45 @@ export async function compactNow(deps: EngineDeps, chat: string, signal: AbortSi
   return outcome;
 }
 
-/** A turn's context for a chat, its agent, profile, model and tools read, without starting a turn. */
-function readyContext(deps: EngineDeps, chat: string, signal: AbortSignal): { ctx: TurnContext; hooks: EngineHooks; model: LanguageModel } {
+/**
+ * What a turn needs of a chat's agent, read and checked: its definition, provider profile,
+ * model, tools, extra plugins and the language model. Throws what is wrong, in the order a
+ * user would fix it.
+ */
+function agentSetup(deps: EngineDeps, chat: string) {
   const { store } = deps;
-  const now = deps.now ?? Date.now;
   const agent = store.readAgent(store.readChat(chat).agent);
   const profile = store.readProvider(agent['agent-provider']);
-  const modelName = agent['agent-model'] || profile['default-model'] || '';
-  if (!modelName) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  const model = agent['agent-model'] || profile['default-model'] || '';
+  if (!model) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);
     if (!plugin) throw new ConfigError(agent.title, 'agent-plugins', `Agent definition "${agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
     return plugin;
   });
+  return { agent, profile, model, tools, plugins, languageModel: deps.createModel(profile) };
+}
+
+/** A turn's context for a chat, its agent, profile, model and tools read, without starting a turn. */
+function readyContext(deps: EngineDeps, chat: string, signal: AbortSignal): { ctx: TurnContext; hooks: EngineHooks; model: LanguageModel } {
+  const setup = agentSetup(deps, chat);
+  const now = deps.now ?? Date.now;
   const ctx: TurnContext = {
     chat,
-    store,
+    store: deps.store,
     signal,
     emit: deps.emit,
-    tools: agentTools(agent['agent-tools'], deps.tools, agent.title),
+    tools: setup.tools,
     round: 0,
     actions: {},
     metadata: {},
     services: deps.services ?? { now },
-    agent,
-    profile,
-    model: modelName,
+    agent: setup.agent,
+    profile: setup.profile,
+    model: setup.model,
   };
-  return { ctx, hooks: createHooks([...BUILTIN_PLUGINS, ...plugins]), model: deps.createModel(profile) };
+  return { ctx, hooks: createHooks([...BUILTIN_PLUGINS, ...setup.plugins]), model: setup.languageModel };
 }
 
 /** Build the prompt of the next request from the chat's messages (the plugins' sections, trimmed to the window). */
