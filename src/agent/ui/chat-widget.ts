@@ -31,14 +31,13 @@ import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
+import { lingo, LANGUAGE_SETTING } from './lingo';
 import { CostView } from './cost-view';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
 import { SubAgentsView } from './sub-agents-view';
 import { TodoView } from './todo-view';
-
-const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
 
 /**
  * Run `fn` right after the next frame, or (`idle`) when the page is idle after it, within
@@ -128,7 +127,7 @@ class AiChatWidget extends Widget {
 
   override refresh(changed: IChangedTiddlers): boolean {
     const attrs = this.computeAttributes();
-    if (attrs.chat || attrs['page-size']) {
+    if (attrs.chat || attrs['page-size'] || changed[LANGUAGE_SETTING]) {
       this.teardown();
       this.refreshSelf();
       return true;
@@ -303,7 +302,7 @@ class AiChatWidget extends Widget {
       wiki: this.wiki,
       document: this.document as unknown as Document,
       browser: !!$tw.browser,
-      lingo: (key) => this.wiki.getTiddlerText(LANGUAGE + key, '') ?? '',
+      lingo: (key) => lingo(this.wiki, key),
       runner: () => lib().getRunner(),
       request: (promise) => this.request(promise),
       navigate: (title) => this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.chat }),
