@@ -9,6 +9,7 @@ so a reload or a restart in between loses nothing.
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
 import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
+import { readPromptWords } from './prompt-words';
 import { CHAT_CONTEXT_USAGE, compactNow, previewPrompt, runTurn, type EngineDeps, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
@@ -327,13 +328,13 @@ export class LocalRunner implements ChatRunner {
           this.scheduleExpiry(chat);
           const why = notApplied.get(chat);
           if (why) {
-            this.store.appendMessage(chat, { role: 'error', text: why });
+            this.store.appendMessage(chat, { role: 'error', text: why, errorKind: 'interrupted' });
             marked.add(chat);
           }
         }
       }
       if (status !== 'working' && !cutOff.has(chat)) continue;
-      this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED });
+      this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED, errorKind: 'interrupted' });
       // A turn cut off before its `working` reached disk did start (its message is saved): it went working, then was cut off.
       if (status !== 'working' && status !== 'input-required') this.setStatus(chat, 'working');
       this.setStatus(chat, 'interrupted');
@@ -444,7 +445,7 @@ export class LocalRunner implements ChatRunner {
         // Last line of defence: the engine handles every expected failure itself.
         const message = `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
         try {
-          this.store.appendMessage(chat, { role: 'error', text: message });
+          this.store.appendMessage(chat, { role: 'error', text: message, errorKind: 'unexpected' });
           this.setStatus(chat, 'failed');
         } catch {
           // the chat tiddler itself is gone; nothing left to mark
@@ -475,6 +476,7 @@ export class LocalRunner implements ChatRunner {
       plugins: this.host.plugins,
       now: this.now,
       services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
+      words: readPromptWords((title) => this.host.wiki.getFields(title)?.text),
     };
   }
 
