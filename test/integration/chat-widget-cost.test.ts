@@ -145,4 +145,11 @@ test('the settings tab shows each profile\'s facts and a bad model-facts entry n
   const openai = settingsOf('$:/plugins/tiddlyagent/agent/providers/openai');
   expect(openai).toContain('gpt-4o-mini: window 128,000 · output 4,096 · images · $0.15 / $0.60 per million tokens in / out');
   expect(openai).toContain('gpt-4.1: window 1,047,576 · output 4,096');
+  // ... in the wiki's language.
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    expect(settingsOf('$:/plugins/tiddlyagent/agent/providers/openai')).toContain('gpt-4o-mini：窗口 128,000 · 输出 4,096 · 支持图片 · 每百万词元 输入 $0.15 / 输出 $0.60');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
 });
