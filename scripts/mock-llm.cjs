@@ -10,6 +10,9 @@ demo) can exercise streaming, tool calls, errors, cut-offs and Stop over real HT
   await mock.close();
 
 CLI: node scripts/mock-llm.cjs [--port 8765] [--host 127.0.0.1]   (env MOCK_LLM_PORT, MOCK_LLM_DELAY_MS)
+Open by default; with `apiKey` (env MOCK_LLM_API_KEY) every /v1 request without the header
+`Authorization: Bearer <apiKey>` gets OpenAI's 401 invalid_api_key answer (the settings'
+connection test tells a wrong key from the rest this way).
 
 How a chat request is answered, first match wins:
   1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
@@ -211,7 +214,7 @@ function splitInto(str, n) {
 async function startMockLlm(options = {}) {
   const {
     port = 0, host = '127.0.0.1', delayMs = 15, fixturesDir = DEFAULT_FIXTURES,
-    models = ['mock-model', 'mock-model-large'], log = false,
+    models = ['mock-model', 'mock-model-large'], log = false, apiKey,
   } = options;
   const say = typeof log === 'function' ? log : log ? (line) => console.log(`[mock-llm] ${line}`) : () => {};
   const requests = []; // live: reset() empties it in place so callers' references stay valid
@@ -462,6 +465,8 @@ async function startMockLlm(options = {}) {
       res.writeHead(204, headers);
       return res.end();
     }
+    const api = !route.startsWith('/__mock');
+    if (api && apiKey && req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, genericErrorBody(401));
     if (req.method === 'GET' && (route === '/v1/models' || route === '/models')) {
       return sendJson(res, 200, {
         object: 'list',
@@ -616,7 +621,8 @@ if (require.main === module) {
   const port = Number(flag('--port') ?? process.env.MOCK_LLM_PORT ?? 8765);
   const host = flag('--host') ?? '127.0.0.1';
   const delayMs = process.env.MOCK_LLM_DELAY_MS != null ? Number(process.env.MOCK_LLM_DELAY_MS) : 15;
-  startMockLlm({ port, host, delayMs, log: true }).then((mock) => {
+  const apiKey = process.env.MOCK_LLM_API_KEY || undefined;
+  startMockLlm({ port, host, delayMs, apiKey, log: true }).then((mock) => {
     console.log(`TiddlyAgent mock LLM (${MOCK_NOTICE}) listening on ${mock.url}`);
     const stop = () => mock.close().then(() => process.exit(0));
     process.on('SIGINT', stop);

@@ -69,8 +69,8 @@ export function servingUrl(server: ChildProcess): Promise<string> {
 }
 
 /** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string>; edition?: Edition; languages?: boolean } = {}): Promise<ServedWiki> {
-  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
+export async function serveDemoWiki(options: { mockDelayMs?: number; mockApiKey?: string; providerFields?: Record<string, string>; edition?: Edition; languages?: boolean } = {}): Promise<ServedWiki> {
+  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20, apiKey: options.mockApiKey });
   const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields, languages: options.languages });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
   const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -26,6 +26,7 @@ import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
 import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
+import { testProvider, type ProviderTestRequest, type ProviderTestResult } from './provider-test';
 import { Turns } from './turns';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -384,6 +385,10 @@ export class LocalRunner implements ChatRunner {
     if (typeof name !== 'string' || !name) return Promise.reject(new RunnerError('bad-request', 'No MCP server was named.'));
     if (!this.host.mcp) return Promise.resolve({ ok: false, tools: [], error: 'MCP is not available here.' });
     return this.host.mcp.test(name, AbortSignal.timeout(60_000));
+  }
+
+  testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
+    return testProvider(this.host.wiki, request, this.host.fetch, (name) => this.host.getApiKey(name));
   }
 
   /** Stop every timer (the page or process is going away). */
