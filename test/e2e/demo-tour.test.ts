@@ -3,15 +3,14 @@
 // (an approval card), and explain; the diff shows the change and Roll back brings the note back
 // as shipped. The run saves the manual's screenshots (files/manual/, served at /files/manual/)
 // in the default palette, a dark one, at 360 px and in Chinese, and checks the manual shows them.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { demoWikiFolder, navigate, openWiki, servingUrl, type MockLlm, type ServedWiki } from '../helpers/e2e';
+import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startMockLlm, TOUR_REPLACE } = require('../../scripts/mock-llm.cjs');
+const { TOUR_REPLACE } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
 
@@ -24,31 +23,11 @@ let context: BrowserContext;
 let page: Page;
 let errors: string[];
 
-/** The demo wiki as serveDemoWiki serves it, plus what the shipped demo has: zh-Hans and the repo's files/ folder. */
-async function serveDemoWithLanguages(): Promise<ServedWiki> {
-  const mock: MockLlm = await startMockLlm({ delayMs: 5 });
-  const dir = demoWikiFolder(mock.url, { server: true });
-  const info = JSON.parse(fs.readFileSync(path.join(dir, 'tiddlywiki.info'), 'utf8'));
-  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ ...info, languages: ['zh-Hans'] }));
-  fs.symlinkSync(path.join(ROOT, 'files'), path.join(dir, 'files'));
-  const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
-  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await servingUrl(server);
-  return {
-    url,
-    dir,
-    mock,
-    async stop() {
-      server.kill('SIGTERM');
-      await mock.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  wiki = await serveDemoWithLanguages();
+  // The shipped demo's languages (zh-Hans), and its files/ folder (served at /files/ from the wiki folder on each request).
+  wiki = await serveDemoWiki({ mockDelayMs: 5, languages: true });
+  fs.symlinkSync(path.join(ROOT, 'files'), path.join(wiki.dir, 'files'));
   ({ context, page, errors } = await openWiki(wiki));
 });
 
