@@ -210,3 +210,55 @@ test('switched back to en-GB, the same page reads English again, without a reloa
   expect(found.filter((f) => /[\u4e00-\u9fff]/.test(f.text))).toEqual([]);
   expect(errors).toEqual([]);
 });
+
+test('in zh-Hans, every tab of the settings holds no English UI word', async () => {
+  await setLanguage('$:/languages/zh-Hans');
+  await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  const settings = page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"] .tc-ai-settings');
+  await settings.waitFor();
+  const found: Found[] = [];
+  const tabs = ['providers', 'agents', 'search', 'mcp'];
+  for (const tab of tabs) {
+    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await settings.locator(`.tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+    found.push(...(await settingsTexts()));
+  }
+  // The provider tab of a profile with facts lists them in Chinese (model ids stay as they are).
+  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: '$:/plugins/tiddlyagent/agent/settings/providers' }));
+  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: '$:/plugins/tiddlyagent/agent/providers/openai' }));
+  await page.waitForFunction(() => /窗口/.test(document.querySelector('.tc-ai-settings .tc-ai-profile-facts li')?.textContent ?? ''));
+  expect(found.length).toBeGreaterThan(40);
+  const names = new Set(['OpenAI', 'Claude', 'Desktop', 'Code', 'Cursor', 'ID', 'Streamable', 'HTTP']);
+  expect(englishWords(found).filter((w) => !names.has(w.split(' ')[0]!))).toEqual([]);
+  expect(errors).toEqual([]);
+
+  /** The settings' words, leaving out the profiles' own descriptions, JSON examples and facts lines. */
+  function settingsTexts(): Promise<Found[]> {
+    return page.evaluate(
+      ([notUi]) => {
+        const out: { where: string; text: string }[] = [];
+        // Left out: the profiles' own descriptions, JSON and host examples, addresses, the facts lines (model ids).
+        const skip = [...notUi, '.tc-ai-settings-description', '.tc-ai-settings-json', '.tc-ai-settings-web-allow', 'a.tc-tiddlylink-external', '.tc-ai-profile-facts'].join(',');
+        const root = document.querySelector('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"] .tc-ai-settings')!;
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+        for (let node: Node | null = walker.currentNode; node; node = walker.nextNode()) {
+          if (node.nodeType === Node.TEXT_NODE) {
+            const parent = node.parentElement!;
+            if (parent.closest(skip)) continue;
+            const text = node.textContent!.trim();
+            if (text) out.push({ where: parent.className || parent.tagName, text });
+          } else {
+            const element = node as Element;
+            if (element.closest(skip)) continue;
+            for (const name of ['title', 'aria-label', 'placeholder', 'alt']) {
+              const value = element.getAttribute(name)?.trim();
+              if (value) out.push({ where: `${element.className || element.tagName}[${name}]`, text: value });
+            }
+          }
+        }
+        return out;
+      },
+      [NOT_UI] as const,
+    );
+  }
+});
