@@ -278,7 +278,8 @@ class AiChatWidget extends Widget {
   private send(message: string, attachments: string[]): void {
     void this.request(lib().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
-    this.list.stickToEnd();
+    // The user's message: the list and, in the story river, the window follow the reply.
+    this.list.stickToEnd(true);
   }
 
   /** Whether a turn runs, as the runner's events say. */
