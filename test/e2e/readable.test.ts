@@ -34,6 +34,10 @@ beforeAll(async () => {
     ];
     messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
     tw.wiki.addTiddler({
+      title: `$:/ai/journal/${chat}/000000`,
+      text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
+    });
+    tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000002`,
       text: JSON.stringify({ 'Readable note': { before: { title: 'Readable note', text: 'Old text', tags: 'Draft' }, after: { title: 'Readable note', text: 'New text', tags: 'Done' } } }),
     });
@@ -45,8 +49,8 @@ beforeAll(async () => {
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await chat().locator('.tc-ai-approval').waitFor();
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
-  // The failed turn's diff and its rollback conflict card (the tiddler changed since).
-  await chat().locator('[data-turn$="/000002"] button[data-ai-action="show-changes"]').click();
+  // The first turn's diff, and the failed turn's rollback conflict card (the tiddler changed since).
+  await chat().locator('[data-turn$="/000000"] button[data-ai-action="show-changes"]').click();
   await chat().locator('[data-turn$="/000002"] button[data-ai-action="rollback"]').click();
   await chat().locator('.tc-ai-rollback-conflict').waitFor();
 });
@@ -85,10 +89,11 @@ function measureContrast(chatTitle: string): { lowest: number; count: number; of
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
   };
   const root = document.querySelector(`.tc-ai-chat[data-chat="${chatTitle}"]`)!;
+  const header = root.parentElement!.querySelector('.tc-ai-chat-header');
   const offenders: Offender[] = [];
   let lowest = Infinity;
   let count = 0;
-  for (const element of [root, ...root.querySelectorAll('*')]) {
+  for (const element of [root, ...root.querySelectorAll('*'), ...(header ? [header, ...header.querySelectorAll('*')] : [])]) {
     const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim());
     if (!own || !(element as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true })) continue;
     const style = getComputedStyle(element);
@@ -118,7 +123,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer']) {
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
   const result = await page.evaluate(measureContrast, CHAT);
@@ -136,8 +141,11 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
 test('every control of the chat and the New chat button has an accessible name', async () => {
   await usePalette('$:/palettes/Vanilla');
   const unnamed = await page.evaluate((c) => {
-    const controls = [...document.querySelectorAll(`.tc-ai-chat[data-chat="${c}"] :is(button, textarea, input, select, summary, a)`), ...document.querySelectorAll('[data-ai-action="new-chat"]')];
+    const root = document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!;
+    const scope = [root, root.parentElement!.querySelector('.tc-ai-chat-header')!];
+    const controls = [...scope.flatMap((s) => [...s.querySelectorAll(':is(button, textarea, input, select, summary, a)')]), ...document.querySelectorAll('[data-ai-action="new-chat"]')];
     return controls
+      .filter((e) => (e as HTMLElement).checkVisibility())
       .filter((e) => {
         const labelled = e.getAttribute('aria-label')?.trim() || e.textContent?.trim() || e.getAttribute('title')?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || e.closest('label');
         return !labelled;
@@ -145,18 +153,21 @@ test('every control of the chat and the New chat button has an accessible name',
       .map((e) => e.outerHTML.slice(0, 80));
   }, CHAT);
   expect(unnamed).toEqual([]);
-  // The composer's input and icon-like buttons carry a name of their own.
-  expect(await chat().locator('textarea.tc-ai-chat-input').getAttribute('aria-label')).toBeTruthy();
-  for (const b of ['.tc-ai-chat-send', '.tc-ai-chat-stop', '.tc-ai-chat-attach']) expect(await chat().locator(b).getAttribute('aria-label')).toBeTruthy();
+  // The composer's input has a name of its own, not only a placeholder.
+  expect(await chat().locator('textarea.tc-ai-chat-input').getAttribute('aria-label')).toBe('Message to the agent');
 });
 
 test('the card says each count right and shows a call once', async () => {
   const card = chat().locator('.tc-ai-approval');
-  // One view of the arguments: the changes, not the JSON again in the same card.
-  expect(await card.locator('.tc-ai-tool-args').count()).toBe(0);
+  // One view of the call: what it changes; the exact arguments only folded, no preview besides.
   expect(await card.locator('.tc-ai-approval-changes').textContent()).toContain('Text of the new tiddler');
-  const diffText = (await chat().locator('[data-turn$="/000002"] .tc-ai-diff').textContent()) ?? '';
-  expect(diffText).not.toMatch(/\b1 differences\b/);
+  expect(await card.locator('.tc-ai-approval-preview').count()).toBe(0);
+  expect(await card.locator('.tc-ai-tool-args').count()).toBe(1);
+  expect(await card.locator('.tc-ai-tool-args').evaluate((e) => e.parentElement!.tagName)).toBe('DETAILS');
+  // The turn's diff counts in words that agree with the number (TiddlyWiki's own says "1 differences").
+  const counts = await chat().locator('[data-turn$="/000000"] .tc-ai-diff-count').allTextContents();
+  expect(counts.length).toBeGreaterThan(0);
+  for (const c of counts) expect(c).toBe(parseInt(c, 10) === 1 ? '1 difference' : `${parseInt(c, 10)} differences`);
 });
 
 test('at 360 px wide nothing scrolls sideways', async () => {
@@ -180,13 +191,13 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'working', CHAT);
   await page.evaluate(() => window.scrollTo(0, 0));
   const long = (n: number) => Array.from({ length: n }, (_, p) => `Paragraph ${p} of a reply that keeps streaming for a while.`).join('\n\n');
-  wiki.mock.queue({ text: long(60), delayMs: 8 });
+  wiki.mock.queue({ text: long(40), delayMs: 2 });
   const startY = await page.evaluate(() => window.scrollY);
   await chat().locator('textarea.tc-ai-chat-input').fill('A long reply please');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await page.locator('.tc-ai-message-streaming').waitFor();
   // The reply grows; the window scrolls with it and keeps the composer in view.
-  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1500);
+  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
   await page.waitForFunction((y) => window.scrollY > y, startY);
   const composerInView = () => chat().locator('.tc-ai-chat-composer').evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2, CHAT);
@@ -194,7 +205,7 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 
   // The user scrolls the page up while the next reply streams: the window stays where they put it.
-  wiki.mock.queue({ text: long(80), delayMs: 8 });
+  wiki.mock.queue({ text: long(60), delayMs: 4 });
   await chat().locator('textarea.tc-ai-chat-input').fill('Another long reply');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await page.locator('.tc-ai-message-streaming').waitFor();
@@ -204,7 +215,7 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await page.waitForFunction((y) => window.scrollY < y, await page.evaluate(() => window.scrollY));
   const readingAt = await page.evaluate(() => window.scrollY);
   const before = await page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
-  await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 800, before);
+  await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
   expect(Math.abs((await page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 });
