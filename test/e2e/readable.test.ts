@@ -33,6 +33,7 @@ beforeAll(async () => {
       { role: 'error', text: 'Could not connect to the provider at http://127.0.0.1:1/v1' },
     ];
     messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
+    tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the note\n- [ ] Summarize it\n  - [ ] Check the details' });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000000`,
       text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
@@ -53,6 +54,12 @@ beforeAll(async () => {
   await chat().locator('[data-turn$="/000000"] button[data-ai-action="show-changes"]').click();
   await chat().locator('[data-turn$="/000002"] button[data-ai-action="rollback"]').click();
   await chat().locator('.tc-ai-rollback-conflict').waitFor();
+  // The prompt preview, a chip in the composer.
+  await chat().locator('.tc-ai-prompt-show').click();
+  await chat().locator('.tc-ai-prompt-preview:not([hidden])').waitFor();
+  await chat().locator('textarea.tc-ai-chat-input').fill('[[Readable no');
+  await chat().locator('.tc-ai-attach-suggestion').first().click();
+  await chat().locator('.tc-ai-composer-chips .tc-ai-chip').waitFor();
 });
 
 afterAll(async () => {
@@ -123,7 +130,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer']) {
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
   const result = await page.evaluate(measureContrast, CHAT);
@@ -172,7 +179,6 @@ test('the card says each count right and shows a call once', async () => {
 
 test('at 360 px wide nothing scrolls sideways', async () => {
   await page.setViewportSize({ width: 360, height: 740 });
-  await chat().locator('.tc-ai-prompt-show').click();
   await chat().locator('.tc-ai-prompt-preview:not([hidden])').waitFor();
   await page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
   const wide = await page.evaluate(() => ({
@@ -210,9 +216,11 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await page.locator('.tc-ai-message-streaming').waitFor();
   await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
-  await page.mouse.move(640, 100);
+  const followedTo = await page.evaluate(() => window.scrollY);
+  // The wheel over the page's margin scrolls the window, not the chat's list.
+  await page.mouse.move(5, 450);
   await page.mouse.wheel(0, -300);
-  await page.waitForFunction((y) => window.scrollY < y, await page.evaluate(() => window.scrollY));
+  await page.waitForFunction((y) => window.scrollY < y, followedTo);
   const readingAt = await page.evaluate(() => window.scrollY);
   const before = await page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
   await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
