@@ -10,13 +10,24 @@ demo) can exercise streaming, tool calls, errors, cut-offs and Stop over real HT
   await mock.close();
 
 CLI: node scripts/mock-llm.cjs [--port 8765] [--host 127.0.0.1]   (env MOCK_LLM_PORT, MOCK_LLM_DELAY_MS)
+Open by default; with `apiKey` (env MOCK_LLM_API_KEY) every /v1 request without the header
+`Authorization: Bearer <apiKey>` gets OpenAI's 401 invalid_api_key answer (the settings'
+connection test tells a wrong key from the rest this way).
 
 How a chat request is answered, first match wins:
   1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
-  2. a `mock:...` directive in the last user message (see DIRECTIVES below), unless the
+  2. the demo's guided tour, when the last user message is `mock:tour` or "Show me what you
+     can do" (see THE TOUR below);
+  3. a `mock:...` directive in the last user message (see DIRECTIVES below), unless the
      conversation ends with a tool result (else `mock:tool=` would call the tool forever);
-  3. an unknown `model` -> 404 model_not_found, exactly like OpenAI;
-  4. the default reply, defaultReply(userText), or toolResultReply(result) after a tool result.
+  4. an unknown `model` -> 404 model_not_found, exactly like OpenAI;
+  5. the default reply, defaultReply(userText), or toolResultReply(result) after a tool result.
+The tour is one tool turn in three requests, each step read from the conversation itself (the
+mock keeps no state between requests): after the user's message it calls `wiki-search` for
+"Demo notes"; after the search result it calls `wiki-edit` on the tiddler "Demo notes" with
+the `modified` the result shows (a write, so the user gets an approval card); after the edit's
+result it replies with what the user just saw (the card, the diff, Roll back), or, when the
+note was not found or the edit did not happen, says so.
 A queued script may carry `hold`, a Promise (in-process queue() only): its reply starts once
 the promise settles, so a test can act between the request's arrival and the model's answer.
 
@@ -129,6 +140,42 @@ function findDirective(text, model) {
   return null;
 }
 
+// ---- THE TOUR: the offline demo's scripted tool turn (search, an approved edit, a reply) ----
+const TOUR_REQUEST = /(?:^|[^\w])mock:tour\b|^\s*show me what you can do\W*$/i;
+const TOUR_NOTE = 'Demo notes';
+const TOUR_FIND = 'Status: waiting for the tour.';
+const TOUR_REPLACE = 'Status: changed by the demo agent during the tour. Roll back the turn to bring back the line it replaced.';
+const TOUR_NOTICE = "''Guided tour'' (scripted mock reply, not a real AI).";
+const TOUR_DONE = `${TOUR_NOTICE} I searched the wiki with \`wiki-search\` (reading runs by itself), found [[${TOUR_NOTE}]] and asked to change one line of it with \`wiki-edit\`. A write waits for you: the card showed what would change, and nothing landed until you allowed it.
+
+* ''1 tiddler changed'', under this reply, opens the diff: the words taken out and the words put in.
+* ''Roll back'', next to it, puts [[${TOUR_NOTE}]] back exactly as it was.
+${FOOTER}`;
+
+/** The tour's next step, or null when the last user message does not ask for the tour. */
+function tourScript(messages, userText) {
+  if (!TOUR_REQUEST.test(userText)) return null;
+  let lastUser = messages.length - 1;
+  while (lastUser >= 0 && messages[lastUser]?.role !== 'user') lastUser--;
+  const since = messages.slice(lastUser + 1).filter((m) => m && m.role !== 'system');
+  const last = since[since.length - 1];
+  if (!last) return { toolCalls: [{ name: 'wiki-search', arguments: { query: TOUR_NOTE } }] };
+  if (last.role !== 'tool') return null;
+  const call = [...since].reverse().find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls))?.tool_calls?.[0];
+  const result = contentText(last.content);
+  if (call?.function?.name === 'wiki-search') {
+    const hit = result.match(/<tiddler-data\b[^>]*\btitle="Demo notes"[^>]*>/)?.[0];
+    const modified = hit?.match(/\bmodified="(\d*)"/)?.[1];
+    if (modified === undefined) return { text: `${TOUR_NOTICE} The search did not find the tiddler [[${TOUR_NOTE}]], so there is nothing to change. Restore it from the shipped demo (delete your copy in \`tiddlers/\`) and try again.${FOOTER}` };
+    return { toolCalls: [{ name: 'wiki-edit', arguments: { title: TOUR_NOTE, modified, edits: [{ find: TOUR_FIND, replace: TOUR_REPLACE }] } }] };
+  }
+  if (call?.function?.name === 'wiki-edit') {
+    if (result.startsWith('Edited')) return { text: TOUR_DONE };
+    return { text: `${TOUR_NOTICE} The edit did not happen. The tool said: ${quote(result)}${FOOTER}` };
+  }
+  return null;
+}
+
 // ---- Helpers ----
 function contentText(content) {
   if (typeof content === 'string') return content;
@@ -167,7 +214,7 @@ function splitInto(str, n) {
 async function startMockLlm(options = {}) {
   const {
     port = 0, host = '127.0.0.1', delayMs = 15, fixturesDir = DEFAULT_FIXTURES,
-    models = ['mock-model', 'mock-model-large'], log = false,
+    models = ['mock-model', 'mock-model-large'], log = false, apiKey,
   } = options;
   const say = typeof log === 'function' ? log : log ? (line) => console.log(`[mock-llm] ${line}`) : () => {};
   const requests = []; // live: reset() empties it in place so callers' references stay valid
@@ -379,6 +426,8 @@ async function startMockLlm(options = {}) {
     const lastUser = [...messages].reverse().find((m) => m && m.role === 'user');
     const userText = lastUser ? contentText(lastUser.content) : '';
     if (scripts.length) return { source: 'queue', script: scripts.shift() };
+    const tour = tourScript(messages, userText);
+    if (tour) return { source: 'tour', script: tour };
     const endsWithTool = last && last.role === 'tool';
     if (!endsWithTool) {
       const d = findDirective(userText, body.model);
@@ -416,6 +465,8 @@ async function startMockLlm(options = {}) {
       res.writeHead(204, headers);
       return res.end();
     }
+    const api = !route.startsWith('/__mock');
+    if (api && apiKey && req.headers.authorization !== `Bearer ${apiKey}`) return sendJson(res, 401, genericErrorBody(401));
     if (req.method === 'GET' && (route === '/v1/models' || route === '/models')) {
       return sendJson(res, 200, {
         object: 'list',
@@ -562,7 +613,7 @@ function hashedEmbedding(text, dims) {
   return v.map((x) => Math.round((x / norm) * 1e6) / 1e6);
 }
 
-module.exports = { startMockLlm, defaultReply, toolResultReply, hashedEmbedding };
+module.exports = { startMockLlm, defaultReply, toolResultReply, hashedEmbedding, TOUR_FIND, TOUR_REPLACE };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
@@ -570,7 +621,8 @@ if (require.main === module) {
   const port = Number(flag('--port') ?? process.env.MOCK_LLM_PORT ?? 8765);
   const host = flag('--host') ?? '127.0.0.1';
   const delayMs = process.env.MOCK_LLM_DELAY_MS != null ? Number(process.env.MOCK_LLM_DELAY_MS) : 15;
-  startMockLlm({ port, host, delayMs, log: true }).then((mock) => {
+  const apiKey = process.env.MOCK_LLM_API_KEY || undefined;
+  startMockLlm({ port, host, delayMs, apiKey, log: true }).then((mock) => {
     console.log(`TiddlyAgent mock LLM (${MOCK_NOTICE}) listening on ${mock.url}`);
     const stop = () => mock.close().then(() => process.exit(0));
     process.on('SIGINT', stop);

@@ -2,7 +2,7 @@
 The TiddlyAgent library module: everything the widgets, startup modules and other plugins
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
-export { getRunner, getLocalRunner, createLocalRunner } from './runner/default-runner';
+export { getRunner, getLocalRunner, createLocalRunner, getSecret } from './runner/default-runner';
 export { LocalRunner, type RunnerHost, type ExternalChat } from './runner/local-runner';
 export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
 export { RemoteRunner } from './runner/remote-runner';

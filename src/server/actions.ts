@@ -16,6 +16,12 @@ function str(body: Body, key: string): string {
   return value;
 }
 
+function optionalStr(body: Body, key: string): string | undefined {
+  const value = body[key];
+  if (value !== undefined && value !== null && typeof value !== 'string') throw new HttpError(400, `"${key}" must be a string.`);
+  return value || undefined;
+}
+
 function receipt(submitted: { op: Agent.Operation }): Answer {
   return { status: 202, body: { operation: { id: submitted.op.id, status: submitted.op.status } } };
 }
@@ -47,6 +53,12 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
   preview: async (runner, body) => ({ status: 200, body: await runner.previewPrompt(str(body, 'chat')) }),
   // Connecting starts a configured command (stdio) on the server: writers only, like every action.
   'mcp-test': async (runner, body) => ({ status: 200, body: await runner.testMcpServer(str(body, 'server')) }),
+  // Calls a base URL with the server's key: writers only (like every action), the key only to an
+  // origin a saved profile already calls (runner/provider-test.ts); a key in the body is ignored.
+  'provider-test': async (runner, body) => ({
+    status: 200,
+    body: await runner.testProvider({ profile: str(body, 'profile'), baseUrl: optionalStr(body, 'baseUrl'), model: optionalStr(body, 'model') }),
+  }),
 };
 
 export const ACTION_NAMES = Object.keys(ACTIONS);

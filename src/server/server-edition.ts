@@ -139,6 +139,6 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
 /** Which API key names the provider profiles use, and whether the server's environment sets each (never the value). */
 export function apiKeysSet(): Record<string, boolean> {
   const keys: Record<string, boolean> = {};
-  for (const name of $tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]get[api-key-name]trim[]]')) keys[name] = !!process.env[name];
+  for (const name of $tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]get[api-key-name]trim[]]')) keys[name] = !!agentLib().getSecret(name);
   return keys;
 }

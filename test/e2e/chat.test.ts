@@ -42,9 +42,10 @@ async function sendInChat(title: string, text: string) {
 test('the API key is entered in the settings and kept in the password store only', async () => {
   // The settings tab of the control panel, opened as a tiddler of its own.
   await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  await page.locator('select.tc-ai-settings-provider-pick').selectOption('$:/demo/providers/mock-llm');
   const provider = page.locator('.tc-ai-settings-provider[data-provider="$:/demo/providers/mock-llm"]');
   await provider.locator('input[type="password"]').fill(SECRET);
-  await provider.locator('input[type="password"]').press('Tab');
+  await provider.locator('button.tc-ai-settings-save').click();
   expect(await page.evaluate(() => (window as any).$tw.utils.getPassword('mock-api-key'))).toBe(SECRET);
 });
 

@@ -24,6 +24,7 @@ test('Start in the settings, a search by meaning, a reload that goes on from Ind
   const titles = () => page.evaluate(() => (window as any).$tw.wiki.allTitles() as string[]);
   const before = new Set(await titles());
   await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  await page.locator('.tc-ai-settings-tabs button[data-tab-title="$:/plugins/tiddlyagent/agent/settings/search"]').click();
   const select = page.locator('select').filter({ has: page.locator('option', { hasText: 'mock-embedding' }) }).first();
   await select.selectOption({ value: '$:/demo/providers/mock-llm' });
   await page.locator('button.tc-ai-semantic-start').click();

@@ -96,9 +96,10 @@ test('an approval card shown on both pages is answered on one, and the tool runs
 test('the settings tab says whether the server has each key, and shows no password field', async () => {
   const page = await openPage();
   await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  await page.locator('select.tc-ai-settings-provider-pick').selectOption('$:/plugins/tiddlyagent/agent/providers/openai');
   const key = page.locator('.tc-ai-settings-server-key').first();
   await key.waitFor();
-  expect(await key.textContent()).toContain('not set on the server');
+  expect(await key.textContent()).toContain('Not set on the server: set the environment variable openai-api-key');
   expect(await page.locator('.tc-ai-settings input[type="password"]').count()).toBe(0);
   expect(errors).toEqual([]);
 });

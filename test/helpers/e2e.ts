@@ -25,12 +25,14 @@ export interface ServedWiki {
 
 /**
  * A copy of the demo wiki in a temp folder (the built plugins linked in), whose mock
- * provider points at `mockUrl`. With `server`, it has the filesystem and tiddlyweb plugins.
+ * provider points at `mockUrl`. With `server`, it has the filesystem and tiddlyweb plugins;
+ * with `languages`, the language plugins the demo wiki offers (its tiddlywiki.info).
  */
-export function demoWikiFolder(mockUrl: string, options: { server: boolean; edition?: Edition; providerFields?: Record<string, string> }): string {
+export function demoWikiFolder(mockUrl: string, options: { server: boolean; edition?: Edition; providerFields?: Record<string, string>; languages?: boolean }): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-e2e-'));
   const plugins = options.server ? ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'] : [];
-  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
+  const languages: string[] = options.languages ? (JSON.parse(fs.readFileSync(path.join(ROOT, 'tiddlywiki.info'), 'utf8')).languages ?? []) : [];
+  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'], ...(languages.length ? { languages } : {}) }));
   if (options.edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
   else {
     // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
@@ -67,9 +69,9 @@ export function servingUrl(server: ChildProcess): Promise<string> {
 }
 
 /** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; providerFields?: Record<string, string>; edition?: Edition } = {}): Promise<ServedWiki> {
-  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20 });
-  const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields });
+export async function serveDemoWiki(options: { mockDelayMs?: number; mockApiKey?: string; providerFields?: Record<string, string>; edition?: Edition; languages?: boolean } = {}): Promise<ServedWiki> {
+  const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20, apiKey: options.mockApiKey });
+  const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields, languages: options.languages });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
   const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await servingUrl(server);

@@ -42,9 +42,9 @@ export function serverWikiFolder(mockUrl: string): string {
   return demoWikiFolder(mockUrl, { server: true, edition: 'server' });
 }
 
-/** `tiddlywiki <dir> --listen port=0 host=127.0.0.1 <args>`, resolved once it serves. */
-export async function startServer(dir: string, args: string[] = []): Promise<TwServer> {
-  const child = spawn(process.execPath, [TIDDLYWIKI, dir, '--listen', 'port=0', 'host=127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `tiddlywiki <dir> --listen port=0 host=127.0.0.1 <args>`, resolved once it serves; `env` adds to its environment (jest's process.env is not the child's). */
+export async function startServer(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<TwServer> {
+  const child = spawn(process.execPath, [TIDDLYWIKI, dir, '--listen', 'port=0', 'host=127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

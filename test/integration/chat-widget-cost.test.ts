@@ -130,11 +130,26 @@ test('a bad model-facts entry is named in the meter\'s tooltip; prices fall back
 });
 
 test('the settings tab shows each profile\'s facts and a bad model-facts entry next to it', () => {
-  const html = $tw.wiki.renderTiddler('text/html', '$:/plugins/tiddlyagent/agent/settings');
-  const start = html.indexOf(`data-provider="${PROVIDER}"`);
-  const section = html.slice(start, html.indexOf('tc-ai-settings-provider', start + 40));
+  // The provider setup shows one profile at a time: the one picked.
+  const settingsOf = (profile: string) => {
+    $tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: profile });
+    // As in the page: the core macros (tabs) and the global procedures (ai-lingo) imported.
+    const widget = $tw.wiki.makeTranscludeWidget('$:/plugins/tiddlyagent/agent/settings', { document: $tw.fakeDocument, importPageMacros: true } as never);
+    const container = $tw.fakeDocument.createElement('div');
+    widget.render(container as never, null as never);
+    const html = (container as unknown as { innerHTML: string }).innerHTML;
+    return html.slice(html.indexOf(`data-provider="${profile}"`));
+  };
+  const section = settingsOf(PROVIDER);
   expect(section).toContain(`<div class="tc-ai-bg-problem tc-ai-profile-problem">Provider profile "${PROVIDER}": the field "model-facts" has "price-input": -1 for "gpt-4o-mini"`);
-  const openai = html.slice(html.indexOf('data-provider="$:/plugins/tiddlyagent/agent/providers/openai"'));
+  const openai = settingsOf('$:/plugins/tiddlyagent/agent/providers/openai');
   expect(openai).toContain('gpt-4o-mini: window 128,000 · output 4,096 · images · $0.15 / $0.60 per million tokens in / out');
   expect(openai).toContain('gpt-4.1: window 1,047,576 · output 4,096');
+  // ... in the wiki's language.
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    expect(settingsOf('$:/plugins/tiddlyagent/agent/providers/openai')).toContain('gpt-4o-mini：窗口 128,000 · 输出 4,096 · 支持图片 · 每百万词元 输入 $0.15 / 输出 $0.60');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
 });

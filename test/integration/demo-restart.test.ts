@@ -6,6 +6,7 @@
 // were. Deleting tiddlers/ resets the demo.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { servingUrl } from '../helpers/e2e';
@@ -14,7 +15,7 @@ import { ROOT } from '../helpers/tw';
 jest.setTimeout(60_000);
 
 let dir: string;
-let server: { process: ChildProcess; url: string } | undefined;
+let server: { process: ChildProcess; url: string; output: () => string } | undefined;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-restart-'));
@@ -28,14 +29,17 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** `node scripts/start.mjs` as `npm start` runs it (without the mock LLM), on a free port. */
-async function start(): Promise<void> {
+/** `node scripts/start.mjs` as `npm start` runs it (without the mock LLM unless `env` asks), on a free port. */
+async function start(env: Record<string, string> = { MOCK_LLM: '0' }): Promise<void> {
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.mjs')], {
-    env: { ...process.env, WIKI_DIR: dir, PORT: '0', MOCK_LLM: '0' },
+    env: { ...process.env, WIKI_DIR: dir, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await servingUrl(child);
-  server = { process: child, url };
+  server = { process: child, url, output: () => output };
 }
 
 /** SIGTERM to the start script (which stops the TiddlyWiki server) and wait for it to exit. */
@@ -221,4 +225,29 @@ test('a new chat, its messages, a created note and an edited demo tiddler surviv
   for (const fields of SAVED) expect(await get(fields.title!)).toBeUndefined();
   await stop();
   expect(snapshot(path.join(dir, 'wiki'))).toEqual(shipped);
+});
+
+test('when the mock LLM cannot have its port, it takes a free one and the demo provider follows it (saved in tiddlers/, wiki/ untouched)', async () => {
+  const shipped = snapshot(path.join(ROOT, 'wiki'));
+  const taken = http.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const takenPort = (taken.address() as { port: number }).port;
+  try {
+    await start({ MOCK_LLM_PORT: String(takenPort) });
+    const provider = (await get('$:/demo/providers/mock-llm'))!;
+    const mockUrl = /Mock LLM \(scripted test double, not a real model\) on (\S+):/.exec(server!.output())?.[1];
+    expect(mockUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(mockUrl).not.toContain(`:${takenPort}/`);
+    expect(provider['base-url']).toBe(mockUrl);
+    // The demo chat's provider really reaches the mock there.
+    const models = await fetch(`${provider['base-url']}/models`);
+    expect(models.status).toBe(200);
+    expect(JSON.stringify(await models.json())).toContain('mock-model');
+    await stop();
+    expect(snapshot(path.join(dir, 'wiki'))).toEqual(shipped);
+  } finally {
+    taken.close();
+    if (server) await stop();
+    fs.rmSync(path.join(dir, 'tiddlers'), { recursive: true, force: true });
+  }
 });

@@ -26,3 +26,80 @@ test('English by default, Chinese while $:/language is zh-Hans, English for an u
   expect(lingo($tw.wiki, 'OnlyEnglish')).toBe('Only English');
   $tw.wiki.deleteTiddler('$:/language');
 });
+
+// Every English key has a Chinese translation and no translation is left for a key that is
+// gone; a translation keeps every $placeholder$ and wikitext link/format of its English text.
+const LANGUAGE = '$:/plugins/tiddlyagent/agent/language/';
+function keys(prefix: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const title of $tw.wiki.filterTiddlers(`[all[shadows]prefix[${prefix}]]`) as string[]) {
+    const key = title.slice(prefix.length);
+    // English keys only: translations (`<code>/…`) and the lingo procedure are not UI strings.
+    if (prefix === LANGUAGE && (/^[a-z]{2}-[A-Za-z]+\//.test(key) || key === 'lingo')) continue;
+    out.set(key, $tw.wiki.getTiddlerText(title) ?? '');
+  }
+  return out;
+}
+
+test('zh-Hans translates every en-GB key, has no stale key, and keeps placeholders and wikitext markup', () => {
+  const english = keys(LANGUAGE);
+  const chinese = keys(`${LANGUAGE}zh-Hans/`);
+  expect(english.size).toBeGreaterThan(150);
+  expect([...english.keys()].filter((k) => !chinese.has(k))).toEqual([]);
+  expect([...chinese.keys()].filter((k) => !english.has(k))).toEqual([]);
+  const marks = (text: string) => [...text.matchAll(/\$[a-z]+\$|\/\/|<\/?small>|\$:\/[\w/]+/gi)].map((m) => m[0]).sort();
+  for (const [key, text] of english) {
+    expect({ key, marks: marks(chinese.get(key)!) }).toEqual({ key, marks: marks(text) });
+    expect({ key, blank: !chinese.get(key)!.trim() }).toEqual({ key, blank: !text.trim() });
+  }
+});
+
+test('the English prompt words in the language tiddlers are the engine\'s own defaults', () => {
+  const { ENGLISH_PROMPT_WORDS } = require('../../src/agent/engine/prompt-words') as typeof import('../../src/agent/engine/prompt-words');
+  for (const [name, text] of Object.entries(ENGLISH_PROMPT_WORDS)) expect({ name, text: $tw.wiki.getTiddlerText(`${LANGUAGE}Prompt/Words/${name}`) }).toEqual({ name, text });
+});
+
+test('the Chats and Background sidebar tabs, a status badge and a schedule read Chinese under zh-Hans', () => {
+  $tw.wiki.addTiddler({ title: 'Lingo chat', agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'working' });
+  $tw.wiki.addTiddler({ title: 'Lingo schedule', tags: '$:/tags/AI/Schedule', 'agent-chat': 'Lingo chat', 'schedule-kind': 'interval', 'schedule-interval': '300', 'schedule-active-hours': '09:00-17:00', 'schedule-next-run': '2030-01-07T09:00:00.000Z', 'schedule-message': '检查花园' });
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    const chats = render('{{$:/plugins/tiddlyagent/agent/ui/sidebar/chats}}');
+    expect(chats).toContain('空闲');
+    expect(chats).toContain('处理中');
+    expect(chats).not.toMatch(/\bworking\b/);
+    const background = render('{{$:/plugins/tiddlyagent/agent/ui/sidebar/background}}');
+    expect(background).toContain('定时任务和闹钟');
+    expect(background).toContain('每 5 分钟 一次，仅在 09:00-17:00');
+    expect(background).toContain('下次：');
+    // Nothing left in English but names, ISO-like times and the tags/fields it quotes.
+    const english = background.replace(/Lingo \w+|\$:\/[\w/]+|agent-heartbeat-interval|alarm-clock|schedule-task|TiddlyAgent|Wiki Assistant/g, '').match(/[A-Za-z]{2,}/g);
+    expect(english).toBeNull();
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+    $tw.wiki.deleteTiddler('Lingo schedule');
+    $tw.wiki.deleteTiddler('Lingo chat');
+  }
+});
+
+test('an error message shows a headline in the UI language above its technical detail; one without a kind shows its text', () => {
+  const chat = 'Lingo error chat';
+  $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'failed' });
+  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'error', type: 'text/plain', ...fields });
+  $tw.wiki.addTiddler(message(0, { 'error-kind': 'network', text: 'Could not connect to http://127.0.0.1:9/v1 (connection refused).' }));
+  $tw.wiki.addTiddler(message(1, { text: 'An old error without a kind.' }));
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    const parser = $tw.wiki.parseText('text/vnd.tiddlywiki', `<$ai-chat chat="${chat}"/>`);
+    const widget = $tw.wiki.makeWidget(parser, { document: $tw.fakeDocument });
+    const container = $tw.fakeDocument.createElement('div');
+    widget.render(container, null);
+    const html = container.innerHTML as string;
+    expect(html).toContain('<div class="tc-ai-error-headline">无法连接到模型服务器</div>');
+    expect(html).toContain('Could not connect to http://127.0.0.1:9/v1 (connection refused).');
+    expect(html).toContain('An old error without a kind.');
+    expect(html).toContain('>错误<');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+});

@@ -118,6 +118,8 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
     preview: { chat },
     // The "unknown" variant names a server that does not exist (mcp-test has no chat).
     'mcp-test': { server: chat === CHAT ? '$:/demo/mcp/everything' : 'No such server' },
+    // Aimed at a profile (provider-test has no chat either); the unknown variant names none.
+    'provider-test': { profile: chat === CHAT ? '$:/demo/providers/mock-llm' : 'No such profile' },
   };
   if (!bodies[action]) throw new Error(`POST /agent/${action} has no line in this test: add one`);
   return bodies[action]!;

@@ -11,6 +11,7 @@ Pure: messages in, messages out; the loop makes the summary request and the writ
 \*/
 import type { ModelMessage } from '../providers/types';
 import type { Message } from '../store/schemas';
+import { ENGLISH_PROMPT_WORDS } from './prompt-words';
 
 /** Summary messages: `yes`. Role `assistant`, so they render and count like replies. */
 export const COMPACTION_FIELD = 'agent-compaction';
@@ -53,18 +54,12 @@ export function overThreshold(tokens: number, window: number, percent: number): 
   return percent > 0 && tokens > (window * percent) / 100;
 }
 
-const INSTRUCTIONS =
-  'You are compacting a long conversation so it fits your context window. Summarize everything above for your own later use: ' +
-  'what the user asked for and decided, the facts you found, the exact titles of tiddlers you read, created or changed and how, ' +
-  'open questions and the work still to do. Keep names, numbers and titles exactly. Write plain text, no preamble; ' +
-  'the summary replaces these messages in your prompt.';
-
 /** The summary request's messages: the history to summarize (already in prompt form), then the instructions. */
-export function summaryMessages(history: ModelMessage[]): ModelMessage[] {
-  return [...history, { role: 'user', content: INSTRUCTIONS }];
+export function summaryMessages(history: ModelMessage[], words = ENGLISH_PROMPT_WORDS): ModelMessage[] {
+  return [...history, { role: 'user', content: words.summaryRequest }];
 }
 
 /** How a summary stands in the prompt, at the place of the turns it replaced. */
-export function summaryPromptMessage(summary: Message): ModelMessage {
-  return { role: 'system', content: `Summary of the earlier conversation (written by you when it was compacted; the original messages are no longer in this prompt):\n${summary.text}` };
+export function summaryPromptMessage(summary: Message, words = ENGLISH_PROMPT_WORDS): ModelMessage {
+  return { role: 'system', content: `${words.summaryHeading}\n${summary.text}` };
 }

@@ -10,6 +10,8 @@ import type { ChatStore } from '../store/chat-store';
 import type { AgentDefinition, ChatStatus, Message, ProviderProfile } from '../store/schemas';
 import type { ToolDefinition, ToolServices } from '../tools/tool';
 import type { PromptSection } from './context';
+import type { ErrorKind } from './error-kinds';
+import type { PromptWords } from './prompt-words';
 import type { AgentEvent } from './events';
 import type { ToolCallRequest, ToolCallResult } from './tool-executor';
 
@@ -30,6 +32,8 @@ export interface TurnContext {
   metadata: Record<string, unknown>;
   /** What the runner lends the turn's tools (the clock, sub-agents). */
   services: ToolServices;
+  /** The fixed words around the user's content in the prompt, in the wiki's language (English when absent). */
+  words?: Partial<PromptWords>;
 }
 
 export interface UserMessage {
@@ -58,6 +62,8 @@ export interface ModelResponse {
   usage: { inputTokens?: number; outputTokens?: number };
   canceled: boolean;
   error?: string;
+  /** What kind of failure `error` is (engine/error-kinds.ts). */
+  errorKind?: ErrorKind;
   /** Filled in by the persistence plugin. */
   title?: string;
 }

@@ -11,6 +11,8 @@ message in the chat; nothing is left `working`.
 \*/
 import * as z from 'zod/mini';
 import { isProviderError } from '../providers/errors';
+import { providerErrorKind, type ErrorKind } from './error-kinds';
+import type { PromptWords } from './prompt-words';
 import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { formatUsd, replyCost, totalCost } from '../store/cost';
@@ -55,6 +57,8 @@ export interface EngineDeps {
   /** What the runner lends the tools (sub-agents); the clock defaults to `now`. */
   services?: ToolServices;
   retry?: Pick<RetryOptions, 'sleep' | 'random' | 'maxRetries' | 'baseDelayMs'>;
+  /** The prompt's fixed words in the wiki's language (engine/prompt-words.ts); English when absent. */
+  words?: Partial<PromptWords>;
 }
 
 export interface TurnInput {
@@ -88,6 +92,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     round: 0,
     actions: {},
     metadata: {},
+    words: deps.words,
     services: deps.services ?? { now },
     // filled in below, once the definition has been read
     agent: undefined as unknown as TurnContext['agent'],
@@ -96,8 +101,8 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   };
   let hooks = createHooks([...BUILTIN_PLUGINS]);
   const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
-  const fail = async (message: string): Promise<TurnResult> => {
-    store.appendMessage(ctx.chat, { role: 'error', text: message });
+  const fail = async (message: string, errorKind: ErrorKind): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind });
     deps.emit({ type: 'error', chat: ctx.chat, message });
     await setStatus('failed');
     return { status: 'failed', error: message };
@@ -123,7 +128,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
     model = setup.languageModel;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    return fail(e instanceof Error ? e.message : String(e), 'config');
   }
   const approvals = (() => {
     try {
@@ -132,7 +137,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       return e as Error;
     }
   })();
-  if (approvals instanceof Error) return fail(approvals.message);
+  if (approvals instanceof Error) return fail(approvals.message, 'config');
   const maxRounds = ctx.agent['agent-max-rounds'] ?? DEFAULT_MAX_ROUNDS;
 
   for (;;) {
@@ -160,30 +165,30 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       return { status: 'completed' };
     }
 
-    if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`);
+    if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`, 'max-rounds');
     const budget = budgetExceeded(ctx, all, turn);
-    if (budget) return fail(budget);
+    if (budget) return fail(budget, 'budget');
     // Before the turn's first request: its attached images must be sendable to this model.
     const refused = ctx.round === 0 ? attachmentRefusal(ctx, messages.find((m) => m.title === ctx.metadata.turn)) : undefined;
-    if (refused) return fail(refused);
+    if (refused) return fail(refused, 'attachment');
 
     ctx.round += 1;
     ctx.actions = {};
     const response = await modelRound(ctx, hooks, model, store.listMessages(ctx.chat), deps);
-    if (typeof response === 'string') return fail(response);
+    if (typeof response === 'string') return fail(response, 'context-overflow');
     await hooks.responseComplete.call(response, ctx);
     deps.emit({ type: 'reply-finished', chat: ctx.chat, title: response.title });
     for (const call of response.toolCalls.filter((c) => c.invalid)) {
       await hooks.toolExecuted.call({ result: (await executeToolCalls([call], ctx.tools, toolTurn(ctx)))[0]! }, ctx);
     }
     if (response.canceled) return cancel();
-    if (response.error) return fail(response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error);
+    if (response.error) return fail(response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error, response.errorKind ?? 'unexpected');
     if (ctx.actions.yieldNextRoundTo === 'self') continue;
     if (ctx.actions.yieldNextRoundTo === 'human') {
       await setStatus('input-required');
       return { status: 'input-required' };
     }
-    if (response.finish === 'length') store.appendMessage(ctx.chat, { role: 'error', text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).' });
+    if (response.finish === 'length') store.appendMessage(ctx.chat, { role: 'error', text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).', errorKind: 'length' });
     await setStatus('completed');
     return { status: 'completed' };
   }
@@ -471,6 +476,7 @@ function readyContext(deps: EngineDeps, chat: string, signal: AbortSignal): { ct
     round: 0,
     actions: {},
     metadata: {},
+    words: deps.words,
     services: deps.services ?? { now },
     agent: setup.agent,
     profile: setup.profile,
@@ -533,7 +539,7 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
     const outcome = await compactChat(ctx, model, deps, prompt.usage.window);
     if (ctx.signal.aborted) return { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: true };
     if (outcome.compacted) prompt = await assemblePrompt(ctx, hooks, ctx.store.listMessages(ctx.chat));
-    else if (outcome.error) ctx.store.appendMessage(ctx.chat, { role: 'error', text: `${outcome.error} The chat is as it was; where the prompt does not fit, its oldest messages are left out instead.` });
+    else if (outcome.error) ctx.store.appendMessage(ctx.chat, { role: 'error', text: `${outcome.error} The chat is as it was; where the prompt does not fit, its oldest messages are left out instead.`, errorKind: 'compaction' });
   }
   const { usage, request } = prompt;
   ctx.emit({ type: 'context', chat: ctx.chat, usage });
@@ -575,17 +581,19 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
           break;
         case 'error':
           response.error = part.error.message;
+          response.errorKind = providerErrorKind(part.error);
           break;
       }
       if (response.error) break;
     }
   } catch (e) {
     response.error = isProviderError(e) || e instanceof Error ? e.message : String(e);
+    response.errorKind = isProviderError(e) ? providerErrorKind(e) : 'unexpected';
   }
   response.canceled = ctx.signal.aborted;
   if (response.canceled) response.error = undefined;
-  else if (!response.error && !response.finish) response.error = 'The reply ended before it was complete.';
-  else if (!response.error && !response.text.trim() && !response.toolCalls.length) response.error = emptyReplyError(response.finish);
+  else if (!response.error && !response.finish) [response.error, response.errorKind] = ['The reply ended before it was complete.', 'truncated'];
+  else if (!response.error && !response.text.trim() && !response.toolCalls.length) [response.error, response.errorKind] = [emptyReplyError(response.finish), response.finish === 'length' ? 'length' : 'empty-reply'];
   return response;
 }
 

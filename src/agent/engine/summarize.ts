@@ -7,6 +7,7 @@ Anything else (an HTTP error, a cut-off or empty reply, Stop) writes nothing.
 import { isProviderError } from '../providers/errors';
 import type { LanguageModel } from '../providers/types';
 import { compactable, summaryMessages, summaryPromptMessage, COMPACTED_FIELD } from './compaction';
+import { promptWords } from './prompt-words';
 import { fitToWindow, selectHistory } from './context';
 import type { TurnContext } from './hooks';
 import { historyEntries } from './plugins/prompt';
@@ -22,9 +23,10 @@ export async function compactChat(
 ): Promise<CompactionOutcome> {
   const { summary, older } = compactable(ctx.store.listMessages(ctx.chat));
   if (!older.length) return { compacted: false };
-  const history = [...(summary ? [summaryPromptMessage(summary)] : []), ...selectHistory(historyEntries(ctx, older))];
+  const words = promptWords(ctx.words);
+  const history = [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(historyEntries(ctx, older))];
   // The summary request must fit too: its oldest messages give way first.
-  const fit = fitToWindow([{ id: 'history', kind: 'history', messages: summaryMessages(history) }], { contextWindow, reserveOutput: Math.floor(contextWindow / 4) });
+  const fit = fitToWindow([{ id: 'history', kind: 'history', messages: summaryMessages(history, words) }], { contextWindow, reserveOutput: Math.floor(contextWindow / 4) });
   let text = '';
   let finished = false;
   let error: string | undefined;

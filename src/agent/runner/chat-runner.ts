@@ -6,6 +6,7 @@ by the one reducer (engine/live-state.ts). A request that cannot be carried out 
 a RunnerError whose `code` says why (the server maps it to an HTTP status).
 \*/
 import type { AgentEventListener } from '../engine/events';
+import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 
 export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
 
@@ -40,6 +41,8 @@ export interface ChatRunner {
   previewPrompt(chat: string): Promise<PromptPreview>;
   /** Connect to an MCP server (by its `name`) where turns run, and list its tools: the settings tab's "Test". */
   testMcpServer(name: string): Promise<McpTestResult>;
+  /** Test a provider profile with the values typed in the settings (runner/provider-test.ts): list its models, check the model. */
+  testProvider(request: ProviderTestRequest): Promise<ProviderTestResult>;
 }
 
 /** A prompt as the next request would carry it, as plain data (no key or header is part of it). */

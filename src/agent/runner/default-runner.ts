@@ -45,14 +45,28 @@ export function getLocalRunner(): LocalRunner {
 
 /** A secret by its name: the password store in a browser, the environment under Node. */
 export function getSecret(name: string): string | undefined {
-  return ($tw.browser ? $tw.utils.getPassword(name) : process.env[name]) || undefined;
+  return ($tw.browser ? $tw.utils.getPassword(name) : envSecret(name)) || undefined;
+}
+
+/**
+ * The environment variable holding a key: its own name (`openai-api-key`), or, since shells
+ * cannot set names with dashes, the same in the usual form (`OPENAI_API_KEY`).
+ */
+export function envVariableNames(name: string): string[] {
+  const usual = name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  return usual === name ? [name] : [name, usual];
+}
+
+function envSecret(name: string): string | undefined {
+  for (const variable of envVariableNames(name)) if (process.env[variable]) return process.env[variable];
+  return undefined;
 }
 
 /** Where the user sets a missing key (`$name$`: the key's name). */
 export function keyHint(): string {
   return $tw.browser
     ? 'Enter it in Control Panel → Settings → TiddlyAgent; it is kept in this browser only, never in a tiddler.'
-    : 'Set the environment variable "$name$" for the TiddlyWiki server.';
+    : 'Set the environment variable "$name$" for the TiddlyWiki server (or the same name in capitals with underscores, e.g. OPENAI_API_KEY for openai-api-key).';
 }
 
 /** Make this process's runner with some host settings replaced (the server plugin's durable log). */

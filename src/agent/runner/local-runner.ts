@@ -9,6 +9,7 @@ so a reload or a restart in between loses nothing.
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
 import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
+import { readPromptWords } from './prompt-words';
 import { CHAT_CONTEXT_USAGE, compactNow, previewPrompt, runTurn, type EngineDeps, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
@@ -25,6 +26,7 @@ import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
 import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
+import { testProvider, type ProviderTestRequest, type ProviderTestResult } from './provider-test';
 import { Turns } from './turns';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -327,13 +329,13 @@ export class LocalRunner implements ChatRunner {
           this.scheduleExpiry(chat);
           const why = notApplied.get(chat);
           if (why) {
-            this.store.appendMessage(chat, { role: 'error', text: why });
+            this.store.appendMessage(chat, { role: 'error', text: why, errorKind: 'interrupted' });
             marked.add(chat);
           }
         }
       }
       if (status !== 'working' && !cutOff.has(chat)) continue;
-      this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED });
+      this.store.appendMessage(chat, { role: 'error', text: this.host.interruptedText ?? INTERRUPTED, errorKind: 'interrupted' });
       // A turn cut off before its `working` reached disk did start (its message is saved): it went working, then was cut off.
       if (status !== 'working' && status !== 'input-required') this.setStatus(chat, 'working');
       this.setStatus(chat, 'interrupted');
@@ -383,6 +385,10 @@ export class LocalRunner implements ChatRunner {
     if (typeof name !== 'string' || !name) return Promise.reject(new RunnerError('bad-request', 'No MCP server was named.'));
     if (!this.host.mcp) return Promise.resolve({ ok: false, tools: [], error: 'MCP is not available here.' });
     return this.host.mcp.test(name, AbortSignal.timeout(60_000));
+  }
+
+  testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
+    return testProvider(this.host.wiki, request, this.host.fetch, (name) => this.host.getApiKey(name));
   }
 
   /** Stop every timer (the page or process is going away). */
@@ -444,7 +450,7 @@ export class LocalRunner implements ChatRunner {
         // Last line of defence: the engine handles every expected failure itself.
         const message = `Unexpected error: ${e instanceof Error ? e.message : String(e)}`;
         try {
-          this.store.appendMessage(chat, { role: 'error', text: message });
+          this.store.appendMessage(chat, { role: 'error', text: message, errorKind: 'unexpected' });
           this.setStatus(chat, 'failed');
         } catch {
           // the chat tiddler itself is gone; nothing left to mark
@@ -475,6 +481,7 @@ export class LocalRunner implements ChatRunner {
       plugins: this.host.plugins,
       now: this.now,
       services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
+      words: readPromptWords((title) => this.host.wiki.getFields(title)?.text),
     };
   }
 

@@ -9,6 +9,7 @@ import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
+import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 
 interface PushChannelModule {
   pushChannel(): PushChannel | undefined;
@@ -83,6 +84,11 @@ export class RemoteRunner implements ChatRunner {
 
   testMcpServer(name: string): Promise<McpTestResult> {
     return this.post('mcp-test', { server: name }) as Promise<McpTestResult>;
+  }
+
+  /** The server tests with its own key (its environment): a key typed here is never sent. */
+  testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
+    return this.post('provider-test', { profile: request.profile, baseUrl: request.baseUrl, model: request.model }) as Promise<ProviderTestResult>;
   }
 
   /** Before the server's snapshot arrives: what the chat tiddler (kept in step by the push channel) says. */

@@ -69,6 +69,8 @@ export interface NewMessage {
   child?: string;
   /** A compaction summary (engine/compaction.ts). */
   compaction?: boolean;
+  /** Error messages: what kind of failure (engine/error-kinds.ts), for a headline in the UI's language. */
+  errorKind?: string;
 }
 
 /** A status change the status table does not allow. */
@@ -181,6 +183,7 @@ export class ChatStore {
       'agent-source': message.source,
       'agent-child': message.child,
       'agent-compaction': message.compaction ? 'yes' : undefined,
+      'error-kind': message.errorKind,
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

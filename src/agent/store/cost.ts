@@ -59,8 +59,14 @@ export function formatUsd(usd: number): string {
   return `$${group(whole!)}.${cents}`;
 }
 
+/** How a sum that is not fully priced reads, in the UI's language (`$cost$`: the priced part). */
+export interface TotalWords {
+  unknown: string;
+  atLeast: string;
+}
+
 /** A sum as text: `$0.0042`; `unknown` when no reply could be priced; `at least $0.0042` when some could not. */
-export function formatTotal(total: CostTotal): string {
+export function formatTotal(total: CostTotal, words: TotalWords = { unknown: 'unknown', atLeast: 'at least $cost$' }): string {
   if (!total.unpriced.length) return formatUsd(total.usd);
-  return total.priced ? `at least ${formatUsd(total.usd)}` : 'unknown';
+  return total.priced ? words.atLeast.replace('$cost$', formatUsd(total.usd)) : words.unknown;
 }

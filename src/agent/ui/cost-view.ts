@@ -42,7 +42,7 @@ export class CostView {
     if (!cost) return undefined;
     const tokens = this.ctx.lingo('Cost/Tokens').replace('$in$', String(fields['tokens-in'] ?? 0)).replace('$out$', String(fields['tokens-out'] ?? 0));
     if ('usd' in cost) return { text: formatUsd(cost.usd), title: tokens };
-    return { text: this.ctx.lingo('Cost/Unknown'), title: `${tokens}. ${this.unpricedHint([cost.unpriced])}` };
+    return { text: this.ctx.lingo('Cost/Unknown'), title: this.ctx.lingo('Cost/TokensUnpriced').replace('$tokens$', tokens).replace('$hint$', this.unpricedHint([cost.unpriced])) };
   }
 
   /** Bring the costs of these message titles in line with the wiki. */
@@ -74,8 +74,9 @@ export class CostView {
     }
     const chat = totalCost(this.costs.values());
     const problem = this.pricing.problem;
-    const turnText = formatTotal(totalCost(turn));
-    const chatText = formatTotal(chat);
+    const words = { unknown: this.ctx.lingo('Cost/TotalUnknown'), atLeast: this.ctx.lingo('Cost/AtLeast') };
+    const turnText = formatTotal(totalCost(turn), words);
+    const chatText = formatTotal(chat, words);
     const key = this.costs.size || problem ? `${turnText}\n${chatText}\n${chat.unpriced.join(' ')}\n${problem ?? ''}` : '';
     if (key === this.shown) return;
     this.shown = key;

@@ -6,6 +6,7 @@ the error), which the settings tab shows.
 \*/
 import { ActionWidget } from './action-widget';
 import { lib } from './library';
+import { lingo } from './lingo';
 
 export const MCP_TEST_PREFIX = '$:/temp/tiddlyagent/mcp-test/';
 
@@ -15,13 +16,16 @@ class McpTestWidget extends ActionWidget {
     if (!server) return true;
     const title = `${MCP_TEST_PREFIX}${server}`;
     const wiki = this.wiki;
-    wiki.addTiddler({ title, ok: 'testing', text: 'Connecting…' });
+    // The result is a snapshot in the language of the moment the button was pressed.
+    const words = (key: string) => lingo(wiki, key);
+    const notConnected = (error: string) => words('Mcp/NotConnected').replace('$error$', error);
+    wiki.addTiddler({ title, ok: 'testing', text: words('Mcp/Connecting') });
     lib()
       .getRunner()
       .testMcpServer(server)
       .then(
-        (result) => wiki.addTiddler({ title, ok: result.ok ? 'yes' : 'no', text: result.ok ? `Connected: ${result.tools.length} tools (${result.tools.join(', ')})` : `Not connected: ${result.error ?? 'unknown error'}` }),
-        (e: unknown) => wiki.addTiddler({ title, ok: 'no', text: `Not connected: ${e instanceof Error ? e.message : String(e)}` }),
+        (result) => wiki.addTiddler({ title, ok: result.ok ? 'yes' : 'no', text: result.ok ? words('Mcp/Connected').replace('$count$', String(result.tools.length)).replace('$tools$', result.tools.join(', ')) : notConnected(result.error ?? words('Mcp/UnknownError')) }),
+        (e: unknown) => wiki.addTiddler({ title, ok: 'no', text: notConnected(e instanceof Error ? e.message : String(e)) }),
       );
     return true;
   }

@@ -72,6 +72,7 @@ export class MessageView {
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
     } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
     else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
+    else if (role === 'error') renderError(ctx, String(fields['error-kind'] ?? ''), text, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
@@ -106,6 +107,21 @@ export function renderReasoning(ctx: ChatContext, reasoning: string): { details:
   details.appendChild(el(ctx.document, 'summary', '', ctx.lingo('Reasoning')));
   details.appendChild(text);
   return { details, text };
+}
+
+/**
+ * An error: a headline in the UI's language for its kind (stored by the engine), then the
+ * technical detail as written. A message without a kind (older chats) shows its text alone.
+ */
+function renderError(ctx: ChatContext, kind: string, text: string, body: HTMLElement): void {
+  const headline = kind ? ctx.lingo(`Error/${kind}`) : '';
+  if (!headline) {
+    body.textContent = text;
+    return;
+  }
+  body.setAttribute('data-error-kind', kind);
+  body.appendChild(el(ctx.document, 'div', 'tc-ai-error-headline', headline));
+  body.appendChild(el(ctx.document, 'div', 'tc-ai-error-detail', text));
 }
 
 /** A tool call: a compact card, or, while it waits for the user, an approval or question card. */

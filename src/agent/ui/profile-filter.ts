@@ -5,17 +5,24 @@ it can); `facts`: one line per model it lists (its default first) with the windo
 limit, image support and prices the engine and the cost meter will use.
 \*/
 import { lib } from './library';
+import { lingo } from './lingo';
 import { modelFacts, type ModelFacts } from '../store/model-facts';
 
 type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
 
 const dollars = (n: number) => `$${n >= 0.01 && Number(n.toFixed(2)) === n ? n.toFixed(2) : n}`;
-const count = (n: number | undefined) => (n === undefined ? 'unknown' : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','));
 
-export function describeFacts(model: string, facts: ModelFacts): string {
-  const images = facts.images === undefined ? 'images: unknown' : facts.images ? 'images' : 'no images';
-  const price = facts.price ? `${dollars(facts.price.input)} / ${dollars(facts.price.output)} per million tokens in / out` : 'price unknown';
-  return `${model}: window ${count(facts.contextWindow)} · output ${count(facts.maxOutput)} · ${images} · ${price}`;
+/** One model's line, in the UI's words (`say`: the lingo of keys under Settings/Facts/). */
+export function describeFacts(model: string, facts: ModelFacts, say: (key: string) => string): string {
+  const count = (n: number | undefined) => (n === undefined ? say('Unknown') : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','));
+  const images = say(facts.images === undefined ? 'ImagesUnknown' : facts.images ? 'Images' : 'NoImages');
+  const price = facts.price ? say('Price').replace('$in$', dollars(facts.price.input)).replace('$out$', dollars(facts.price.output)) : say('PriceUnknown');
+  return say('Line')
+    .replace('$model$', model)
+    .replace('$window$', count(facts.contextWindow))
+    .replace('$output$', count(facts.maxOutput))
+    .replace('$images$', images)
+    .replace('$price$', price);
 }
 
 export function aiprofile(source: Source, operator: { operand: string }, options: { wiki: unknown }): string[] {
@@ -34,7 +41,8 @@ export function aiprofile(source: Source, operator: { operand: string }, options
     }
     if (operator.operand !== 'facts') return;
     const models = [...new Set([profile['default-model'], ...profile.models].filter((m): m is string => !!m))];
-    for (const model of models) out.push(describeFacts(model, modelFacts(profile, model)));
+    const say = (key: string) => lingo(options.wiki as never, `Settings/Facts/${key}`);
+    for (const model of models) out.push(describeFacts(model, modelFacts(profile, model), say));
   });
   return out;
 }

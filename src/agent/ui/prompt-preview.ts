@@ -64,12 +64,12 @@ export class PromptTools {
       const details = el(doc, 'details', 'tc-ai-prompt-section');
       details.setAttribute('data-section', section.id);
       const count = section.id === 'tools' ? preview.tools.length : section.messages.length;
-      details.appendChild(el(doc, 'summary', '', `${section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`));
+      details.appendChild(el(doc, 'summary', '', `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`));
       if (section.id === 'tools') {
         for (const tool of preview.tools) details.appendChild(el(doc, 'pre', 'tc-ai-prompt-message', `${tool.name}: ${tool.description}\n${tool.parameters}`));
       } else {
         for (const m of section.messages) {
-          const extra = [m.toolCalls ? `\n[tool calls] ${m.toolCalls}` : '', m.images ? `\n[${m.images} image(s)]` : ''].join('');
+          const extra = [m.toolCalls ? `\n[${this.ctx.lingo('Prompt/ToolCalls')}] ${m.toolCalls}` : '', m.images ? `\n[${this.ctx.lingo('Prompt/Images').replace('$count$', String(m.images))}]` : ''].join('');
           details.appendChild(el(doc, 'pre', `tc-ai-prompt-message tc-ai-prompt-${m.role}`, `${m.role}: ${m.content}${extra}`));
         }
       }

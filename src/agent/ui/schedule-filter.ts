@@ -3,18 +3,22 @@ Filter operator `aischedule`, for the background panel: what a schedule, heartbe
 says about itself, in words. The operand picks what:
 - `problem`: why a schedule tiddler (or, for an agent definition, its heartbeat) cannot run;
   nothing when it can;
-- `timing`: "every 5 min", "cron 0 9 * * 1-5 (Europe/Berlin)", "once at …";
+- `timing`: "every 5 min", "cron 0 9 * * 1-5 (Europe/Berlin)", "once at …", in the UI's language;
 - `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time.
 The library is loaded only when the filter runs (the panel is shown).
 \*/
 import { lib } from './library';
+import { languageCode, lingo } from './lingo';
 
 type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
 
-export function aischedule(source: Source, operator: { operand: string }, options: { wiki: { getTiddler(title: string): { fields: Record<string, unknown> } | undefined } }): string[] {
+export function aischedule(source: Source, operator: { operand: string }, options: { wiki: { getTiddler(title: string): { fields: Record<string, unknown> } | undefined; getTiddlerText(title: string, fallback?: string): string | undefined } }): string[] {
   const L = lib();
   const port = L.createTiddlyWikiPort(options.wiki as never);
   const book = new L.ScheduleBook(port);
+  // Dates in the wiki's language (zh-Hans reads 周一 … ); the filter runs again on every refresh.
+  const locale = languageCode(options.wiki);
+  const words: Words = (key, values = {}) => Object.entries(values).reduce((text, [name, value]) => text.replace(`$${name}$`, () => value), lingo(options.wiki, key));
   const out: string[] = [];
   source((_tiddler, title) => {
     const fields = port.getFields(title);
@@ -25,11 +29,11 @@ export function aischedule(source: Source, operator: { operand: string }, option
         value = L.isScheduleTiddler(fields) ? book.problem(title) : L.heartbeatProblem(port, title);
         break;
       case 'timing':
-        value = timing(fields);
+        value = timing(fields, words, locale);
         break;
       case 'next': {
         const iso = L.isScheduleTiddler(fields) ? fields['schedule-next-run'] : fields[L.CHAT_HEARTBEAT_NEXT];
-        value = iso ? localTime(Date.parse(iso)) : '';
+        value = iso ? localTime(Date.parse(iso), locale) : '';
         break;
       }
     }
@@ -38,29 +42,33 @@ export function aischedule(source: Source, operator: { operand: string }, option
   return out;
 }
 
-function timing(fields: Record<string, string>): string {
+/** The words of the UI's language (ui/lingo.ts), each `$name$` filled in. */
+type Words = (key: string, values?: Record<string, string>) => string;
+
+function timing(fields: Record<string, string>, words: Words, locale: string): string {
   const seconds = (s: string | undefined) => {
     const n = Number(s);
     if (!s || !Number.isFinite(n)) return '?';
-    return n % 3600 === 0 ? `${n / 3600} h` : n % 60 === 0 ? `${n / 60} min` : `${n} s`;
+    return n % 3600 === 0 ? words('Schedule/Hours', { n: String(n / 3600) }) : n % 60 === 0 ? words('Schedule/Minutes', { n: String(n / 60) }) : words('Schedule/Seconds', { n: String(n) });
   };
-  const hours = fields['schedule-active-hours'] ? `, only ${fields['schedule-active-hours']}` : '';
+  const only = (hours: string | undefined) => (hours ? words('Schedule/Only', { hours }) : '');
+  const hours = only(fields['schedule-active-hours']);
   const zone = fields['schedule-timezone'] ? ` (${fields['schedule-timezone']})` : '';
-  const max = fields['schedule-max-runs'] ? `, at most ${fields['schedule-max-runs']} runs` : '';
+  const max = fields['schedule-max-runs'] ? words('Schedule/MaxRuns', { count: fields['schedule-max-runs'] }) : '';
   switch (fields['schedule-kind']) {
     case 'at':
-      return `once at ${fields['schedule-at'] ? localTime(Date.parse(fields['schedule-at'])) : '?'}${fields['schedule-interval'] ? `, then every ${seconds(fields['schedule-interval'])}` : ''}${hours}${max}`;
+      return `${words('Schedule/Once', { time: fields['schedule-at'] ? localTime(Date.parse(fields['schedule-at']), locale) : '?' })}${fields['schedule-interval'] ? words('Schedule/Then', { every: seconds(fields['schedule-interval']) }) : ''}${hours}${max}`;
     case 'interval':
-      return `every ${seconds(fields['schedule-interval'])}${hours}${max}`;
+      return `${words('Schedule/Every', { every: seconds(fields['schedule-interval']) })}${hours}${max}`;
     case 'cron':
-      return `cron ${fields['schedule-cron'] ?? '?'}${zone}${hours}${max}`;
+      return `${words('Schedule/Cron', { cron: fields['schedule-cron'] ?? '?' })}${zone}${hours}${max}`;
     default:
-      if (fields['agent-heartbeat-interval']) return `every ${seconds(fields['agent-heartbeat-interval'])}${fields['agent-heartbeat-active-hours'] ? `, only ${fields['agent-heartbeat-active-hours']}` : ''}`;
+      if (fields['agent-heartbeat-interval']) return `${words('Schedule/Every', { every: seconds(fields['agent-heartbeat-interval']) })}${only(fields['agent-heartbeat-active-hours'])}`;
       return '';
   }
 }
 
-function localTime(ms: number): string {
+function localTime(ms: number, locale: string): string {
   if (!Number.isFinite(ms)) return '';
-  return new Date(ms).toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return new Date(ms).toLocaleString(locale, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
 }

@@ -14,6 +14,7 @@ import { selectHistory } from '../context';
 import { imageAttachment } from '../images';
 import { liveHistory, summaryPromptMessage } from '../compaction';
 import type { Message } from '../../store/schemas';
+import { ENGLISH_PROMPT_WORDS, fill, promptWords } from '../prompt-words';
 
 export const CURRENT_TIDDLER_FIELD = 'agent-current-tiddler';
 
@@ -25,12 +26,13 @@ export const promptPlugin: EnginePlugin = {
       if (system) build.sections.push({ id: 'system', kind: 'system', protected: true, messages: [{ role: 'system', content: system }] });
       const current = ctx.store.wiki.getFields(ctx.chat)?.[CURRENT_TIDDLER_FIELD];
       // A failed write names its target as the Current tiddler, even when that is a chat.
-      const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current) : undefined;
+      const words = promptWords(ctx.words);
+      const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current, words) : undefined;
       if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
       // A compaction's summary stands in for the turns it replaced (engine/compaction.ts).
       const { summary, messages } = liveHistory(build.history);
       const entries = historyEntries(ctx, messages);
-      build.sections.push({ id: 'history', kind: 'history', messages: [...(summary ? [summaryPromptMessage(summary)] : []), ...selectHistory(entries)] });
+      build.sections.push({ id: 'history', kind: 'history', messages: [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(entries)] });
     });
   },
 };
@@ -42,20 +44,21 @@ export function historyEntries(ctx: TurnContext, messages: Message[]) {
 
 /** An attached tiddler as the model sees it: its rendered text, labelled as untrusted data. */
 function attachmentBlock(ctx: TurnContext, title: string): string {
+  const words = promptWords(ctx.words);
   const view = ctx.store.wiki.agentView();
   const fields = view.getFields(title);
-  if (!fields) return `[Attached tiddler "${title}" is not available.]`;
+  if (!fields) return fill(words.attachedMissing, { title });
   // An SVG renders as a picture, with no text: the model gets its source, which it can read.
-  if (fields.type === 'image/svg+xml') return `Attached tiddler "${title}" (its SVG source). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields)}`;
+  if (fields.type === 'image/svg+xml') return `${fill(words.attachedSvg, { title })} ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields)}`;
   const text = view.renderPlainText(title);
-  return `Attached tiddler "${title}" (its rendered text). ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
+  return `${fill(words.attached, { title })} ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
 }
 
 /** The "Current tiddler" section: every field and the raw text, labelled as data. */
-export function currentTiddlerSection(fields: Record<string, string> | undefined, title: string): string {
-  if (!fields) return `Current tiddler: "${title}" does not exist (any more).`;
+export function currentTiddlerSection(fields: Record<string, string> | undefined, title: string, words = ENGLISH_PROMPT_WORDS): string {
+  if (!fields) return fill(words.currentTiddlerMissing, { title });
   return [
-    `Current tiddler: the authoritative, up-to-date content of "${title}". Copy find snippets from here and send its modified value with writes. ${UNTRUSTED_NOTE}`,
+    `${fill(words.currentTiddler, { title })} ${UNTRUSTED_NOTE}`,
     // An image's base64 is no text to edit (wiki-read shows the image itself).
     tiddlerBlock(fields, { full: true, ...(isBinaryType(fields.type) ? { text: `(${fields.type} content, not shown here)` } : {}) }),
   ].join('\n');

@@ -1,0 +1,81 @@
+// The settings' provider setup in Chromium against the mock LLM, which wants the key "sk-good":
+// a bad key and an unreachable base URL are named as such; a good key lists the models, one is
+// picked, and nothing (field or key) is saved before Save; after Save the key is stored (never in
+// a tiddler) and Clear removes it.
+import type { BrowserContext, Page } from 'playwright-core';
+import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+
+jest.setTimeout(60_000);
+
+const PROFILE = '$:/demo/providers/mock-llm';
+let wiki: ServedWiki;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  wiki = await serveDemoWiki({ mockApiKey: 'sk-good', providerFields: { 'api-key-name': 'mock-api-key' } });
+  ({ context, page, errors } = await openWiki(wiki));
+  await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
+  await page.locator('select.tc-ai-settings-provider-pick').selectOption(PROFILE);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await wiki?.stop();
+});
+
+const setup = () => page.locator(`.tc-ai-settings-provider[data-provider="${PROFILE}"]`);
+const result = () => setup().locator('.tc-ai-provider-result:not([data-ok="testing"])');
+const stored = () => page.evaluate(() => (window as any).$tw.utils.getPassword('mock-api-key') ?? '');
+const field = (name: string) => page.evaluate((f) => (window as any).$tw.wiki.getTiddler('$:/demo/providers/mock-llm').fields[f], name);
+
+/** TiddlyWiki redraws after a change on its next tick: wait for the input to show `value`. */
+async function shows(cls: string, value: string) {
+  await page.waitForFunction(([c, v]) => (document.querySelector(`input.${c}`) as HTMLInputElement | null)?.value === v, [cls, value] as const);
+}
+
+async function test_(key: string, baseUrl?: string) {
+  await setup().locator('input[type="password"]').fill(key);
+  if (baseUrl !== undefined) await setup().locator('input.tc-ai-settings-field-base-url').fill(baseUrl);
+  await page.evaluate(() => (window as any).$tw.wiki.deleteTiddler('$:/temp/tiddlyagent/provider-test/$:/demo/providers/mock-llm'));
+  await setup().locator('button.tc-ai-provider-test').click();
+  await result().waitFor();
+}
+
+test('a bad key is named as a key problem', async () => {
+  await test_('sk-bad');
+  expect(await result().getAttribute('data-problem')).toBe('key');
+  expect(await result().textContent()).toContain('The key was refused');
+});
+
+test('an unreachable base URL is named as such, and nothing was saved', async () => {
+  const saved = await field('base-url');
+  await test_('sk-good', 'http://127.0.0.1:9/v1');
+  expect(await result().getAttribute('data-problem')).toBe('unreachable');
+  expect(await result().textContent()).toContain('cannot be reached');
+  expect(await field('base-url')).toBe(saved);
+  await setup().locator('button.tc-ai-settings-discard').click();
+  await shows('tc-ai-settings-field-base-url', saved);
+});
+
+test('a good key lists the models; a pick and the key are saved only by Save; Clear removes the key', async () => {
+  await test_('sk-good');
+  expect(await result().getAttribute('data-ok')).toBe('yes');
+  const models = setup().locator('button.tc-ai-provider-model');
+  expect(await models.allTextContents()).toEqual(['mock-model', 'mock-model-large']);
+  await models.filter({ hasText: 'mock-model-large' }).click();
+  await shows('tc-ai-settings-field-default-model', 'mock-model-large');
+  expect(await field('default-model')).toBe('mock-model');
+  expect(await stored()).toBe('');
+  await setup().locator('button.tc-ai-settings-save').click();
+  await page.waitForFunction(() => (window as any).$tw.wiki.getTiddler('$:/demo/providers/mock-llm').fields['default-model'] === 'mock-model-large');
+  expect(await stored()).toBe('sk-good');
+  await setup().locator('.tc-ai-settings-key-state[data-stored="yes"]').waitFor();
+  // The key is in no tiddler.
+  expect(await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[all[tiddlers]search[sk-good]]'))).toEqual([]);
+  await setup().locator('button.tc-ai-settings-key-clear').click();
+  await setup().locator('.tc-ai-settings-key-state[data-stored="no"]').waitFor();
+  expect(await stored()).toBe('');
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,212 @@
+// The UI in Chinese, in a real browser: with $:/language set to zh-Hans, a chat holding a user
+// message, a reply, a tool line, an error, an incomplete reply and an approval card, with its
+// composer, status line and footer, the page controls, the Chats and Background sidebar tabs
+// show no English UI word (in text, tooltips, aria-labels or placeholders). What the user or
+// the model wrote, tiddler titles, tool names, model ids and code are not UI words and are
+// left out. Switched back to en-GB, the same page reads English again, without a reload.
+import type { BrowserContext, Page } from 'playwright-core';
+import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+
+jest.setTimeout(60_000);
+
+let wiki: ServedWiki;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  wiki = await serveDemoWiki({ mockDelayMs: 5, languages: true });
+  ({ context, page, errors } = await openWiki(wiki));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await wiki?.stop();
+});
+
+const CHAT = 'Demo chat';
+const chat = () => page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
+
+/**
+ * The UI chrome looked at: the page controls, the sidebar's tab captions, the two TiddlyAgent
+ * tabs, the search results (the Ranked tab), the chat's frame and every tiddler's toolbar (Talk with AI).
+ */
+const REGIONS = [
+  '.tc-page-controls',
+  '.tc-sidebar-tabs-main > .tc-tab-buttons',
+  '.tc-ai-sidebar-chats',
+  '.tc-ai-background',
+  '.tc-sidebar-search .tc-search-results',
+  `.tc-tiddler-frame[data-tiddler-title="${CHAT}"]`,
+  '.tc-tiddler-frame .tc-tiddler-controls',
+];
+/** Not UI words: what the user or the model wrote, tool output, titles, field names and values, model ids, code. */
+const NOT_UI = [
+  '.tc-ai-message-user > .tc-ai-message-body',
+  '.tc-ai-message-assistant > .tc-ai-message-body',
+  '.tc-ai-error-detail',
+  '.tc-ai-tool-error',
+  '.tc-ai-tool-name',
+  '.tc-ai-message-model',
+  '.tc-ai-diff-title > a',
+  '.tc-ai-diff-fields th',
+  '.tc-ai-diff-fields td',
+  '.tc-ai-diff-text',
+  '.tc-ai-bg-message',
+  '.tc-ai-bg-caption',
+  'a.tc-tiddlylink',
+  'option',
+  'pre',
+  'code',
+  '.tc-title',
+  '.tc-subtitle',
+  '.tc-tags-wrapper',
+  '.tc-ai-chat-notes',
+  // TiddlyWiki's tiddlyweb plugin writes its button's tooltip in English in every language (upstream, not ours).
+  '[class~="tc-btn-%24%3A%2Fcore%2Fui%2FButtons%2Fsave-wiki"]',
+];
+/** Names and codes that read the same in every language: proper nouns, keys, tool, field and model names. */
+const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
+
+interface Found {
+  where: string;
+  text: string;
+}
+
+/** The UI's words in the regions: text nodes and the title, aria-label, placeholder and alt attributes. */
+function uiTexts(): Promise<Found[]> {
+  return page.evaluate(
+    ([regions, notUi]) => {
+      const found: { where: string; text: string }[] = [];
+      const skip = notUi.join(',');
+      const describe = (e: Element) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : ''}`;
+      for (const selector of regions) {
+        for (const root of Array.from(document.querySelectorAll(selector))) {
+          const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+          for (let node: Node | null = walker.currentNode; node; node = walker.nextNode()) {
+            if (node.nodeType === Node.TEXT_NODE) {
+              const parent = node.parentElement!;
+              if (parent.closest(skip) || parent.closest('style, script')) continue;
+              const text = node.textContent!.trim();
+              if (text) found.push({ where: describe(parent), text });
+            } else {
+              const element = node as Element;
+              if (element.closest(skip)) continue;
+              for (const name of ['title', 'aria-label', 'placeholder', 'alt']) {
+                const value = element.getAttribute(name)?.trim();
+                if (value) found.push({ where: `${describe(element)}[${name}]`, text: value });
+              }
+            }
+          }
+        }
+      }
+      return found;
+    },
+    [REGIONS, NOT_UI] as const,
+  );
+}
+
+/** Runs of Latin letters that are not allowed names (tiddler titles like $:/tags/… are left out). */
+function englishWords(found: Found[]): string[] {
+  const words: string[] = [];
+  for (const { where, text } of found) {
+    const bare = text.replace(/\$:\/[\x21-\x7e]+/g, ' ');
+    for (const word of bare.match(/[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/g) ?? []) {
+      if (word.length > 1 && !ALLOWED.has(word)) words.push(`${word} (${where}: "${text}")`);
+    }
+  }
+  return words;
+}
+
+const setLanguage = (language: string) => page.evaluate((l) => (window as any).$tw.wiki.addTiddler({ title: '$:/language', text: l }), language);
+const status = () => chat().getAttribute('data-status');
+const waitForStatus = (...wanted: string[]) =>
+  page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [`.tc-ai-chat[data-chat="${CHAT}"]`, wanted] as const);
+
+async function send(text: string): Promise<void> {
+  await chat().locator('textarea.tc-ai-chat-input').fill(text);
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+}
+
+/** A turn: sent, then ended in one of these states. */
+async function turn(text: string, ...ends: string[]): Promise<void> {
+  const before = await chat().locator('[data-message]').count();
+  await send(text);
+  await page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length > n, [`.tc-ai-chat[data-chat="${CHAT}"] [data-message]`, before] as const);
+  await waitForStatus(...ends);
+}
+
+async function openTab(caption: string, content: string): Promise<void> {
+  await page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="${caption}"]`).click();
+  await page.locator(content).waitFor();
+}
+
+/** The UI's words with the Chats tab open, then the Background tab, then the ranked search results (which cover the tabs). */
+async function sidebarAndPage(): Promise<Found[]> {
+  const search = page.locator('.tc-sidebar-search input[type="search"]');
+  await search.fill('');
+  await openTab('$:/plugins/tiddlyagent/agent/ui/sidebar/chats', '.tc-ai-sidebar-chats');
+  const chats = await uiTexts();
+  await openTab('$:/plugins/tiddlyagent/agent/ui/sidebar/background', '.tc-ai-background [data-schedule]');
+  const background = await uiTexts();
+  await search.fill('demo');
+  const ranked = page.locator('.tc-sidebar-search button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]');
+  await ranked.click();
+  await page.locator('.tc-sidebar-search button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]').waitFor();
+  await page.locator('.tc-sidebar-search .tc-search-results a.tc-tiddlylink').first().waitFor();
+  return [...chats, ...background, ...(await uiTexts())];
+}
+
+test('in zh-Hans, a chat with every kind of message, its composer and footer, the page controls and the sidebar tabs hold no English UI word', async () => {
+  await setLanguage('$:/languages/zh-Hans');
+  await navigate(page, CHAT);
+  await chat().waitFor();
+
+  await turn('你好', 'completed');
+  // A tool that runs by itself (a tool line), and leaves an alarm for the Background panel.
+  await turn('mock:tool=alarm-clock {"delaySeconds":3600,"message":"浇花"}', 'completed');
+  await chat().locator('.tc-ai-message-tool[data-tool="alarm-clock"][data-tool-status="ok"]').waitFor();
+  // An error with its kind: the provider refuses the key.
+  await turn('mock:401', 'failed');
+  await chat().locator('.tc-ai-error-headline').waitFor();
+  // An incomplete reply: stopped while it streams.
+  await send('mock:stall');
+  await chat().locator('.tc-ai-message-streaming').filter({ hasText: 'Mock' }).waitFor();
+  await chat().locator('button.tc-ai-chat-stop').click();
+  await waitForStatus('canceled');
+  await chat().locator('.tc-ai-message-incomplete').waitFor();
+  // A write that waits for the user: the approval card.
+  await turn('mock:tool=wiki-create {"title":"新笔记","text":"代理写的"}', 'input-required');
+  await chat().locator('.tc-ai-approval').waitFor();
+  // The footer's buttons, and the prompt they show.
+  await chat().locator('.tc-ai-prompt-show').click();
+  await chat().locator('.tc-ai-prompt-preview:not([hidden]) .tc-ai-prompt-section').first().waitFor();
+  // A tiddler whose toolbar offers Talk with AI.
+  await navigate(page, 'Demo notes');
+  await page.locator('[data-ai-action="talk-with-ai"]').first().waitFor();
+
+  const found = await sidebarAndPage();
+
+  // Every part was there, in Chinese.
+  const all = found.map((f) => f.text).join('\n');
+  for (const part of ['.tc-ai-error-headline', '.tc-ai-message-incomplete', '.tc-ai-tool-status', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
+    const text = (await chat().locator(part).first().textContent()) ?? '';
+    expect({ part, chinese: /[\u4e00-\u9fff]/.test(text) }).toEqual({ part, chinese: true });
+  }
+  expect(all).toMatch(/[\u4e00-\u9fff]/);
+  expect(await status()).toBe('input-required');
+  expect(englishWords(found)).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
+test('switched back to en-GB, the same page reads English again, without a reload', async () => {
+  await setLanguage('$:/languages/en-GB');
+  await page.waitForFunction(() => /Allow once/.test(document.querySelector('.tc-ai-approval')?.textContent ?? ''));
+  const found = await sidebarAndPage();
+  const all = found.map((f) => f.text).join('\n');
+  for (const words of ['Allow once', 'Deny', 'Send', 'Show prompt', 'Compact now', 'incomplete', 'The provider refused the API key', 'Waiting for you', 'Chats', 'Background', 'Schedules and alarms', 'new chat', 'Ranked', 'Best matches first', 'talk with AI']) {
+    expect(all).toContain(words);
+  }
+  expect(found.filter((f) => /[\u4e00-\u9fff]/.test(f.text))).toEqual([]);
+  expect(errors).toEqual([]);
+});
