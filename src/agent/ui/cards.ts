@@ -41,9 +41,19 @@ export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElem
   const str = (value: string) => ({ type: 'string', value });
   const text = (value: string) => ({ type: 'text', text: value });
   const element = (tag: string, className: string, children: unknown[]) => ({ type: 'element', tag, attributes: { class: str(className) }, children });
+  // The diff's count in our words ("1 difference"): <$diff-text> sets <<diff-count>> before it renders its children.
+  const count = {
+    type: 'vars',
+    attributes: { 'ai-one': str(ctx.lingo('Changes/DiffCountOne')), 'ai-many': str(ctx.lingo('Changes/DiffCount')) },
+    children: [{ type: 'text', attributes: { text: { type: 'filtered', filter: '[<diff-count>match[1]then<ai-one>else<ai-many>search-replace[$count$],<diff-count>]' } } }],
+  };
   // A value that is only added or only removed reads better whole than as a diff.
   const diff = (a: string, b: string) =>
-    !a ? element('span', 'tc-ai-diff-added', [text(b)]) : !b ? element('span', 'tc-ai-diff-removed', [text(a)]) : { type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') } };
+    !a
+      ? element('span', 'tc-ai-diff-added', [text(b)])
+      : !b
+        ? element('span', 'tc-ai-diff-removed', [text(a)])
+        : { type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') }, children: [element('span', 'tc-ai-diff-count', [count])] };
   const quiet = mode === 'turn' ? ['text', 'modified', 'created'] : ['text', 'title'];
   const nodes: unknown[] = [];
   for (const [title, { before, after }] of Object.entries(journal)) {
@@ -71,16 +81,20 @@ export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElem
   return ctx.renderTree(nodes as IParseTreeNode[], into);
 }
 
-/** The collapsed arguments of a call. */
-export function toolDetails(ctx: ChatContext, args: string): HTMLElement {
+/** The collapsed arguments of a call, under `caption` (a lingo key). */
+export function toolDetails(ctx: ChatContext, args: string, caption = 'ToolDetails'): HTMLElement {
   const doc = ctx.document;
   const details = el(doc, 'details', 'tc-ai-tool-details');
-  details.appendChild(el(doc, 'summary', '', ctx.lingo('ToolDetails')));
+  details.appendChild(el(doc, 'summary', '', ctx.lingo(caption)));
   details.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
   return details;
 }
 
-/** A call waiting for approval: what it would change (or its arguments and preview), and the four choices (or `only` those). */
+/**
+ * A call waiting for approval, shown once: what it would change when the tool can tell, else
+ * the tool's preview, else its arguments; the exact arguments stay one click away (folded).
+ * Then the four choices (or `only` those).
+ */
 export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement, only?: string[]): RenderedTree | undefined {
   const doc = ctx.document;
   const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
@@ -91,10 +105,12 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
     const view = el(doc, 'div', 'tc-ai-approval-changes');
     card.appendChild(view);
     rendered = renderChanges(ctx, journal, view, 'approval');
-    card.appendChild(toolDetails(ctx, args));
+    card.appendChild(toolDetails(ctx, args, 'Approval/Arguments'));
+  } else if (preview) {
+    card.appendChild(el(doc, 'div', 'tc-ai-approval-preview', preview));
+    card.appendChild(toolDetails(ctx, args, 'Approval/Arguments'));
   } else {
     card.appendChild(el(doc, 'pre', 'tc-ai-tool-args', prettyJson(args)));
-    if (preview) card.appendChild(el(doc, 'pre', 'tc-ai-approval-preview', preview));
   }
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
   // A confirm-only tool's card offers only the choices its message names (once, deny).

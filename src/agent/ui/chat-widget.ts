@@ -31,6 +31,7 @@ import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
+import { COMMAND_EVENT, type ChatCommand } from './chat-command';
 import { lingo, LANGUAGE_SETTING } from './lingo';
 import { CostView } from './cost-view';
 import { MessageList } from './message-list';
@@ -103,7 +104,11 @@ class AiChatWidget extends Widget {
     if (prompt) this.root.appendChild(prompt.panel);
     this.root.appendChild(this.todo.element);
     this.root.appendChild(this.subAgents.element);
-    if ($tw.browser) this.root.appendChild(this.renderComposer());
+    if ($tw.browser) {
+      this.root.appendChild(this.renderComposer());
+      // The chat keyboard shortcuts (action-chat-widget.ts).
+      this.root.addEventListener(COMMAND_EVENT, (event) => this.onCommand((event as CustomEvent<ChatCommand>).detail));
+    }
     this.list.sync();
     this.cost.render(this.list.messages);
     if ($tw.browser) this.unsubscribe = afterFrame(() => this.subscribe());
@@ -259,6 +264,12 @@ class AiChatWidget extends Widget {
     return this.composer.element;
   }
 
+  private onCommand(command: ChatCommand): void {
+    if (command === 'send') this.composer?.send();
+    else if (command === 'stop' && this.isActive()) this.stop();
+    else if (command === 'focus') this.composer?.focus();
+  }
+
   /** The words of messages queued when the page went away (the chat's `agent-queued`). */
   private savedQueue(): { text: string; attachments: string[] }[] {
     try {
@@ -278,7 +289,8 @@ class AiChatWidget extends Widget {
   private send(message: string, attachments: string[]): void {
     void this.request(lib().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
-    this.list.stickToEnd();
+    // The user's message: the list and, in the story river, the window follow the reply.
+    this.list.stickToEnd(true);
   }
 
   /** Whether a turn runs, as the runner's events say. */

@@ -1,5 +1,6 @@
 /*\
-The chat composer: a multi-line input (Ctrl+Enter sends, Esc stops), Send and Stop, and
+The chat composer: a multi-line input (Esc stops; Ctrl+Enter, the ai-send keyboard shortcut
+in ui/shortcuts/, sends), Send and Stop, and
 tiddler attachments as chips. Typing `[[` or `@` (or pressing Attach) opens a title
 autocomplete; the chosen tiddler becomes a chip and its rendered text goes with the message.
 Unsent text and chips survive a re-render of the chat.
@@ -50,6 +51,7 @@ export class Composer {
     this.textarea = make(doc, 'textarea', 'tc-ai-chat-input') as HTMLTextAreaElement;
     this.textarea.rows = 3;
     this.textarea.placeholder = host.lingo('Placeholder');
+    this.textarea.setAttribute('aria-label', host.lingo('Composer/Label'));
     this.textarea.value = this.draft.text;
     this.textarea.addEventListener('input', () => {
       this.draft.text = this.textarea.value;
@@ -97,9 +99,6 @@ export class Composer {
     } else if (open && event.key === 'Escape') {
       event.preventDefault();
       this.suggestions.setAttribute('hidden', '');
-    } else if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      this.send();
     } else if (event.key === 'Escape' && this.host.isActive()) {
       event.preventDefault();
       this.host.stop();
@@ -154,6 +153,7 @@ export class Composer {
       link.addEventListener('click', () => this.host.navigate(title));
       const remove = make(this.host.document, 'button', 'tc-btn-invisible tc-ai-chip-remove', '×');
       remove.title = this.host.lingo('Detach');
+      remove.setAttribute('aria-label', `${this.host.lingo('Detach')}: ${title}`);
       remove.addEventListener('click', () => {
         this.draft.attachments = this.draft.attachments.filter((t) => t !== title);
         this.renderChips();
@@ -171,6 +171,12 @@ export class Composer {
     this.draft.text = this.textarea.value;
     for (const title of attachments) if (!this.draft.attachments.includes(title)) this.draft.attachments.push(title);
     this.renderChips();
+  }
+
+  /** Put the caret in the input and bring it into view (the ai-focus keyboard shortcut). */
+  focus(): void {
+    this.textarea.focus();
+    this.textarea.scrollIntoView?.({ block: 'nearest' });
   }
 
   send(): void {

@@ -244,8 +244,8 @@ export class MessageList {
     this.element.scrollTop = this.element.scrollHeight - before;
   }
 
-  /** Go to the end and follow it (the chat opened, the user sent a message). */
-  stickToEnd(): void {
-    this.follow?.stick();
+  /** Go to the end and follow it (the chat opened, the user sent a message); with `page`, the window follows too. */
+  stickToEnd(page = false): void {
+    this.follow?.stick(page);
   }
 }

@@ -1,0 +1,249 @@
+// Readable everywhere, in a real browser: every text of a chat (a user message, a reply, an
+// error, an incomplete reply, an approval card, the turn's diff, the composer, the footer)
+// reaches WCAG AA contrast in the default palette and in dark core palettes; the chat fits a
+// 360 px wide screen; the window follows a streaming reply until the user scrolls the page
+// up; every control has a name; and the chat's keyboard shortcuts work.
+import type { BrowserContext, Page } from 'playwright-core';
+import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+
+jest.setTimeout(60_000);
+
+const CHAT = 'Readable chat';
+let wiki: ServedWiki;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+
+const chat = () => page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
+const status = () => chat().getAttribute('data-status');
+
+beforeAll(async () => {
+  wiki = await serveDemoWiki({ mockDelayMs: 5 });
+  ({ context, page, errors } = await openWiki(wiki));
+  // A turn with a reply, a turn that failed (error bubble, incomplete reply) and changed a tiddler.
+  await page.evaluate((chat) => {
+    const tw = (window as any).$tw;
+    tw.wiki.addTiddler({ title: 'Readable note', text: 'Changed since the turn' });
+    tw.wiki.addTiddler({ title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'failed', text: '' });
+    const messages = [
+      { role: 'user', text: 'Summarize [[Readable note]] please' },
+      { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', text: "''Here is a summary'' of [[Readable note]]:\n\n* one point\n* `code` and //emphasis//" },
+      { role: 'user', text: 'And now the details' },
+      { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', 'agent-finish': 'error', text: 'The details are' },
+      { role: 'error', text: 'Could not connect to the provider at http://127.0.0.1:1/v1' },
+    ];
+    messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
+    tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the note\n- [ ] Summarize it\n  - [ ] Check the details' });
+    tw.wiki.addTiddler({
+      title: `$:/ai/journal/${chat}/000000`,
+      text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
+    });
+    tw.wiki.addTiddler({
+      title: `$:/ai/journal/${chat}/000002`,
+      text: JSON.stringify({ 'Readable note': { before: { title: 'Readable note', text: 'Old text', tags: 'Draft' }, after: { title: 'Readable note', text: 'New text', tags: 'Done' } } }),
+    });
+  }, CHAT);
+  await navigate(page, CHAT);
+  await chat().waitFor();
+  // A real approval card: the mock model calls a tool that needs confirmation.
+  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=wiki-create {"title":"Readable created","text":"Text of the new tiddler","tags":["One","Two"]}');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await chat().locator('.tc-ai-approval').waitFor();
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
+  // The first turn's diff, and the failed turn's rollback conflict card (the tiddler changed since).
+  await chat().locator('[data-turn$="/000000"] button[data-ai-action="show-changes"]').click();
+  await chat().locator('[data-turn$="/000002"] button[data-ai-action="rollback"]').click();
+  await chat().locator('.tc-ai-rollback-conflict').waitFor();
+  // The prompt preview, a chip in the composer.
+  await chat().locator('.tc-ai-prompt-show').click();
+  await chat().locator('.tc-ai-prompt-preview:not([hidden])').waitFor();
+  await chat().locator('textarea.tc-ai-chat-input').fill('[[Readable no');
+  await chat().locator('.tc-ai-attach-suggestion').first().click();
+  await chat().locator('.tc-ai-composer-chips .tc-ai-chip').waitFor();
+});
+
+afterAll(async () => {
+  await context?.close();
+  await wiki?.stop();
+});
+
+interface Offender {
+  text: string;
+  ratio: number;
+  fg: string;
+  bg: string;
+  cls: string;
+}
+
+/** Every visible text in the chat, with its contrast against its effective background. */
+function measureContrast(chatTitle: string): { lowest: number; count: number; offenders: Offender[] } {
+  const parse = (c: string): number[] => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+    return [p[0]!, p[1]!, p[2]!, p[3] ?? 1];
+  };
+  const over = (top: number[], under: number[]) => [0, 1, 2].map((i) => top[i]! * top[3]! + under[i]! * (1 - top[3]!)).concat(1);
+  const background = (element: Element | null): number[] => {
+    if (!element) return [255, 255, 255, 1];
+    const own = parse(getComputedStyle(element).backgroundColor);
+    if (own[3] === 1) return own;
+    const under = background(element.parentElement);
+    return own[3] === 0 ? under : over(own, under);
+  };
+  const luminance = (c: number[]) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const root = document.querySelector(`.tc-ai-chat[data-chat="${chatTitle}"]`)!;
+  const header = root.parentElement!.querySelector('.tc-ai-chat-header');
+  const offenders: Offender[] = [];
+  let lowest = Infinity;
+  let count = 0;
+  for (const element of [root, ...root.querySelectorAll('*'), ...(header ? [header, ...header.querySelectorAll('*')] : [])]) {
+    const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim());
+    if (!own || !(element as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+    const style = getComputedStyle(element);
+    let opacity = 1;
+    for (let e: Element | null = element; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+    const bg = background(element);
+    const fg = over(parse(style.color), bg);
+    const fgMixed = over([...fg.slice(0, 3), opacity], bg);
+    const [a, b] = [luminance(fgMixed), luminance(bg)];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    count++;
+    lowest = Math.min(lowest, ratio);
+    if (ratio < (large ? 3 : 4.5)) offenders.push({ text: element.textContent!.trim().slice(0, 40), ratio: Math.round(ratio * 100) / 100, fg: style.color, bg: `rgb(${bg.slice(0, 3).map(Math.round).join(',')})`, cls: element.className || element.tagName });
+  }
+  return { lowest: Math.round(lowest * 100) / 100, count, offenders };
+}
+
+async function usePalette(palette: string): Promise<void> {
+  const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
+  if (palette !== '$:/palettes/Vanilla') await page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
+}
+
+test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of the chat reaches WCAG AA in %s', async (palette) => {
+  await usePalette(palette);
+  // Open every fold so that what it holds is measured too.
+  await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
+    expect(await chat().locator(part).count()).toBeGreaterThan(0);
+  }
+  const result = await page.evaluate(measureContrast, CHAT);
+  console.log(`${palette}: lowest contrast ${result.lowest}:1 over ${result.count} texts`);
+  expect(result.offenders).toEqual([]);
+  // An error stays distinct from a reply without colour on its text: its border.
+  const borders = await page.evaluate((c) => {
+    const style = (s: string) => getComputedStyle(document.querySelector(`.tc-ai-chat[data-chat="${c}"] ${s}`)!);
+    return [style('.tc-ai-message-error').borderLeftColor, style('.tc-ai-message-assistant').borderLeftColor, style('.tc-ai-message-error').borderLeftWidth];
+  }, CHAT);
+  expect(borders[0]).not.toBe(borders[1]);
+  expect(parseFloat(borders[2]!)).toBeGreaterThanOrEqual(4);
+});
+
+test('every control of the chat and the New chat button has an accessible name', async () => {
+  await usePalette('$:/palettes/Vanilla');
+  const unnamed = await page.evaluate((c) => {
+    const root = document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!;
+    const scope = [root, root.parentElement!.querySelector('.tc-ai-chat-header')!];
+    const controls = [...scope.flatMap((s) => [...s.querySelectorAll(':is(button, textarea, input, select, summary, a)')]), ...document.querySelectorAll('[data-ai-action="new-chat"]')];
+    return controls
+      .filter((e) => (e as HTMLElement).checkVisibility())
+      .filter((e) => {
+        const labelled = e.getAttribute('aria-label')?.trim() || e.textContent?.trim() || e.getAttribute('title')?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || e.closest('label');
+        return !labelled;
+      })
+      .map((e) => e.outerHTML.slice(0, 80));
+  }, CHAT);
+  expect(unnamed).toEqual([]);
+  // The composer's input has a name of its own, not only a placeholder.
+  expect(await chat().locator('textarea.tc-ai-chat-input').getAttribute('aria-label')).toBe('Message to the agent');
+});
+
+test('the card says each count right and shows a call once', async () => {
+  const card = chat().locator('.tc-ai-approval');
+  // One view of the call: what it changes; the exact arguments only folded, no preview besides.
+  expect(await card.locator('.tc-ai-approval-changes').textContent()).toContain('Text of the new tiddler');
+  expect(await card.locator('.tc-ai-approval-preview').count()).toBe(0);
+  expect(await card.locator('.tc-ai-tool-args').count()).toBe(1);
+  expect(await card.locator('.tc-ai-tool-args').evaluate((e) => e.parentElement!.tagName)).toBe('DETAILS');
+  // The turn's diff counts in words that agree with the number (TiddlyWiki's own says "1 differences").
+  const counts = await chat().locator('[data-turn$="/000000"] .tc-ai-diff-count').allTextContents();
+  expect(counts.length).toBeGreaterThan(0);
+  for (const c of counts) expect(c).toBe(parseInt(c, 10) === 1 ? '1 difference' : `${parseInt(c, 10)} differences`);
+});
+
+test('at 360 px wide nothing scrolls sideways', async () => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await chat().locator('.tc-ai-prompt-preview:not([hidden])').waitFor();
+  await page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
+  const wide = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    offenders: [...document.querySelectorAll('.tc-ai-chat *')].filter((e) => e.getBoundingClientRect().right > 361).map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 10),
+  }));
+  expect(wide.offenders).toEqual([]);
+  expect(wide.scrollWidth).toBeLessThanOrEqual(360);
+  await chat().locator('.tc-ai-prompt-show').click();
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('the page follows a streaming reply until the user scrolls it up', async () => {
+  await chat().locator('button[data-ai-action="approve-deny"]').click();
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'input-required', CHAT);
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'working', CHAT);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const long = (n: number) => Array.from({ length: n }, (_, p) => `Paragraph ${p} of a reply that keeps streaming for a while.`).join('\n\n');
+  wiki.mock.queue({ text: long(40), delayMs: 2 });
+  const startY = await page.evaluate(() => window.scrollY);
+  await chat().locator('textarea.tc-ai-chat-input').fill('A long reply please');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await page.locator('.tc-ai-message-streaming').waitFor();
+  // The reply grows; the window scrolls with it and keeps the composer in view.
+  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
+  await page.waitForFunction((y) => window.scrollY > y, startY);
+  const composerInView = () => chat().locator('.tc-ai-chat-composer').evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2, CHAT);
+  expect(await composerInView()).toBe(true);
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+
+  // The user scrolls the page up while the next reply streams: the window stays where they put it.
+  wiki.mock.queue({ text: long(60), delayMs: 4 });
+  await chat().locator('textarea.tc-ai-chat-input').fill('Another long reply');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await page.locator('.tc-ai-message-streaming').waitFor();
+  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
+  const followedTo = await page.evaluate(() => window.scrollY);
+  // The wheel over the page's margin scrolls the window, not the chat's list.
+  await page.mouse.move(5, 450);
+  await page.mouse.wheel(0, -300);
+  await page.waitForFunction((y) => window.scrollY < y, followedTo);
+  const readingAt = await page.evaluate(() => window.scrollY);
+  const before = await page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
+  await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
+  expect(Math.abs((await page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+});
+
+test('keyboard shortcuts: focus the composer, send, stop, new chat', async () => {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('Alt+Shift+C');
+  expect(await page.evaluate(() => document.activeElement?.classList.contains('tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat'))).toBe(CHAT);
+  wiki.mock.queue({ text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 30 });
+  await page.keyboard.type('Sent by the keyboard');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'working', CHAT);
+  expect(wiki.mock.requests.at(-1)?.body.messages.at(-1).content).toContain('Sent by the keyboard');
+  await page.keyboard.press('Alt+Shift+X');
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'canceled', CHAT);
+  const chats = await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length);
+  await page.keyboard.press('Alt+Shift+N');
+  await page.waitForFunction((n) => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length === n + 1, chats);
+  // The shortcuts are listed in the control panel with their descriptions.
+  const described = await page.evaluate(() => ['ai-send', 'ai-stop', 'ai-new-chat', 'ai-focus'].map((k) => (window as any).$tw.wiki.getTiddlerText(`$:/config/ShortcutInfo/${k}`) ?? ''));
+  expect(described.every((d: string) => d.length > 0)).toBe(true);
+  expect(errors).toEqual([]);
+});
