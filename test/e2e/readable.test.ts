@@ -9,6 +9,7 @@ import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e
 jest.setTimeout(60_000);
 
 const CHAT = 'Readable chat';
+const SETTINGS = '$:/plugins/tiddlyagent/agent/settings';
 let wiki: ServedWiki;
 let context: BrowserContext;
 let page: Page;
@@ -75,8 +76,8 @@ interface Offender {
   cls: string;
 }
 
-/** Every visible text in the chat, with its contrast against its effective background. */
-function measureContrast(chatTitle: string): { lowest: number; count: number; offenders: Offender[] } {
+/** Every visible text under the elements `selectors` match, with its contrast against its effective background. */
+function measureContrast(selectors: string[]): { lowest: number; count: number; offenders: Offender[] } {
   const parse = (c: string): number[] => {
     const m = /rgba?\(([^)]+)\)/.exec(c);
     if (!m) return [0, 0, 0, 0];
@@ -95,12 +96,11 @@ function measureContrast(chatTitle: string): { lowest: number; count: number; of
     const [r, g, b] = c.slice(0, 3).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
   };
-  const root = document.querySelector(`.tc-ai-chat[data-chat="${chatTitle}"]`)!;
-  const header = root.parentElement!.querySelector('.tc-ai-chat-header');
+  const roots = selectors.flatMap((selector) => [...document.querySelectorAll(selector)]);
   const offenders: Offender[] = [];
   let lowest = Infinity;
   let count = 0;
-  for (const element of [root, ...root.querySelectorAll('*'), ...(header ? [header, ...header.querySelectorAll('*')] : [])]) {
+  for (const element of roots.flatMap((root) => [root, ...root.querySelectorAll('*')])) {
     const own = [...element.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim());
     if (!own || !(element as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true })) continue;
     const style = getComputedStyle(element);
@@ -133,7 +133,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
-  const result = await page.evaluate(measureContrast, CHAT);
+  const result = await page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);
   console.log(`${palette}: lowest contrast ${result.lowest}:1 over ${result.count} texts`);
   expect(result.offenders).toEqual([]);
   // An error stays distinct from a reply without colour on its text: its border.
@@ -143,6 +143,40 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   }, CHAT);
   expect(borders[0]).not.toBe(borders[1]);
   expect(parseFloat(borders[2]!)).toBeGreaterThanOrEqual(4);
+});
+
+test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of each settings tab, the Chats and the Background tab reaches WCAG AA in %s', async (palette) => {
+  await usePalette(palette);
+  await navigate(page, SETTINGS);
+  const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
+  await page.locator(settings).waitFor();
+  // The story river fades a tiddler in: measure once it is fully there.
+  await page.waitForFunction((sel) => {
+    for (let e: Element | null = document.querySelector(sel); e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
+    return true;
+  }, settings);
+  let lowest = Infinity;
+  let count = 0;
+  const offenders: Offender[] = [];
+  const measure = async (selectors: string[]) => {
+    const result = await page.evaluate(measureContrast, selectors);
+    lowest = Math.min(lowest, result.lowest);
+    count += result.count;
+    offenders.push(...result.offenders);
+  };
+  for (const tab of ['providers', 'agents', 'search', 'mcp']) {
+    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+    await measure([settings]);
+  }
+  for (const [tab, content] of [['chats', '.tc-ai-sidebar-chats'], ['background', '.tc-ai-background']] as const) {
+    await page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
+    await page.locator(content).waitFor();
+    await measure([content]);
+  }
+  console.log(`${palette}: settings and sidebar tabs, lowest contrast ${Math.round(lowest * 100) / 100}:1 over ${count} texts`);
+  expect(count).toBeGreaterThan(50);
+  expect(offenders).toEqual([]);
 });
 
 test('every control of the chat and the New chat button has an accessible name', async () => {
