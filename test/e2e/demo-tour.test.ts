@@ -68,6 +68,8 @@ test('the tour: a search, an edit the user approves, the diff, and Roll back to 
   expect(await chat().locator('.tc-ai-message-tool[data-tool="wiki-search"][data-tool-status="ok"]').count()).toBe(1);
   expect(await card.textContent()).toContain('wiki-edit');
   expect(await card.textContent()).toContain(NOTE);
+  // Every field of what would land, but not the new `modified` stamp of a changed note (noise).
+  expect(await card.locator('.tc-ai-diff-fields th').allTextContents()).toEqual(['type', 'tags', 'created']);
   expect((await note()).text).toBe(SHIPPED);
   await card.locator('button[data-ai-action="approve-once"]').click();
 

@@ -54,7 +54,8 @@ export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElem
       : !b
         ? element('span', 'tc-ai-diff-removed', [text(a)])
         : { type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') }, children: [element('span', 'tc-ai-diff-count', [count])] };
-  const quiet = mode === 'turn' ? ['text', 'modified', 'created'] : ['text', 'title'];
+  // `revision` and `bag` are the server's sync bookkeeping, not the tiddler's content.
+  const quiet = mode === 'turn' ? ['text', 'modified', 'created', 'revision', 'bag'] : ['text', 'title', 'revision', 'bag'];
   const nodes: unknown[] = [];
   for (const [title, { before, after }] of Object.entries(journal)) {
     const state = !before ? 'created' : !after ? 'deleted' : 'changed';
@@ -64,6 +65,8 @@ export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElem
       const a = before?.[k] ?? '';
       const b = after?.[k] ?? (k === 'type' && after ? 'text/vnd.tiddlywiki' : '');
       if (a === b && mode === 'turn') continue;
+      // An approval shows every field of what would land, but a changed tiddler's new `modified` stamp is noise.
+      if (k === 'modified' && before && after) continue;
       rows.push(element('tr', a === b ? 'tc-ai-diff-same' : '', [element('th', '', [text(k)]), element('td', '', [a === b ? text(b || ctx.lingo('Changes/None')) : diff(a, b)])]));
     }
     const textBefore = before?.text ?? '';
