@@ -2,8 +2,10 @@
 // a bad key and an unreachable base URL are named as such; a good key lists the models, one is
 // picked, and nothing (field or key) is saved before Save; after Save the key is stored (never in
 // a tiddler) and Clear removes it.
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { ROOT } from '../helpers/tw';
 
 jest.setTimeout(60_000);
 
@@ -64,6 +66,8 @@ test('a good key lists the models; a pick and the key are saved only by Save; Cl
   expect(await result().getAttribute('data-ok')).toBe('yes');
   const models = setup().locator('button.tc-ai-provider-model');
   expect(await models.allTextContents()).toEqual(['mock-model', 'mock-model-large']);
+  // The manual's screenshot of the provider setup (files/manual/, shown in "TiddlyAgent Manual: Providers").
+  await page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"]').screenshot({ path: path.join(ROOT, 'files', 'manual', 'settings-provider.png'), animations: 'disabled' });
   await models.filter({ hasText: 'mock-model-large' }).click();
   await shows('tc-ai-settings-field-default-model', 'mock-model-large');
   expect(await field('default-model')).toBe('mock-model');
