@@ -198,6 +198,29 @@ test('every control of the chat and the New chat button has an accessible name',
   expect(await chat().locator('textarea.tc-ai-chat-input').getAttribute('aria-label')).toBe('Message to the agent');
 });
 
+test('every control of each settings tab has an accessible name', async () => {
+  await usePalette('$:/palettes/Vanilla');
+  await navigate(page, SETTINGS);
+  const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
+  const unnamed: string[] = [];
+  let controls = 0;
+  for (const tab of ['providers', 'agents', 'search', 'mcp']) {
+    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+    const found = await page.evaluate((sel) => {
+      const all = [...document.querySelector(sel)!.querySelectorAll(':is(button, textarea, input, select, a)')].filter((e) => (e as HTMLElement).checkVisibility());
+      // A field's name: its aria-label or a label around it (a placeholder is not a name); a button's or link's: its text.
+      const named = (e: Element) =>
+        e.getAttribute('aria-label')?.trim() || e.closest('label')?.textContent?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || (/^(BUTTON|A)$/.test(e.tagName) && (e.textContent?.trim() || e.getAttribute('title')?.trim()));
+      return { count: all.length, unnamed: all.filter((e) => !named(e)).map((e) => e.outerHTML.slice(0, 100)) };
+    }, settings);
+    controls += found.count;
+    unnamed.push(...found.unnamed.map((html) => `${tab}: ${html}`));
+  }
+  expect(controls).toBeGreaterThan(20);
+  expect(unnamed).toEqual([]);
+});
+
 test('the card says each count right and shows a call once', async () => {
   const card = chat().locator('.tc-ai-approval');
   // One view of the call: what it changes; the exact arguments only folded, no preview besides.
