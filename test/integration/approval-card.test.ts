@@ -1,10 +1,14 @@
 // The approval card shows exactly what a call would land (title, type, tags, every field, the
-// text) and flags active content, in the <$ai-chat> widget of a real TiddlyWiki (fake DOM).
+// text) and flags active content, in the <$ai-chat> widget of a real TiddlyWiki (fake DOM). It
+// says a call once (a preview, else the changes; the exact arguments folded) and counts a diff's
+// differences in words that agree with the number (TiddlyWiki's own says "1 differences").
 import { bootWiki, type TW } from '../helpers/tw';
 
 let $tw: TW;
 const CHAT = 'Card chat';
 const SELF_CHAT = 'Self card chat';
+const PREVIEW_CHAT = 'Preview chat';
+const DIFF_CHAT = 'Diff chat';
 const SELF_BEFORE = { title: 'Self agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'P', 'agent-tools': 'edit-agent-definition', text: 'You are casual.', modified: '20260101000000000' };
 const AFTER = {
   title: 'Helper',
@@ -46,6 +50,33 @@ beforeAll(async () => {
       'approval-choices': 'once deny',
       'tool-changes': JSON.stringify({ 'Self agent': { before: SELF_BEFORE, after: { ...SELF_BEFORE, text: 'You are formal.', modified: '20260102000000000' } } }),
       text: 'Change the system prompt of this agent.',
+    },
+    { title: PREVIEW_CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
+    { title: `$:/ai/messages/${PREVIEW_CHAT}/000000`, 'agent-chat': PREVIEW_CHAT, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Fetch it' },
+    {
+      title: `$:/ai/messages/${PREVIEW_CHAT}/000001`,
+      'agent-chat': PREVIEW_CHAT,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': 'web-fetch',
+      'tool-call-id': 'c1',
+      'tool-args': JSON.stringify({ url: 'https://example.com/page', maxChars: 5000 }),
+      'tool-status': 'pending',
+      text: 'Fetch https://example.com/page',
+    },
+    { title: DIFF_CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
+    { title: `$:/ai/messages/${DIFF_CHAT}/000000`, 'agent-chat': DIFF_CHAT, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Tag it' },
+    {
+      title: `$:/ai/messages/${DIFF_CHAT}/000001`,
+      'agent-chat': DIFF_CHAT,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': 'wiki-update',
+      'tool-call-id': 'c2',
+      'tool-args': JSON.stringify({ title: 'Note', tags: ['Done'] }),
+      'tool-status': 'pending',
+      'tool-changes': JSON.stringify({ Note: { before: { title: 'Note', tags: 'Draft', caption: 'Old' }, after: { title: 'Note', tags: 'Done', caption: 'Old and new' } } }),
+      text: 'Update "Note"',
     },
   ]);
 });
@@ -100,4 +131,28 @@ test('a confirm-only call (edit-agent-definition): the card shows the definition
   expect(buttons).toEqual(['approve-once', 'approve-deny']);
   const [other] = find(render(), 'tc-ai-approval');
   expect(find(other, 'tc-ai-card-buttons')[0].children).toHaveLength(4);
+});
+
+test('a call without planned changes shows its preview once, the exact arguments folded', () => {
+  const [card] = find(render(PREVIEW_CHAT), 'tc-ai-approval');
+  expect(find(card, 'tc-ai-approval-preview').map((n) => n.textContent)).toEqual(['Fetch https://example.com/page']);
+  const args = find(card, 'tc-ai-tool-args');
+  expect(args).toHaveLength(1);
+  expect(args[0].parentNode.tag ?? args[0].parentNode.tagName).toMatch(/^details$/i);
+  expect(args[0].textContent).toContain('"maxChars": 5000');
+});
+
+test('the diff counts its differences in words that agree with the number, in the wiki language', () => {
+  const counts = (): string[] => find(render(DIFF_CHAT), 'tc-ai-diff-count').map((n) => n.textContent as string);
+  const english = counts();
+  expect(english.length).toBe(2);
+  // The card shows what changes, once: no preview besides the diff.
+  expect(find(render(DIFF_CHAT), 'tc-ai-approval-preview')).toHaveLength(0);
+  for (const c of english) expect(c).toBe(parseInt(c, 10) === 1 ? '1 difference' : `${parseInt(c, 10)} differences`);
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    for (const c of counts()) expect(c).toMatch(/^\d+ 处差异$/);
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
 });
