@@ -140,6 +140,9 @@ beforeAll(async () => {
   A.wiki.addTiddler(new A.Tiddler(info));
   B.wiki.addTiddler(new B.Tiddler(info));
   await new Promise((resolve) => setTimeout(resolve, 10)); // let the change events run
+  // Both text indexes built (`aisearch` is empty while a first build runs, which on a busy
+  // machine outlasts its first slice): the property compares answers, not build progress.
+  await Promise.all([libA.textIndexOf(A.wiki).whenReady(), libB.textIndexOf(B.wiki).whenReady()]);
 });
 
 const portA = () => libA.createTiddlyWikiPort(A.wiki);
