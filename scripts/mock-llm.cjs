@@ -15,6 +15,12 @@ Open by default; with `apiKey` (env MOCK_LLM_API_KEY) every /v1 request without 
 connection test tells a wrong key from the rest this way).
 
 How a chat request is answered, first match wins:
+  0. a chat-title request (TiddlyAgent's side request after a chat's first turn: its system
+     message starts with "Name this chat:") takes the next script of its own FIFO queue
+     (queueTitles() in-process, or POST /__mock/title-queue; same script format, e.g.
+     { text: 'A hostile $:/title' } or { status: 500 }), else answers mockTitle(userText):
+     "Chat about" and the first three words of the user's message. It never takes a
+     script from the chat queue below, so queued turns stay in step;
   1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
   2. the demo's guided tour, when the last user message is `mock:tour` or "Show me what you
      can do" (see THE TOUR below);
@@ -81,6 +87,12 @@ function defaultReply(userText) {
   return `''Mock reply'' from the offline test model (not a real AI). You wrote: ${quote(userText)}${FOOTER}`;
 }
 /** The reply to a request whose last message is a tool result. */
+/** The mock's default answer to a chat-title request: "Chat about" and the user's first three words. */
+function mockTitle(userText) {
+  const words = String(userText ?? '').replace(/[^\p{L}\p{N}\s]+/gu, ' ').trim().split(/\s+/).filter(Boolean).slice(0, 3);
+  return words.length ? `Chat about ${words.join(' ')}` : 'Chat about nothing';
+}
+
 function toolResultReply(resultText) {
   return `''Mock reply'' from the offline test model (not a real AI). The tool returned: ${quote(resultText)}${FOOTER}`;
 }
@@ -220,6 +232,7 @@ async function startMockLlm(options = {}) {
   const requests = []; // live: reset() empties it in place so callers' references stay valid
   const scripts = [];
   const embeddingScripts = [];
+  const titleScripts = [];
   const embeddingDims = options.embeddingDims ?? 64;
   const sleepers = new Set();
   let counter = 0; // request ids
@@ -425,6 +438,11 @@ async function startMockLlm(options = {}) {
     const last = messages[messages.length - 1];
     const lastUser = [...messages].reverse().find((m) => m && m.role === 'user');
     const userText = lastUser ? contentText(lastUser.content) : '';
+    if (messages[0] && messages[0].role === 'system' && contentText(messages[0].content).startsWith('Name this chat:')) {
+      if (titleScripts.length) return { source: 'title-queue', script: titleScripts.shift() };
+      const asked = /^User:\n([\s\S]*?)\n\nAssistant:/.exec(userText);
+      return { source: 'title', script: { text: mockTitle(asked ? asked[1] : userText) } };
+    }
     if (scripts.length) return { source: 'queue', script: scripts.shift() };
     const tour = tourScript(messages, userText);
     if (tour) return { source: 'tour', script: tour };
@@ -481,6 +499,13 @@ async function startMockLlm(options = {}) {
         return sendJson(res, 200, { ok: true, queued: n });
       } catch (e) {
         return sendJson(res, 400, errorBody(`Mock queue body must be a JSON script or array: ${e.message}`, 'invalid_request_error', null));
+      }
+    }
+    if (req.method === 'POST' && route === '/__mock/title-queue') {
+      try {
+        return sendJson(res, 200, { ok: true, queued: queueTitles(JSON.parse(await readBody(req))) });
+      } catch (e) {
+        return sendJson(res, 400, errorBody(`Mock title queue body must be a JSON script or array: ${e.message}`, 'invalid_request_error', null));
       }
     }
     if (req.method === 'POST' && route === '/__mock/embeddings-queue') {
@@ -558,8 +583,17 @@ async function startMockLlm(options = {}) {
     embeddingScripts.push(...list);
     return list.length;
   }
+  function queueTitles(s) {
+    const list = Array.isArray(s) ? s : [s];
+    for (const item of list) {
+      if (!item || typeof item !== 'object') throw new TypeError('a script must be an object');
+    }
+    titleScripts.push(...list);
+    return list.length;
+  }
   function reset() {
     scripts.length = 0;
+    titleScripts.length = 0;
     embeddingScripts.length = 0;
     requests.length = 0;
   }
@@ -584,6 +618,7 @@ async function startMockLlm(options = {}) {
     requests,
     queue,
     queueEmbeddings,
+    queueTitles,
     reset,
     close() {
       closing = true;
@@ -613,7 +648,7 @@ function hashedEmbedding(text, dims) {
   return v.map((x) => Math.round((x / norm) * 1e6) / 1e6);
 }
 
-module.exports = { startMockLlm, defaultReply, toolResultReply, hashedEmbedding, TOUR_FIND, TOUR_REPLACE };
+module.exports = { startMockLlm, defaultReply, toolResultReply, mockTitle, hashedEmbedding, TOUR_FIND, TOUR_REPLACE };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);

@@ -49,6 +49,9 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
     return { status: 200, body: {} };
   },
   rollback: async (runner, body) => ({ status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) }),
+  // A rename waits for a running turn in the chat's queue: the answer is the receipt, the pages follow the synced tiddlers.
+  rename: (runner, body) => receipt(runner.submitRename(str(body, 'chat'), typeof body.to === 'string' ? body.to : '')),
+  'delete-chat': async (runner, body) => ({ status: 200, body: await runner.deleteChat(str(body, 'chat')) }),
   compact: async (runner, body) => ({ status: 200, body: await runner.compact(str(body, 'chat')) }),
   preview: async (runner, body) => ({ status: 200, body: await runner.previewPrompt(str(body, 'chat')) }),
   // Connecting starts a configured command (stdio) on the server: writers only, like every action.

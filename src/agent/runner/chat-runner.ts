@@ -33,6 +33,13 @@ export interface ChatRunner {
   deleteTurn(chat: string, userMessage: string): Promise<unknown>;
   /** Restore what a turn's tools changed. */
   rollback(chat: string, userMessage: string, force?: boolean): Promise<RollbackResult>;
+  /**
+   * Rename a chat and everything keyed by its title (messages, journals, images, todo list,
+   * schedules, sub-agents' chats), after a running turn; refuses a blank, system or existing title.
+   */
+  rename(chat: string, newTitle: string): Promise<unknown>;
+  /** Delete a chat in the bin (field `agent-deleted`) forever, with everything it owns. */
+  deleteChat(chat: string): Promise<unknown>;
   /** Live events of a chat, a snapshot first; returns the unsubscribe function. */
   subscribe(chat: string, listener: AgentEventListener): () => void;
   /** Summarize the chat's older turns into one compaction message now ("Compact now"); rejects with why it could not. */

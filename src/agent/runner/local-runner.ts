@@ -28,6 +28,10 @@ import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
 import { testProvider, type ProviderTestRequest, type ProviderTestResult } from './provider-test';
 import { Turns } from './turns';
+import { applyChatMove, planChatMove } from './chat-move';
+import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
+import { suggestChatTitle } from '../engine/chat-title';
+import { LANGUAGE, lingoOf } from './lingo';
 
 export type { ApprovalChoice } from './chat-runner';
 
@@ -69,6 +73,14 @@ export interface RunnerHost {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Chat field: the chat is in the bin (when it was put there); its messages stay until it is deleted forever. */
+export const CHAT_DELETED = 'agent-deleted';
+/** Chat field: `yes` hides the chat from the Chats list but under "Archived". */
+export const CHAT_ARCHIVED = 'agent-archived';
+/** `no` turns the automatic title after a chat's first turn off. */
+export const AUTO_TITLE_CONFIG = '$:/config/tiddlyagent/auto-title';
+/** Operations after which a chat's first turn may have completed. */
+const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'retry', 'resume'];
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
 export const CHAT_QUEUED = 'agent-queued';
 const INTERRUPTED = 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.';
@@ -169,6 +181,7 @@ export class LocalRunner implements ChatRunner {
     this.requireChat(chat);
     if (typeof text !== 'string' || !text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
     if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; no agent answers in it. Start a new chat to talk to the agent.`);
+    if (this.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is in the bin; restore it first.`);
     if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new RunnerError('bad-request', 'Attachments must be a list of titles.');
     // "Talk with AI" attachments and a queue saved before a reload were in the input: this message carries them.
     if (!this.isActive(chat)) this.store.updateChat(chat, { 'agent-draft-attachments': undefined, [CHAT_QUEUED]: undefined });
@@ -180,7 +193,7 @@ export class LocalRunner implements ChatRunner {
    * waiting for the user's decision or answer (a woken turn would pre-empt the card).
    */
   isFree(chat: string): boolean {
-    return !!this.host.wiki.getFields(chat) && !this.isActive(chat) && !this.operations.waiting(chat).length && this.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required';
+    return !!this.host.wiki.getFields(chat) && !this.host.wiki.getFields(chat)?.[CHAT_DELETED] && !this.isActive(chat) && !this.operations.waiting(chat).length && this.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required';
   }
 
   /** A schedule or heartbeat wakes a free chat: its message is sent as a user turn marked with its source. */
@@ -344,6 +357,38 @@ export class LocalRunner implements ChatRunner {
     return [...marked];
   }
 
+  /**
+   * Rename a chat and everything keyed by its title (runner/chat-move.ts), in the chat's
+   * queue: after a running turn, before what was sent behind it (which then runs under the
+   * new title). Refuses a blank, system, unsafe or existing title.
+   */
+  async rename(chat: string, to: string): Promise<{ title: string }> {
+    const result = await this.submitRename(chat, to).done;
+    if (result.error) throw new RunnerError(result.status === 'canceled' ? 'conflict' : 'bad-request', result.error);
+    return { title: to };
+  }
+
+  submitRename(chat: string, to: string): { op: Operation; done: Promise<TurnResult> } {
+    this.requireChat(chat);
+    if (this.host.wiki.getFields(chat)?.['agent-parent']) throw new RunnerError('conflict', `"${chat}" is a sub-agent's chat: it moves with its parent's.`);
+    this.requireTitle(to);
+    return this.operations.submit({ chat, kind: 'rename', to });
+  }
+
+  /** "Delete forever" a chat in the bin: the chat, its messages, journals, images, todo list and sub-agents' chats. */
+  deleteChat(chat: string): Promise<{ deleted: string[] }> {
+    try {
+      this.requireIdle(chat);
+      if (!this.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is not in the bin: delete it first, then delete it forever.`);
+      // Everything the chat owns; the user's own schedule tiddlers that name it stay (they are notes).
+      const owned = planChatMove(this.host.wiki, chat, chat).puts.map((f) => f.title!).filter((t) => t === chat || t.startsWith('$:/ai/'));
+      for (const title of owned) this.host.wiki.deleteTiddler(title);
+      return Promise.resolve({ deleted: owned });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
   /** "Compact now": in the chat's queue, so it never runs beside a turn; rejects with why nothing was compacted. */
   async compact(chat: string): Promise<{ compacted: true }> {
     this.requireChat(chat);
@@ -402,6 +447,7 @@ export class LocalRunner implements ChatRunner {
 
   private async execute(op: Operation): Promise<{ result: TurnResult; status: OperationStatus; error?: string }> {
     const result = await this.executeTurn(op);
+    if (result.status === 'completed' && TURN_KINDS.includes(op.kind)) await this.autoTitle(op.chat);
     const status: OperationStatus = result.status === 'failed' ? 'failed' : result.status === 'canceled' ? 'canceled' : 'done';
     return { result, status, error: result.error };
   }
@@ -425,7 +471,52 @@ export class LocalRunner implements ChatRunner {
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
       case 'compact':
         return this.runCompaction(chat);
+      case 'rename':
+        return Promise.resolve(this.moveChat(chat, op.to ?? ''));
     }
+  }
+
+  /** Move the chat and all it owns to `to` in one synchronous step (one step on disk in the server edition). */
+  private moveChat(chat: string, to: string): TurnResult {
+    const problem = titleProblem(this.host.wiki, to);
+    if (problem) return { status: 'failed', error: titleProblemText(to, problem) };
+    applyChatMove(this.host.wiki, planChatMove(this.host.wiki, chat, to));
+    this.operations.move(chat, to);
+    if (this.expiryTimers.has(chat)) {
+      clearTimeout(this.expiryTimers.get(chat));
+      this.expiryTimers.delete(chat);
+      this.scheduleExpiry(to);
+    }
+    return { status: 'completed' };
+  }
+
+  /**
+   * After a chat's first turn completed under a default title (`Chat`, `Chat 1`…): ask its
+   * model for a title in a side request (engine/chat-title.ts), else take the first words of
+   * the user's message, and rename the chat to it (made unique). Stop aborts the request.
+   */
+  private async autoTitle(chat: string): Promise<void> {
+    const read = (title: string) => this.host.wiki.getFields(title)?.text;
+    const fields = this.host.wiki.getFields(chat);
+    if (!fields || fields['agent-parent'] || fields['agent-hidden'] || this.isExternal(chat) || read(AUTO_TITLE_CONFIG)?.trim() === 'no') return;
+    const bases = () => ['Chat', read(`${LANGUAGE}NewChat/BaseTitle`) ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
+    if (!isDefaultTitle(chat, bases())) return;
+    const messages = this.store.listMessages(chat);
+    const users = messages.filter((m) => m.role === 'user');
+    if (users.length !== 1) return;
+    const reply = messages.filter((m) => m.role === 'assistant' && m.text.trim()).at(-1)?.text ?? '';
+    const controller = new AbortController();
+    this.controllers.set(chat, controller);
+    let suggested: string | undefined;
+    try {
+      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal });
+    } finally {
+      this.controllers.delete(chat);
+    }
+    // The user may have renamed or deleted the chat meanwhile.
+    if (!this.host.wiki.getFields(chat) || !isDefaultTitle(chat, bases())) return;
+    const title = suggested || titleFromMessage(users[0]!.text);
+    if (title) this.moveChat(chat, uniqueTitle(this.host.wiki, title));
   }
 
   /** The turn resumes once nothing waits for the user; a dismissed question ends it. */
@@ -562,6 +653,11 @@ export class LocalRunner implements ChatRunner {
     const fields = this.host.wiki.getFields(chat);
     if (!fields) throw new RunnerError('not-found', `The chat "${chat}" does not exist.`);
     if (typeof fields.agent !== 'string' || !fields.agent.trim()) throw new RunnerError('bad-request', `"${chat}" is not a chat: it has no "agent" field.`);
+  }
+
+  private requireTitle(title: string): void {
+    const problem = typeof title === 'string' ? titleProblem(this.host.wiki, title) : 'blank';
+    if (problem) throw new RunnerError(problem === 'exists' ? 'conflict' : 'bad-request', titleProblemText(String(title ?? ''), problem));
   }
 
   private requireIdle(chat: string): void {

@@ -1,6 +1,6 @@
 /*\
-Durable operations (seed 003): every send, queued send, approval decision, answer, retry and compaction
-is an operation, written to an OperationLog before it runs and at each change of its status
+Durable operations (seed 003): every send, queued send, approval decision, answer, retry, compaction
+and rename is an operation, written to an OperationLog before it runs and at each change of its status
 (queued -> running -> done | failed | canceled). The queue runs them one at a time per chat,
 in order, whoever submitted them. The server's log is a file, so after a restart every
 unfinished operation is known and can be failed (runner/local-runner.ts, restore); a
@@ -8,7 +8,7 @@ browser's log lives as long as the page.
 \*/
 import type { ApprovalChoice } from './chat-runner';
 
-export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume' | 'compact';
+export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume' | 'compact' | 'rename';
 export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
 export interface Operation {
@@ -27,6 +27,8 @@ export interface Operation {
   message?: string;
   choice?: ApprovalChoice;
   answers?: string[] | null;
+  /** rename: the chat's new title. */
+  to?: string;
   error?: string;
 }
 
@@ -64,6 +66,8 @@ interface Entry<R> {
 export class OperationQueue<R> {
   private queues = new Map<string, Entry<R>[]>();
   private running = new Map<string, Operation>();
+  /** Chats renamed by their running operation: its queue continues under the new title. */
+  private moved = new Map<string, string>();
   private seq = 0;
 
   constructor(
@@ -112,6 +116,24 @@ export class OperationQueue<R> {
     return queue.map((e) => e.op);
   }
 
+  /**
+   * The chat `from` is now called `to` (its running operation renamed it): what waits behind
+   * it is carried over, rewritten in the log, and runs under the new title.
+   */
+  move(from: string, to: string): void {
+    const queue = this.queues.get(from) ?? [];
+    this.queues.delete(from);
+    for (const entry of queue) {
+      entry.op.chat = to;
+      this.log.write(entry.op);
+    }
+    if (queue.length) this.queues.set(to, [...queue, ...(this.queues.get(to) ?? [])]);
+    const op = this.running.get(from);
+    // Nothing starts under the new title before the renaming operation has finished.
+    if (op) this.running.set(to, op);
+    this.moved.set(from, to);
+  }
+
   private finish(op: Operation, status: OperationStatus, error?: string): void {
     op.status = status;
     if (error) op.error = error;
@@ -136,10 +158,13 @@ export class OperationQueue<R> {
       )
       .then(({ result, status, error }) => {
         this.finish(op, status, error);
+        const next = this.moved.get(chat) ?? chat;
+        this.moved.delete(chat);
         this.running.delete(chat);
+        this.running.delete(next);
         entry.resolve(result);
-        this.changed(chat);
-        this.pump(chat);
+        this.changed(next);
+        this.pump(next);
       });
   }
 }

@@ -74,6 +74,14 @@ export class RemoteRunner implements ChatRunner {
     return this.post('rollback', { chat, message: userMessage, force }) as Promise<RollbackResult>;
   }
 
+  rename(chat: string, newTitle: string): Promise<unknown> {
+    return this.post('rename', { chat, to: newTitle });
+  }
+
+  deleteChat(chat: string): Promise<unknown> {
+    return this.post('delete-chat', { chat });
+  }
+
   compact(chat: string): Promise<unknown> {
     return this.post('compact', { chat });
   }

@@ -1,0 +1,100 @@
+/*\
+Chat titles: which a chat may take (rename, automatic title), and the automatic title itself.
+A chat's title is the key of everything it owns, and its title ends up in the story river,
+in lists and in filters, so a title must not be blank, a system title (`$:/…`: hidden, or
+worse, a shadow a plugin ships), an existing tiddler (its owner's note would be overwritten)
+or hold what breaks a link or a list (`[[`, `]]`, `|`, `{{`, `}}`, a newline). The same check
+guards the title a model suggests: it is untrusted text.
+\*/
+import type { WikiPort } from './wiki-port';
+
+export type TitleProblem = 'blank' | 'system' | 'unsafe' | 'too-long' | 'exists';
+
+/** The longest title a chat may take. */
+export const MAX_CHAT_TITLE = 120;
+/** The longest title derived from the first message. */
+export const DERIVED_TITLE_LENGTH = 48;
+/** The most words of a title the model suggests. */
+export const MAX_TITLE_WORDS = 6;
+
+const UNSAFE = /\[\[|\]\]|\{\{|\}\}|\||[\r\n\u0000-\u001f\u007f\u2028\u2029]/;
+
+/** What is wrong with `title` as a chat's new title, or undefined when it may take it. */
+export function titleProblem(wiki: WikiPort, title: string): TitleProblem | undefined {
+  if (typeof title !== 'string' || !title.trim()) return 'blank';
+  if (title !== title.trim()) return 'unsafe';
+  if (title.startsWith('$:/')) return 'system';
+  if (UNSAFE.test(title)) return 'unsafe';
+  if (title.length > MAX_CHAT_TITLE) return 'too-long';
+  if (wiki.getFields(title)) return 'exists';
+  return undefined;
+}
+
+/** Why a title was refused, for a RunnerError (the UI says it in the user's language). */
+export function titleProblemText(title: string, problem: TitleProblem): string {
+  switch (problem) {
+    case 'blank':
+      return 'A chat needs a title: the new title is blank.';
+    case 'system':
+      return `"${title}" is a system title ($:/…); a chat cannot take it.`;
+    case 'unsafe':
+      return `"${title}" holds characters a title cannot (leading or trailing spaces, [[, ]], {{, }}, |, or a line break).`;
+    case 'too-long':
+      return `A chat title may be at most ${MAX_CHAT_TITLE} characters long.`;
+    case 'exists':
+      return `A tiddler called "${title}" already exists; choose another title.`;
+  }
+}
+
+/** Whether `title` is one the New chat control gives (`Chat`, `Chat 1`, …) for one of the base titles. */
+export function isDefaultTitle(title: string, bases: string[]): boolean {
+  return bases.some((base) => !!base && (title === base || (title.startsWith(`${base} `) && /^\d+$/.test(title.slice(base.length + 1)))));
+}
+
+/** Text made into a title: markup and line breaks out, spaces collapsed, cut at a word within `max`. */
+export function cleanTitle(raw: string, max = MAX_CHAT_TITLE): string {
+  let text = String(raw ?? '')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2')
+    .replace(/\{\{[^}]*\}\}/g, ' ')
+    .replace(/[[\]{}|<>`*_~#=^"'“”‘’\\]+/g, ' ')
+    .replace(/[\s\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .trim()
+    .replace(/^(\$:\/)+/, '')
+    .replace(/[\s.,;:!?\-–—/]+$/, '')
+    .trim();
+  if (text.length > max) {
+    const cut = text.slice(0, max);
+    const space = cut.lastIndexOf(' ');
+    text = (space > max / 2 ? cut.slice(0, space) : cut).trim();
+  }
+  return text.replace(/^\$:\//, '').trim();
+}
+
+/** The title of a chat from its first user message: its first words, without wikitext. */
+export function titleFromMessage(text: string): string {
+  return cleanTitle(text, DERIVED_TITLE_LENGTH);
+}
+
+/**
+ * The model's suggestion made into a title, or undefined when it is unusable: empty, more
+ * than MAX_TITLE_WORDS words (a reply, not a title), or nothing left once cleaned.
+ */
+export function titleFromSuggestion(raw: string): string | undefined {
+  const firstLine = String(raw ?? '').trim().split(/\r?\n/)[0] ?? '';
+  const unquoted = firstLine.replace(/^(title|标题)\s*[:：]\s*/i, '');
+  const title = cleanTitle(unquoted, DERIVED_TITLE_LENGTH + 12);
+  if (!title) return undefined;
+  // Chinese and Japanese have no spaces between words: count characters there instead (about 2 a word).
+  const words = title.split(/\s+/).length;
+  const cjk = (title.match(/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g) ?? []).length;
+  if (words > MAX_TITLE_WORDS || cjk > MAX_TITLE_WORDS * 3) return undefined;
+  return title;
+}
+
+/** `title`, or `title 2`, `title 3`… : the first that `titleProblem` accepts. */
+export function uniqueTitle(wiki: WikiPort, title: string): string {
+  if (!titleProblem(wiki, title)) return title;
+  for (let n = 2; n < 1000; n++) if (!titleProblem(wiki, `${title} ${n}`)) return `${title} ${n}`;
+  return `${title} ${Date.now().toString(36)}`;
+}
