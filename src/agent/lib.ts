@@ -3,7 +3,9 @@ The TiddlyAgent library module: everything the widgets, startup modules and othe
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
 export { getRunner, getLocalRunner, createLocalRunner, getSecret } from './runner/default-runner';
-export { LocalRunner, type RunnerHost, type ExternalChat } from './runner/local-runner';
+export { LocalRunner, CHAT_ARCHIVED, CHAT_DELETED, AUTO_TITLE_CONFIG, type RunnerHost, type ExternalChat } from './runner/local-runner';
+export { CHAT_RENAMED_FROM } from './runner/chat-move';
+export { titleProblem, type TitleProblem } from './store/chat-titles';
 export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
 export { RemoteRunner } from './runner/remote-runner';
 export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './runner/chat-runner';

@@ -116,6 +116,8 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
     rollback: { chat, message: userMessage, force: true },
     compact: { chat },
     preview: { chat },
+    rename: { chat, to: 'Renamed by someone who may not write' },
+    'delete-chat': { chat },
     // The "unknown" variant names a server that does not exist (mcp-test has no chat).
     'mcp-test': { server: chat === CHAT ? '$:/demo/mcp/everything' : 'No such server' },
     // Aimed at a profile (provider-test has no chat either); the unknown variant names none.

@@ -57,7 +57,7 @@ export function cleanTitle(raw: string, max = MAX_CHAT_TITLE): string {
     .replace(/<[^>]*>/g, ' ')
     .replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2')
     .replace(/\{\{[^}]*\}\}/g, ' ')
-    .replace(/[[\]{}|<>`*_~#=^"'“”‘’\\]+/g, ' ')
+    .replace(/[[\]{}|<>`*_~#=^"“”\\]+/g, ' ')
     .replace(/[\s\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
     .trim()
     .replace(/^(\$:\/)+/, '')
