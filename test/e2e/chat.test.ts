@@ -24,6 +24,9 @@ beforeAll(async () => {
   // The demo's mock provider asks for a key, so the test can follow a real key end to end.
   wiki = await serveDemoWiki({ mockDelayMs: 25, providerFields: { 'api-key-name': 'mock-api-key' } });
   ({ context, page, errors } = await openWiki(wiki));
+  // These tests follow one chat called "Chat" through several turns: no automatic title here
+  // (chats-sidebar.test.ts shows it).
+  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
 });
 
 afterAll(async () => {

@@ -104,16 +104,19 @@ test('the settings tab says whether the server has each key, and shows no passwo
   expect(errors).toEqual([]);
 });
 
-test('New chat, then a message at once: the chat reaches the server first, and the reply comes back', async () => {
+test('New chat, then a message at once: the chat reaches the server first, the reply comes back, and the chat takes its automatic title', async () => {
   const page = await openPage();
   await page.locator('button[data-ai-action="new-chat"]').first().click();
   const chat = page.locator('.tc-ai-chat[data-chat="Chat"]');
   await chat.waitFor();
   await chat.locator('textarea.tc-ai-chat-input').fill('First words in a new chat');
   await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await chat.locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'First words in a new chat' }).waitFor();
-  expect(await chat.getAttribute('data-status')).toBe('completed');
-  expect(await chat.locator('.tc-ai-chat-status').textContent()).not.toMatch(/does not exist/);
+  // After its first turn the server names the chat (the mock's title: "Chat about" and the first words); the page follows it.
+  const titled = page.locator('.tc-ai-chat[data-chat="Chat about First words in"]');
+  await titled.locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'First words in a new chat' }).waitFor();
+  expect(await titled.getAttribute('data-status')).toBe('completed');
+  expect(await titled.locator('.tc-ai-chat-status').textContent()).not.toMatch(/does not exist/);
+  expect(await page.locator('.tc-ai-chat[data-chat="Chat"]').count()).toBe(0);
   expect(echoWrites).toEqual([]);
   expect(errors).toEqual([]);
 });
