@@ -133,6 +133,24 @@ test('delete puts a chat in the bin with its messages; restore brings it back; d
   await tab().locator('select.tc-ai-chats-view').selectOption('active');
 });
 
+test("every control of the tab has an accessible name; Manage switches a chat's agent", async () => {
+  // Open since the archive test; closed and opened again by the keyboard-reachable button.
+  await item('Research chat').locator('button.tc-ai-chats-manage[aria-expanded="true"]').click();
+  await item('Research chat').locator('.tc-ai-chats-actions').waitFor({ state: 'detached' });
+  await item('Research chat').locator('button.tc-ai-chats-manage[aria-expanded="false"]').click();
+  await item('Research chat').locator('.tc-ai-chats-actions').waitFor();
+  const unnamed = await tab().evaluate((root) =>
+    [...root.querySelectorAll(':is(button, input, select, a)')]
+      .filter((e) => !(e.getAttribute('aria-label')?.trim() || e.textContent?.trim() || e.getAttribute('title')?.trim() || e.closest('label')))
+      .map((e) => e.outerHTML.slice(0, 80)),
+  );
+  expect(unnamed).toEqual([]);
+  expect(await item('Research chat').locator('button.tc-ai-chats-manage').getAttribute('aria-expanded')).toBe('true');
+  await item('Research chat').locator('select.tc-ai-chats-switch-agent').selectOption(DEMO_AGENT);
+  await page.waitForFunction(() => (window as any).$tw.wiki.getTiddler('Research chat').fields.agent === '$:/demo/agents/offline-demo');
+  await item('Research chat').locator('.tc-ai-chats-agent-name').filter({ hasText: 'Offline demo assistant (mock LLM)' }).waitFor();
+});
+
 test('New chat starts a chat with the chosen agent; after its first turn it takes a title', async () => {
   await tab().locator('select.tc-ai-chats-new-agent').selectOption(RESEARCHER);
   await tab().locator('button.tc-ai-chats-new').click();
