@@ -20,7 +20,7 @@ export interface AiSendParams {
   chat?: string;
   new?: string;
   message?: string;
-  /** A title list, as the composer's chips: `[[A tiddler]] Another`. */
+  /** A title list, as the composer's chips: `[[A tiddler]] Another`; or exactly the title of a tiddler. */
   attachments?: string;
   agent?: string;
   title?: string;
@@ -30,6 +30,8 @@ export interface AiSendParams {
 interface SendWiki {
   getTiddler(title: string): { fields: Record<string, unknown> } | undefined;
   getTiddlerText(title: string, fallback?: string): string | undefined;
+  tiddlerExists(title: string): boolean;
+  isShadowTiddler(title: string): boolean;
   generateNewTitle(base: string): string;
   addTiddler(fields: Record<string, unknown>): void;
   getCreationFields(): Record<string, unknown>;
@@ -44,7 +46,9 @@ export function aiSend(wiki: SendWiki, params: AiSendParams, navigate: (title: s
     warn('the message is empty; nothing was sent.');
     return undefined;
   }
-  const attachments = $tw.utils.parseStringArray(params.attachments ?? '', true) ?? [];
+  // `attachments=<<currentTiddler>>` must attach "Garden plan", not "Garden" and "plan".
+  const list = params.attachments ?? '';
+  const attachments = wiki.tiddlerExists(list) || wiki.isShadowTiddler(list) ? [list] : ($tw.utils.parseStringArray(list, true) ?? []);
   const named = (params.chat ?? '').trim();
   const fresh = !named || params.new === 'yes';
   let chat = named;
