@@ -89,6 +89,18 @@ describe('tm-ai-send and the queue', () => {
     expect(errors).toEqual([]);
   });
 
+  test("the manual chapter's example button works, and its list of chats about the chapter shows the new chat", async () => {
+    const CHAPTER = 'TiddlyAgent Manual: Wikitext API';
+    await navigate(page, CHAPTER);
+    const frame = page.locator(`.tc-tiddler-frame[data-tiddler-title="${CHAPTER}"]`);
+    await frame.locator('button', { hasText: 'Summarize this tiddler' }).click();
+    const chat = page.locator('.tc-story-river .tc-ai-chat').filter({ has: page.locator(`.tc-ai-chip[data-title="${CHAPTER}"]`) });
+    await chat.locator('.tc-ai-message-assistant[data-message]', { hasText: 'Mock reply' }).waitFor();
+    const title = (await chat.getAttribute('data-chat'))!;
+    await frame.locator('a.tc-tiddlylink', { hasText: title }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
   test('a send while a turn runs waits in the queue and is answered after it', async () => {
     let release!: () => void;
     wiki.mock.queue({ text: 'The held answer', hold: new Promise<void>((resolve) => (release = resolve)) });
