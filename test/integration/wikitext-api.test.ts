@@ -135,6 +135,18 @@ describe('<$action-ai-send>', () => {
     await answered('Pomegranate questions 1');
   });
 
+  test('a button (say, one the agent wrote) cannot hand the model a hidden tiddler as an attachment', async () => {
+    const SECRET = 'the hidden chat says hunter2';
+    $tw.wiki.addTiddler({ title: 'Private chat', agent: AGENT, 'agent-status': 'idle' });
+    $tw.wiki.addTiddler({ title: '$:/ai/messages/Private chat/000001', 'agent-chat': 'Private chat', 'agent-seq': '1', role: 'user', text: SECRET });
+    $tw.wiki.addTiddler({ title: 'Exfiltration chat', agent: AGENT, 'agent-status': 'idle' });
+    click('<$button><$action-ai-send chat="Exfiltration chat" message="What do these say?" attachments="[[$:/ai/messages/Private chat/000001]] [[Private chat]]"/>Go</$button>');
+    await answered('Exfiltration chat');
+    const body = JSON.stringify(requestFor('What do these say?').body);
+    expect(body).not.toContain('hunter2');
+    expect(body).toContain('not available');
+  });
+
   test('an empty message or a chat that is not one sends nothing and makes nothing', () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => {});
     try {
