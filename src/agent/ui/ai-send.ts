@@ -13,7 +13,7 @@ the reason goes to the browser console, as a refused Stop of <$action-ai-stop> d
 import { lib } from './library';
 import { lingo } from './lingo';
 
-export const DEFAULT_AGENT_CONFIG = '$:/config/tiddlyagent/default-agent';
+const DEFAULT_AGENT_CONFIG = '$:/config/tiddlyagent/default-agent';
 
 /** The attributes of <$action-ai-send>, the params of `tm-ai-send`. */
 export interface AiSendParams {

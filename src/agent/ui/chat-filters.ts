@@ -65,25 +65,42 @@ export function aichats(source: Source, _operator: unknown, options: { wiki: Fil
 /** For each tiddler, the chats about it (see the header). */
 function chatsAbout(wiki: FilterWiki): Map<string, Set<string>> {
   const about = new Map<string, Set<string>>();
-  const add = (title: string, chat: string) => {
-    if (!title || title === chat) return;
-    let set = about.get(title);
-    if (!set) about.set(title, (set = new Set()));
-    set.add(chat);
-  };
   wiki.each((tiddler, title) => {
-    const f = tiddler.fields;
-    if (f.agent !== undefined) {
-      for (const t of titles(f['agent-draft-attachments'])) add(t, title);
-      if (typeof f['agent-current-tiddler'] === 'string') add(f['agent-current-tiddler'], title);
-      return;
+    const found = mentions(tiddler, title);
+    if (!found) return;
+    // A message counts only while its chat is one (in this wiki: in the agent's view, never).
+    if (found.chat !== title && wiki.getTiddler(found.chat)?.fields.agent === undefined) return;
+    for (const t of found.titles) {
+      if (t === found.chat) continue;
+      let set = about.get(t);
+      if (!set) about.set(t, (set = new Set()));
+      set.add(found.chat);
     }
-    const chat = f['agent-chat'];
-    if (typeof chat !== 'string' || f['agent-seq'] === undefined || wiki.getTiddler(chat)?.fields.agent === undefined) return;
-    for (const t of titles(f.attachments)) if (!t.startsWith('$:/ai/')) add(t, chat);
-    if (typeof f['tool-args'] === 'string') add(argumentTitle(f['tool-args']), chat);
   });
   return about;
+}
+
+/**
+ * What one chat or message tiddler names, worked out once per tiddler object (they never change),
+ * so after a change the pass over the wiki reads again only what changed.
+ */
+const mentioned = new WeakMap<object, { chat: string; titles: string[] } | null>();
+
+function mentions(tiddler: { fields: Fields }, title: string): { chat: string; titles: string[] } | null {
+  let found = mentioned.get(tiddler);
+  if (found !== undefined) return found;
+  const f = tiddler.fields;
+  found = null;
+  if (f.agent !== undefined) {
+    const current = typeof f['agent-current-tiddler'] === 'string' ? [f['agent-current-tiddler']] : [];
+    found = { chat: title, titles: [...titles(f['agent-draft-attachments']), ...current] };
+  } else if (typeof f['agent-chat'] === 'string' && f['agent-seq'] !== undefined) {
+    const named = titles(f.attachments).filter((t) => !t.startsWith('$:/ai/'));
+    if (typeof f['tool-args'] === 'string') named.push(argumentTitle(f['tool-args']));
+    found = { chat: f['agent-chat'], titles: named.filter(Boolean) };
+  }
+  mentioned.set(tiddler, found);
+  return found;
 }
 
 function argumentTitle(json: string): string {
