@@ -138,3 +138,34 @@ test('a tiddler outside the chat\'s branch folder is never taken for a version, 
   await expect(runner.switchBranch(chat, 1, 1)).rejects.toMatchObject({ code: 'not-found' });
   expect(path(chat)).toEqual(['user: one', 'assistant: Answer 1 to one']);
 });
+
+test('after a crash, an edit that had not started leaves the chat as it was; one cut off after its fork keeps both branches and says it was interrupted', async () => {
+  const chat = h.newChat();
+  const runner = scriptedRunner(h, echoModel().model, []);
+  await within(runner.send(chat, 'one'), 'turn 1');
+  const first = h.messages(chat)[0]!.title!;
+  const before = path(chat);
+  const restart = (op: Record<string, unknown>) => {
+    const log = new h.lib.MemoryOperationLog();
+    log.write({ id: `op-${String(op.status)}`, chat, kind: 'edit', created: 0, message: first, text: 'uno', ...op } as never);
+    const next = new h.lib.LocalRunner({ wiki: h.port, fetch: () => Promise.reject(new Error('no network')), getApiKey: () => undefined, keyHint: '', tools: new Map(), operations: log });
+    const marked = next.restore();
+    next.dispose();
+    return marked;
+  };
+
+  // Logged, never run: nothing changed, nothing to mark.
+  expect(restart({ status: 'queued' })).toEqual([]);
+  expect(path(chat)).toEqual(before);
+
+  // Cut off after the fork (one step: the branch and the edited message landed together).
+  runner.branches.park(chat, 0);
+  h.store.appendMessage(chat, { role: 'user', text: 'uno', operation: 'op-running' });
+  h.store.setStatus(chat, 'working');
+  expect(restart({ status: 'running' })).toEqual([chat]);
+  expect(h.messages(chat).map((m) => m.role)).toEqual(['user', 'error']);
+  expect(h.status(chat)).toBe('interrupted');
+  expect(runner.branches.forks(chat).get(0)).toEqual({ versions: [1, 2], active: 2 });
+  await within(runner.switchBranch(chat, 0, 1), 'the old branch back');
+  expect(path(chat)).toEqual(before);
+});
