@@ -29,6 +29,7 @@ import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine
 import { lib } from './library';
 import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
+import { copyChatButton } from './copy-chat';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
 import { COMMAND_EVENT, type ChatCommand } from './chat-command';
@@ -96,6 +97,7 @@ class AiChatWidget extends Widget {
     // In Node the chat renders once, statically: nothing to ask the runner.
     const prompt = this.ctx.browser ? new PromptTools(this.ctx) : undefined;
     if (prompt) this.status.footer.appendChild(prompt.bar);
+    if (prompt) this.status.footer.appendChild(copyChatButton(this.ctx, () => this.list.messages));
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);
