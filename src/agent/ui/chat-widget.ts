@@ -35,6 +35,7 @@ import { Composer } from './composer';
 import { COMMAND_EVENT, type ChatCommand } from './chat-command';
 import { lingo, LANGUAGE_SETTING } from './lingo';
 import { CostView } from './cost-view';
+import { ExportMenu } from './export-menu';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
@@ -98,6 +99,7 @@ class AiChatWidget extends Widget {
     const prompt = this.ctx.browser ? new PromptTools(this.ctx) : undefined;
     if (prompt) this.status.footer.appendChild(prompt.bar);
     if (prompt) this.status.footer.appendChild(copyChatButton(this.ctx, () => this.list.messages));
+    if (this.ctx.browser) this.status.footer.appendChild(new ExportMenu(this.ctx, (event) => this.dispatchEvent(event)).element);
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);
