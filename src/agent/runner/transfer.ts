@@ -69,8 +69,9 @@ function fileName(chat: string, ext: string): string {
   return `${chat.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim().slice(0, 100) || 'chat'}.${ext}`;
 }
 
-export function exportChat(wiki: Wiki, chat: string, format: ExportFormat): ExportResult {
-  const x = gatherChat(wiki, chat);
+/** Export a chat; `journals` adds its turn journals to a JSON bundle (another wiki's import leaves them out). */
+export function exportChat(wiki: Wiki, chat: string, format: ExportFormat, options: { journals?: boolean } = {}): ExportResult {
+  const x = gatherChat(wiki, chat, options);
   if (format === 'json') return { running: x.running, file: { name: fileName(chat, 'json'), type: 'application/json', text: exportBundle(x) } };
   if (format === 'markdown') return { running: x.running, file: { name: fileName(chat, 'md'), type: 'text/markdown', text: exportMarkdown(x, words(wiki)) } };
   let title = `${chat} (transcript)`;

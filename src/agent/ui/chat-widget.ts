@@ -12,7 +12,7 @@ This module wires the parts to the wiki and the runner; each part is one concept
 message-list.ts (the window of messages), message-view.ts (one message), cards.ts (approval
 and question cards, the changes view), turn-actions.ts (the bar under each turn),
 stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter), cost-view.ts
-(the turn's and the chat's cost beside the meter),
+(the turn's and the chat's cost beside the meter), export-menu.ts (the chat's Export control),
 todo-view.ts (the chat's todo list) and composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
 from the runner's events, folded by the one reducer (engine/live-state.ts), and every action
 is a runner request.

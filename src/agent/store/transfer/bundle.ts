@@ -42,7 +42,7 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
   const old = chats[0]!;
   const notMapped: string[] = [];
   const used = new Set<string>();
-  const title = freeTitle(old.caption || old.title!, target, used);
+  const title = freeTitle(old.title!, target, used);
   const agent = isAgent(old.agent!) ? old.agent! : target.agent;
   if (agent !== old.agent) notMapped.push(`The agent "${old.agent}" does not exist here: the chat uses "${agent}".`);
 
@@ -92,7 +92,6 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
 
   const chatFields: TiddlerFields = {};
   if (TW_DATE.test(old.created ?? '')) chatFields.created = old.created!;
-  if (old.caption) chatFields.caption = old.caption;
   return { format: 'bundle', tiddlers: [...chatTiddlers(title, agent, target.now, planned, chatFields), ...images.values()], created: [title], notMapped };
 }
 

@@ -46,14 +46,23 @@ export interface ImportPlan {
   notMapped: string[];
 }
 
-/** A free title: `base`, else `base (imported)`, `base (imported 2)`…; `taken` also sees titles this plan already uses. */
-export function freeTitle(base: string, target: ImportTarget, used: Set<string>): string {
-  const clean = base.replace(/[|[\]{}]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || 'Imported chat';
+/**
+ * A free title `prefix + base`, else `… (imported)`, `… (imported 2)`…; `used` holds the titles
+ * this plan already took. A file's title never starts with `$:/` (it could name a config
+ * tiddler): system titles come only from our prefixes.
+ */
+export function freeTitle(base: string, target: ImportTarget, used: Set<string>, prefix = ''): string {
+  const clean = prefix + (plainWords(base.replace(/^(\$:\/)+/, '')).slice(0, 200) || 'Imported chat');
   const taken = (t: string) => used.has(t) || target.exists(t) || target.existsWithPrefix(messagePrefix(t));
   let title = clean;
   for (let n = 1; taken(title); n++) title = n === 1 ? `${clean} (imported)` : `${clean} (imported ${n})`;
   used.add(title);
   return title;
+}
+
+/** Words from a file for a title or caption, which TiddlyWiki shows as wikitext: no link, transclusion, widget or macro syntax. */
+export function plainWords(text: string): string {
+  return text.replace(/[|[\]{}<>\\$`]/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** One message of a chat being built: only the fields a chat store message may carry. */

@@ -10,7 +10,7 @@ enables that we have, and never more than the user's ceiling; approvals, write f
 engine plugins and spawnable agents are left at their safe defaults.
 \*/
 import { AGENT_TAG } from '../schemas';
-import { freeTitle, ImportError, tagsOf, type ImportPlan, type ImportTarget } from './plan';
+import { freeTitle, ImportError, plainWords, tagsOf, type ImportPlan, type ImportTarget } from './plan';
 import type { TiddlerFields } from '../wiki-port';
 
 export const TEMPLATE_TAG = '$:/tags/AI/Template';
@@ -107,8 +107,8 @@ export function planTidGi(templates: TiddlerFields[], target: ImportTarget): Imp
       }
     }
     const prompt = systemPrompt(prompts, notMapped);
-    const caption = (t.caption || t.title || 'Imported agent').trim();
-    const title = freeTitle(`${IMPORTED_AGENT_PREFIX}${caption}`, target, used);
+    const caption = plainWords(t.caption || t.title || '').slice(0, 100) || 'Imported agent';
+    const title = freeTitle(caption, target, used, IMPORTED_AGENT_PREFIX);
     const agent: TiddlerFields = {
       title,
       tags: AGENT_TAG,
@@ -123,7 +123,7 @@ export function planTidGi(templates: TiddlerFields[], target: ImportTarget): Imp
       // rule off (pragmas included), so the prompt is read as written.
       text: `\\parsermode inline\n\\rules only\n${prompt}`,
     };
-    if (t.description) agent.description = t.description.slice(0, 500);
+    if (t.description) agent.description = plainWords(t.description).slice(0, 500);
     const api = json(t.ai_api_config, `${which}: its ai_api_config`) as { default?: { provider?: unknown; model?: unknown }; modelParameters?: { temperature?: unknown } } | undefined;
     if (typeof api?.default?.model === 'string' && api.default.model.trim()) agent['agent-model'] = api.default.model.trim().slice(0, 200);
     if (typeof api?.default?.provider === 'string') notMapped.add(`provider "${api.default.provider}" (imported agents use "${target.provider}")`);
