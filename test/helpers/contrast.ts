@@ -1,6 +1,6 @@
 // WCAG contrast of what a page shows, measured in the page: every visible text under the given
 // selectors against its effective background (alpha and opacity folded in). The same
-// measurement as readable.test.ts, for tests of other parts of the UI.
+// measurement readable.test.ts makes over the chat, the settings and the sidebar tabs, and other UI tests reuse.
 
 export interface Offender {
   text: string;
