@@ -51,3 +51,5 @@ export { SemanticIndexer, SEMANTIC_ENABLED, SEMANTIC_PROFILE, SEMANTIC_STATUS, t
 export { createIndexedDbVectorStore } from './runner/vector-store-idb';
 export { VectorIndex, INDEX_FORMAT } from './search/vector-index';
 export { createEmbeddingModel } from './providers/embeddings';
+// Export and import (issue 16)
+export { exportChat, gatherChat, importText, checkImportSize, formatSize, ImportError, MAX_IMPORT_BYTES, IMPORT_TOOL_CEILING, type ImportPlan, type ExportFormat, type ExportResult } from './runner/transfer';

@@ -44,6 +44,14 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
     return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));
   },
   retry: (runner, body) => receipt(runner.submitRetry(str(body, 'chat'), str(body, 'message'))),
+  edit: (runner, body) => {
+    if (typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string.');
+    return receipt(runner.submitEdit(str(body, 'chat'), str(body, 'message'), body.text));
+  },
+  'switch-branch': (runner, body) => {
+    for (const key of ['at', 'version']) if (!Number.isInteger(body[key])) throw new HttpError(400, `"${key}" must be a whole number.`);
+    return receipt(runner.submitSwitch(str(body, 'chat'), body.at as number, body.version as number));
+  },
   'delete-turn': async (runner, body) => {
     await runner.deleteTurn(str(body, 'chat'), str(body, 'message'));
     return { status: 200, body: {} };

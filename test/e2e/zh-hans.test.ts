@@ -66,7 +66,7 @@ const NOT_UI = [
   '[class~="tc-btn-%24%3A%2Fcore%2Fui%2FButtons%2Fsave-wiki"]',
 ];
 /** Names and codes that read the same in every language: proper nouns, keys, tool, field and model names. */
-const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
+const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'Markdown', 'json', 'md', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
 
 interface Found {
   where: string;

@@ -49,6 +49,8 @@ async function furnishedChat(): Promise<{ chat: string; user: string; child: str
   const chat = newChat();
   await runner().send(chat, 'Hello, furnished chat');
   const user = titles(`[field:agent-chat[${chat}]role[user]]`)[0]!;
+  // Answered again: the first reply is parked as a version under $:/ai/branches/<chat>/.
+  await runner().retry(chat, user);
   const seq = user.slice(user.lastIndexOf('/') + 1);
   const image = `$:/ai/images/${chat}/1`;
   const child = `$:/ai/sub-agents/${chat}/1`;
@@ -73,7 +75,7 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   expect(fields(to)).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
   // Nothing keyed by the old title is left, under any prefix or field.
   expect(titles(`[prefix[$:/ai/]search:title:literal[${chat}/]]`)).toEqual([]);
-  for (const field of ['agent-chat', 'agent-chat-journal', 'agent-image-chat', 'agent-chat-todo', 'agent-parent']) expect(titles(`[field:${field}[${chat}]]`)).toEqual([]);
+  for (const field of ['agent-chat', 'agent-chat-journal', 'agent-image-chat', 'agent-chat-todo', 'agent-parent', 'agent-branch-chat']) expect(titles(`[field:${field}[${chat}]]`)).toEqual([]);
   const moved = titles(`[field:agent-chat[${to}]has[agent-seq]]`);
   expect(moved).toHaveLength(before);
   expect(moved.every((t) => t.startsWith(`$:/ai/messages/${to}/`))).toBe(true);
@@ -89,6 +91,9 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   // The user's own schedule keeps its title and now names the new chat.
   expect(fields(`My schedule for ${chat}`)?.['agent-chat']).toBe(to);
   expect(fields(`$:/ai/sub-agents/${to}/1`)?.['agent-parent']).toBe(to);
+  const parked = titles(`[field:agent-branch-chat[${to}]]`);
+  expect(parked.length).toBeGreaterThan(0);
+  expect(parked.every((t) => t.startsWith(`$:/ai/branches/${to}/`))).toBe(true);
   expect(fields(`$:/ai/messages/$:/ai/sub-agents/${to}/1/000000`)?.['agent-chat']).toBe(`$:/ai/sub-agents/${to}/1`);
   // The renamed chat works: a turn sees its history.
   const requests = mock.requests.length;

@@ -36,7 +36,7 @@ let url: string;
 let dir: string;
 const clients: SseClient[] = [];
 
-const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat', 'Todo chat'];
+const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat', 'Todo chat', 'Branch chat'];
 /** 'Big chat' has a long history: 40 messages of 50 kB, 2 MB in all. */
 const BIG = Array.from({ length: 40 }, (_, i) => ({ title: `$:/ai/messages/Big chat/${String(i + 1).padStart(6, '0')}`, 'agent-chat': 'Big chat', 'agent-seq': String(i + 1), role: i % 2 ? 'assistant' : 'user', type: 'text/plain', text: `${i} ${'b'.repeat(50_000)}` }));
 
@@ -268,6 +268,40 @@ test('rollback, retry and delete-turn over HTTP: their changes and deletions rea
   for (const title of turn) await page.waitFor(`${title} deleted`, (e) => e.event === 'deleted' && e.data.title === title);
   expect(savedMessages(dir, chat).filter((m) => turn.includes(m.title))).toEqual([]);
   expect(savedMessages(dir, chat).map((m) => m.title)).toContain(toolTurn);
+});
+
+test('edit and switch-branch over HTTP: the old branch is parked on disk and comes back; both are refused while a turn runs', async () => {
+  const chat = 'Branch chat';
+  const page = await open([chat]);
+  expect((await post(url, 'send', { chat, text: 'First words' })).status).toBe(202);
+  await page.waitFor('completed', isStatus(chat, 'completed'));
+  const first = savedMessages(dir, chat)[0]!;
+  const mark = page.events.length;
+  expect((await post(url, 'edit', { chat, message: first.title, text: 'Edited words' })).status).toBe(202);
+  await page.waitFor('the edited turn completed', isStatus(chat, 'completed'), { from: mark });
+  const texts = () => savedMessages(dir, chat).map((m) => m.text);
+  expect(texts()).toEqual(['Edited words', defaultReply('Edited words')]);
+  const parked = () => [...tiddlerFiles(dir).tiddlers.values()].filter((t) => t.title!.startsWith(`$:/ai/branches/${chat}/`));
+  expect(parked().map((t) => t.text)).toEqual(['First words', defaultReply('First words')]);
+  expect(parked()[0]).toMatchObject({ 'agent-branch-chat': chat, 'agent-branch-at': '0', 'agent-version': '1' });
+
+  expect((await post(url, 'switch-branch', { chat, at: 0, version: 1 })).status).toBe(202);
+  await until('the first branch back on disk', () => texts()[0] === 'First words');
+  expect(texts()).toEqual(['First words', defaultReply('First words')]);
+  expect(parked().map((t) => t.text)).toEqual(['Edited words', defaultReply('Edited words')]);
+
+  expect(await post(url, 'switch-branch', { chat, at: 0, version: 9 })).toMatchObject({ status: 404 });
+  expect(await post(url, 'switch-branch', { chat, at: 'x', version: 1 })).toMatchObject({ status: 400 });
+  expect(await post(url, 'edit', { chat, message: first.title, text: 42 })).toMatchObject({ status: 400 });
+  // While a turn runs (a reply that stalls), both are refused and change nothing.
+  const running = page.events.length;
+  expect((await post(url, 'send', { chat, text: 'mock:stall' })).status).toBe(202);
+  await page.waitFor('working', isStatus(chat, 'working'), { from: running });
+  expect(await post(url, 'edit', { chat, message: first.title, text: 'Again' })).toMatchObject({ status: 409 });
+  expect(await post(url, 'switch-branch', { chat, at: 0, version: 2 })).toMatchObject({ status: 409 });
+  expect((await post(url, 'stop', { chat })).status).toBe(200);
+  await page.waitFor('stopped', isStatus(chat, 'canceled'), { from: running });
+  expect(texts().slice(0, 2)).toEqual(['First words', defaultReply('First words')]);
 });
 
 test('bad requests end in a clear error and change nothing', async () => {

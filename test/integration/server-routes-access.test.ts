@@ -113,6 +113,8 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
     answer: { chat, message: pending, answers: ['yes'] },
     retry: { chat, message: userMessage },
     'delete-turn': { chat, message: userMessage },
+    edit: { chat, message: userMessage, text: 'Edited by someone who may not write' },
+    'switch-branch': { chat, at: 0, version: 1 },
     rollback: { chat, message: userMessage, force: true },
     compact: { chat },
     preview: { chat },

@@ -5,7 +5,7 @@ Renaming a chat moves everything keyed by its title: the chat tiddler, its messa
 `agent-image-chat`, named in messages' `attachments`), its todo list, the schedules that wake
 it (`agent-chat`; the ones its agent made live under `$:/ai/schedules/<chat>/`) and its
 sub-agents' chats (`$:/ai/sub-agents/<chat>/…`, `agent-parent`, named in `agent-child`),
-theirs in turn. The move is planned first (every tiddler's new fields), then written in one
+theirs in turn, and its parked branches (`$:/ai/branches/<chat>/…`, `agent-branch-chat`). The move is planned first (every tiddler's new fields), then written in one
 synchronous step: the server edition's durable store puts a step on disk whole or not at all,
 so a crash mid-rename leaves either the old chat or the new one, never half of each.
 New tiddlers are written before old ones are deleted. The chat keeps `agent-renamed-from`,
@@ -16,6 +16,10 @@ import { TODO_CHAT_FIELD, TODO_PREFIX } from '../store/todo-list';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { JOURNAL_PREFIX } from '../tools/journal';
 import { SCHEDULE_PREFIX } from '../schedules/schedule-book';
+import { BRANCH_PREFIX } from '../store/branch-versions';
+
+/** Where tiddlers keyed by a chat's title live: `<prefix><chat>/…`. */
+const KEYED_PREFIXES = [MESSAGE_PREFIX, JOURNAL_PREFIX, IMAGE_PREFIX, SCHEDULE_PREFIX, BRANCH_PREFIX];
 
 /** Field of a renamed chat: the title it had before. */
 export const CHAT_RENAMED_FROM = 'agent-renamed-from';
@@ -63,6 +67,7 @@ export function planChatMove(wiki: WikiPort, from: string, to: string): ChatMove
     }
     for (const title of wiki.filter('[field:agent-chat-journal<chat>]', { chat })) keyed(title, chat, JOURNAL_PREFIX, (f) => (f['agent-chat-journal'] = next));
     for (const title of wiki.filter(`[field:${IMAGE_CHAT_FIELD}<chat>]`, { chat })) keyed(title, chat, IMAGE_PREFIX, (f) => (f[IMAGE_CHAT_FIELD] = next));
+    for (const title of wiki.filter('[field:agent-branch-chat<chat>]', { chat })) keyed(title, chat, BRANCH_PREFIX, (f) => (f['agent-branch-chat'] = next));
     for (const title of wiki.filter(`[field:${TODO_CHAT_FIELD}<chat>]`, { chat })) {
       keyed(title, chat, undefined, (f) => (f[TODO_CHAT_FIELD] = next));
       if (title === `${TODO_PREFIX}${chat}`) titleMap.set(title, `${TODO_PREFIX}${next}`);
@@ -72,7 +77,13 @@ export function planChatMove(wiki: WikiPort, from: string, to: string): ChatMove
     });
     if (next !== chat) titleMap.set(chat, next);
   }
-  const mapTitle = (t: string) => titleMap.get(t) ?? t;
+  /** A moved tiddler's new title; a title under a moved chat's prefix that is not one (a parked turn's message) follows the same rule. */
+  const mapTitle = (t: string) => {
+    const known = titleMap.get(t);
+    if (known) return known;
+    for (const chat of chats) for (const prefix of KEYED_PREFIXES) if (t.startsWith(`${prefix}${chat}/`)) return `${prefix}${mapChat(chat)}/${t.slice(prefix.length + chat.length + 1)}`;
+    return t;
+  };
   const puts: TiddlerFields[] = [];
   for (const [title, fields] of rewritten) {
     // Fields that name other moved tiddlers: images in `attachments`, sub-agent chats, the turn of a journal.

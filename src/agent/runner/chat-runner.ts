@@ -27,8 +27,12 @@ export interface ChatRunner {
   decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown>;
   /** The user's answers to a question; `null` dismisses it and ends the turn. */
   answer(chat: string, message: string, answers: string[] | null): Promise<unknown>;
-  /** Answer the last turn again: its replies go, the user's message stays. */
+  /** Answer the last turn again: the user's message stays, its replies are kept as an earlier version (runner/branches.ts). */
   retry(chat: string, userMessage: string): Promise<unknown>;
+  /** Send an edited copy of an earlier user message: the chat forks there, the old branch is kept. */
+  edit(chat: string, userMessage: string, text: string): Promise<unknown>;
+  /** Bring back version `version` of the chat at the fork at seq `at`, keeping the one shown now. */
+  switchBranch(chat: string, at: number, version: number): Promise<unknown>;
   /** Remove a turn's messages (not what its tools changed). */
   deleteTurn(chat: string, userMessage: string): Promise<unknown>;
   /** Restore what a turn's tools changed. */

@@ -21,6 +21,7 @@ import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './chat-runner';
+import { Branches } from './branches';
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
@@ -80,7 +81,7 @@ export const CHAT_ARCHIVED = 'agent-archived';
 /** `no` turns the automatic title after a chat's first turn off. */
 export const AUTO_TITLE_CONFIG = '$:/config/tiddlyagent/auto-title';
 /** Operations after which a chat's first turn may have completed. */
-const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'retry', 'resume'];
+const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'retry', 'edit', 'resume'];
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
 export const CHAT_QUEUED = 'agent-queued';
 const INTERRUPTED = 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.';
@@ -95,6 +96,8 @@ export class LocalRunner implements ChatRunner {
   readonly decisions: Decisions;
   /** A turn's messages; retry, delete and rollback. */
   readonly turns: Turns;
+  /** The versions a chat keeps when it forks (edit and resend, retry) and the switch between them. */
+  readonly branches: Branches;
   /** Sub-agents the turns' spawn-agent calls run (in this runner, as hidden chats). */
   readonly subAgents: SubAgents;
   private readonly operations: OperationQueue<TurnResult>;
@@ -114,6 +117,7 @@ export class LocalRunner implements ChatRunner {
     this.store = new ChatStore(host.wiki);
     this.decisions = new Decisions(this.store, host.wiki, (tool) => host.tools.get(tool)?.confirmOnly === true);
     this.turns = new Turns(this.store, host.wiki);
+    this.branches = new Branches(this.store, host.wiki);
     this.subAgents = new SubAgents(this);
     this.now = host.now ?? Date.now;
     this.log = host.operations ?? new MemoryOperationLog();
@@ -261,7 +265,7 @@ export class LocalRunner implements ChatRunner {
     return this.operations.submit({ chat, kind: 'answer', message, answers });
   }
 
-  /** Regenerate the last turn: its replies go, the user's message stays and is answered again. */
+  /** Regenerate the last turn: the user's message stays and is answered again; its replies are kept as a version. */
   retry(chat: string, userMessage: string): Promise<TurnResult> {
     try {
       return this.submitRetry(chat, userMessage).done;
@@ -273,6 +277,38 @@ export class LocalRunner implements ChatRunner {
   submitRetry(chat: string, userMessage: string): { op: Operation; done: Promise<TurnResult> } {
     this.requireLastTurn(chat, userMessage);
     return this.operations.submit({ chat, kind: 'retry', message: userMessage });
+  }
+
+  /** Send an edited copy of an earlier user message: the chat forks there and the old branch stays reachable. */
+  edit(chat: string, userMessage: string, text: string): Promise<TurnResult> {
+    try {
+      return this.submitEdit(chat, userMessage, text).done;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  submitEdit(chat: string, userMessage: string, text: string): { op: Operation; done: Promise<TurnResult> } {
+    if (typeof text !== 'string' || !text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
+    this.requireForkable(chat);
+    this.turns.require(chat, userMessage);
+    return this.operations.submit({ chat, kind: 'edit', message: userMessage, text });
+  }
+
+  /** Bring back another version of the chat at a fork (runner/branches.ts); resolves once it is shown. */
+  switchBranch(chat: string, at: number, version: number): Promise<TurnResult> {
+    try {
+      return this.submitSwitch(chat, at, version).done;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  submitSwitch(chat: string, at: number, version: number): { op: Operation; done: Promise<TurnResult> } {
+    if (!Number.isInteger(at) || !Number.isInteger(version)) throw new RunnerError('bad-request', 'The fork and the version must be whole numbers.');
+    this.requireForkable(chat);
+    if (!this.branches.forks(chat).get(at)?.versions.includes(version)) throw new RunnerError('not-found', `"${chat}" has no version ${version} at message ${at}.`);
+    return this.operations.submit({ chat, kind: 'switch', at, version });
   }
 
   /** Remove a turn's messages (not what its tools changed in the wiki; roll back first for that). */
@@ -313,9 +349,12 @@ export class LocalRunner implements ChatRunner {
     const notApplied = new Map<string, string>();
     for (const op of this.log.unfinished()) {
       if (op.kind === 'decide' || op.kind === 'answer') notApplied.set(op.chat, op.kind === 'decide' ? DECISION_NOT_APPLIED : ANSWER_NOT_APPLIED);
-      if (op.kind === 'send' && op.text && this.host.wiki.getFields(op.chat)) {
+      // An edit's branch and its message are written in one step: both landed, or the chat is as it was.
+      if ((op.kind === 'send' || op.kind === 'edit') && op.text && this.host.wiki.getFields(op.chat)) {
         const kept = this.host.wiki.filter('[field:agent-operation<id>]', { id: op.id });
-        if (!kept.length) {
+        if (!kept.length && op.kind === 'edit') {
+          // Cut off before it started: nothing changed.
+        } else if (!kept.length) {
           this.store.appendMessage(op.chat, { role: 'user', text: op.text, attachments: op.attachments, operation: op.id, source: op.source });
           cutOff.add(op.chat);
         } else if (this.store.listMessages(op.chat).at(-1)?.title === kept[0]) {
@@ -465,8 +504,14 @@ export class LocalRunner implements ChatRunner {
       case 'answer':
         return this.afterDecision(chat, this.decisions.answer(chat, op.message ?? '', op.answers ?? null));
       case 'retry':
-        if (!this.turns.dropReplies(chat, op.message ?? '')) return Promise.resolve({ status: 'failed', error: 'Only the last turn can be answered again.' });
+        if (!this.turns.isLast(chat, op.message ?? '')) return Promise.resolve({ status: 'failed', error: 'Only the last turn can be answered again.' });
+        this.keepReplies(chat, op.message ?? '');
         return this.runTurn(chat, {});
+      case 'edit':
+        return this.editTurn(op);
+      case 'switch':
+        if (!this.branches.switchTo(chat, op.at ?? -1, op.version ?? -1)) return Promise.resolve({ status: 'failed', error: 'That version is no longer there.' });
+        return Promise.resolve({ status: 'completed' });
       case 'resume':
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
       case 'compact':
@@ -517,6 +562,26 @@ export class LocalRunner implements ChatRunner {
     if (!this.host.wiki.getFields(chat) || !isDefaultTitle(chat, bases())) return;
     const title = suggested || titleFromMessage(users[0]!.text);
     if (title) this.moveChat(chat, uniqueTitle(this.host.wiki, title));
+  }
+
+  /**
+   * Before a retry: the turn's replies are parked as a version (runner/branches.ts), unless
+   * they are only errors (nothing anyone wants to read again): those go.
+   */
+  private keepReplies(chat: string, userMessage: string): void {
+    const replies = this.turns.messages(chat, userMessage).slice(1);
+    if (replies.every((m) => m.role === 'error')) this.store.deleteMessages(chat, replies.map((m) => m.title));
+    else this.branches.park(chat, replies[0]!['agent-seq']);
+  }
+
+  /** Edit and resend: park the path from the edited message on and answer the edited copy, in one step before the turn. */
+  private editTurn(op: Operation): Promise<TurnResult> {
+    const { chat } = op;
+    const original = this.store.listMessages(chat).find((m) => m.title === op.message && m.role === 'user');
+    if (!original) return Promise.resolve({ status: 'failed', error: 'The message to edit is no longer in the chat.' });
+    this.branches.park(chat, original['agent-seq']);
+    this.store.appendMessage(chat, { role: 'user', text: op.text ?? '', attachments: original.attachments, operation: op.id });
+    return this.runTurn(chat, {});
   }
 
   /** The turn resumes once nothing waits for the user; a dismissed question ends it. */
@@ -663,6 +728,13 @@ export class LocalRunner implements ChatRunner {
   private requireIdle(chat: string): void {
     this.requireChat(chat);
     if (this.isActive(chat)) throw new RunnerError('conflict', `"${chat}" is running a turn; stop it first.`);
+  }
+
+  /** A chat may fork (edit, switch) when no turn runs and nothing waits for the user. */
+  private requireForkable(chat: string): void {
+    this.requireIdle(chat);
+    if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; it has no turns to edit.`);
+    if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') throw new RunnerError('conflict', `"${chat}" is waiting for your decision or answer; give it, or stop the turn, first.`);
   }
 
   private requireLastTurn(chat: string, userMessage: string): void {

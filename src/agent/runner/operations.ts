@@ -1,6 +1,6 @@
 /*\
-Durable operations (seed 003): every send, queued send, approval decision, answer, retry, compaction
-and rename is an operation, written to an OperationLog before it runs and at each change of its status
+Durable operations (seed 003): every send, queued send, approval decision, answer, retry,
+edit-and-resend, switch between a chat's branches, compaction and rename is an operation, written to an OperationLog before it runs and at each change of its status
 (queued -> running -> done | failed | canceled). The queue runs them one at a time per chat,
 in order, whoever submitted them. The server's log is a file, so after a restart every
 unfinished operation is known and can be failed (runner/local-runner.ts, restore); a
@@ -8,7 +8,7 @@ browser's log lives as long as the page.
 \*/
 import type { ApprovalChoice } from './chat-runner';
 
-export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'resume' | 'compact' | 'rename';
+export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'edit' | 'switch' | 'resume' | 'compact' | 'rename';
 export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
 export interface Operation {
@@ -18,13 +18,16 @@ export interface Operation {
   status: OperationStatus;
   /** Milliseconds since 1970. */
   created: number;
-  /** send: the user's words and attachments. */
+  /** send, edit: the user's words; send: the attachments. */
   text?: string;
   attachments?: string[];
   /** send: what sent it when the user did not type it (a schedule, a heartbeat). */
   source?: string;
-  /** decide / answer: the waiting tool message; retry: the turn's user message. */
+  /** decide / answer: the waiting tool message; retry: the turn's user message; edit: the user message edited. */
   message?: string;
+  /** switch: the seq where the chat forks, and the version to bring back (runner/branches.ts). */
+  at?: number;
+  version?: number;
   choice?: ApprovalChoice;
   answers?: string[] | null;
   /** rename: the chat's new title. */

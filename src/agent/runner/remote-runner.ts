@@ -66,6 +66,14 @@ export class RemoteRunner implements ChatRunner {
     return this.post('retry', { chat, message: userMessage });
   }
 
+  edit(chat: string, userMessage: string, text: string): Promise<unknown> {
+    return this.post('edit', { chat, message: userMessage, text });
+  }
+
+  switchBranch(chat: string, at: number, version: number): Promise<unknown> {
+    return this.post('switch-branch', { chat, at, version });
+  }
+
   deleteTurn(chat: string, userMessage: string): Promise<unknown> {
     return this.post('delete-turn', { chat, message: userMessage });
   }

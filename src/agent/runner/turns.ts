@@ -1,8 +1,8 @@
 /*\
 Turns: the messages a user message started (that message, the replies and tool results up
-to the next user message), and what the user can do with a finished turn: answer it again,
-delete it, or roll back what its tools changed (through the write gate's rule for what may
-be restored: a journal never plants code).
+to the next user message), and what the user can do with a finished turn: delete it, or
+roll back what its tools changed (through the write gate's rule for what may be restored:
+a journal never plants code). Answering it again is a fork (runner/branches.ts).
 \*/
 import type { ChatStore } from '../store/chat-store';
 import type { Message } from '../store/schemas';
@@ -36,13 +36,6 @@ export class Turns {
   isLast(chat: string, userMessage: string): boolean {
     const turn = this.messages(chat, userMessage);
     return turn.length > 0 && turn.at(-1)?.title === this.store.listMessages(chat).at(-1)?.title;
-  }
-
-  /** Before answering the last turn again: its replies go, the user's message stays. */
-  dropReplies(chat: string, userMessage: string): boolean {
-    if (!this.isLast(chat, userMessage)) return false;
-    this.store.deleteMessages(chat, this.messages(chat, userMessage).slice(1).map((m) => m.title));
-    return true;
   }
 
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */

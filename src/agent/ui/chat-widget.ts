@@ -12,7 +12,7 @@ This module wires the parts to the wiki and the runner; each part is one concept
 message-list.ts (the window of messages), message-view.ts (one message), cards.ts (approval
 and question cards, the changes view), turn-actions.ts (the bar under each turn),
 stream-view.ts (the streaming bubble), status-bar.ts (status line, queue, meter), cost-view.ts
-(the turn's and the chat's cost beside the meter),
+(the turn's and the chat's cost beside the meter), export-menu.ts (the chat's Export control),
 todo-view.ts (the chat's todo list) and composer.ts (the input). The UI talks only to the ChatRunner interface: its live state comes
 from the runner's events, folded by the one reducer (engine/live-state.ts), and every action
 is a runner request.
@@ -29,11 +29,13 @@ import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine
 import { lib } from './library';
 import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
+import { copyChatButton } from './copy-chat';
 import { el, RenderedTree, type ChatContext } from './chat-context';
 import { Composer } from './composer';
 import { COMMAND_EVENT, type ChatCommand } from './chat-command';
 import { lingo, LANGUAGE_SETTING } from './lingo';
 import { CostView } from './cost-view';
+import { ExportMenu } from './export-menu';
 import { MessageList } from './message-list';
 import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
@@ -96,6 +98,8 @@ class AiChatWidget extends Widget {
     // In Node the chat renders once, statically: nothing to ask the runner.
     const prompt = this.ctx.browser ? new PromptTools(this.ctx) : undefined;
     if (prompt) this.status.footer.appendChild(prompt.bar);
+    if (prompt) this.status.footer.appendChild(copyChatButton(this.ctx, () => this.list.messages));
+    if (this.ctx.browser) this.status.footer.appendChild(new ExportMenu(this.ctx, (event) => this.dispatchEvent(event)).element);
     this.todo = new TodoView(this.ctx);
     this.subAgents = new SubAgentsView(this.ctx);
     this.root.appendChild(this.list.element);

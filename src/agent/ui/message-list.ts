@@ -4,7 +4,8 @@ messages (a page at first, a page more for each "Show older"). It keeps
 - an index of the chat's messages in order, built once when the chat opens and then updated
   from the titles each wiki change touches, so a refresh never lists the whole chat again;
 - one view per message in the window, rebuilt only when its tiddler changes;
-- the turn action bars on the messages that end a turn;
+- the turn action bars on the messages that end a turn, and the bars of user messages and
+  of the messages where the chat forks (Edit, Copy, the switch between versions);
 - the list scrolled to its end while the user is there.
 Opening a long chat renders its newest messages first and the rest of the window after the
 first frame, a batch at a time when the page is idle, so a chat of 1,000 messages opens as
@@ -15,6 +16,7 @@ import { el, type ChatContext } from './chat-context';
 import { MessageView } from './message-view';
 import { StickToEnd } from './stick-to-end';
 import { barKey, placeTurnBars, renderTurnBar, type ListedMessage } from './turn-actions';
+import { chatForks, messageBarKey, messageBarSpec, renderMessageBar } from './message-actions';
 
 /** Messages rendered before the first frame of a newly shown chat: about a screenful. */
 export const FIRST_BATCH = 10;
@@ -33,6 +35,10 @@ export class MessageIndex {
 
   get all(): readonly ListedMessage[] {
     return this.list;
+  }
+
+  get(title: string): ListedMessage | undefined {
+    return this.byTitle.get(title);
   }
 
   /** Whether a change to this title concerns the chat: it is, or was until now, one of its messages. */
@@ -204,12 +210,21 @@ export class MessageList {
     }
   }
 
-  /** Put the turn action bar on the last message of every turn in the window (browser only). */
+  /** Put the turn action bar on the last message of every turn in the window, and each message's own bar (browser only). */
   syncBars(): void {
     if (!this.ctx.browser) return;
     const all = this.index.all;
     const bars = placeTurnBars(all, Math.max(0, all.length - this.shown), this.options.isActive());
+    const forks = chatForks(this.ctx, all);
     for (const [title, view] of this.views) {
+      const listed = this.index.get(title);
+      const own = listed && messageBarSpec(listed, forks);
+      const ownKey = own ? messageBarKey(own) : '';
+      if ((view.actions?.key ?? '') !== ownKey) {
+        view.actions?.remove();
+        view.actions = own ? renderMessageBar(this.ctx, own, ownKey) : undefined;
+        if (view.actions) view.element.insertBefore(view.actions.element, view.bar?.element ?? null);
+      }
       const spec = bars.get(title);
       const key = spec ? barKey(this.ctx, spec) : '';
       if ((view.bar?.key ?? '') === key) continue;

@@ -12,7 +12,7 @@ import { renderApproval, renderQuestion, toolDetails } from './cards';
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
 
-/** The turn action bar a view carries (turn-actions.ts); its key says what it shows. */
+/** A bar a view carries (turn-actions.ts, message-actions.ts); its key says what it shows. */
 export interface AttachedBar {
   element: HTMLElement;
   key: string;
@@ -24,6 +24,8 @@ export class MessageView {
   private body?: RenderedTree;
   private readonly cost?: HTMLElement;
   bar?: AttachedBar;
+  /** The message's own bar (message-actions.ts): Edit and Copy, the switch between versions. */
+  actions?: AttachedBar;
 
   constructor(
     ctx: ChatContext,
