@@ -42,7 +42,8 @@ class AiImportWidget extends Widget {
       input.value = '';
       if (file) void this.importFile(file);
     });
-    root.append(button, input, this.renderReport(doc, words));
+    // appendChild: TiddlyWiki's fake DOM (a sidebar rendered to text under Node) has no append().
+    for (const child of [button, input, this.renderReport(doc, words)]) root.appendChild(child);
     parent.insertBefore(root, nextSibling);
     this.domNodes.push(root);
   }
