@@ -141,6 +141,7 @@ test("every control of the tab has an accessible name; Manage switches a chat's 
   await item('Research chat').locator('.tc-ai-chats-actions').waitFor();
   const unnamed = await tab().evaluate((root) =>
     [...root.querySelectorAll(':is(button, input, select, a)')]
+      .filter((e) => (e as HTMLElement).checkVisibility())
       .filter((e) => !(e.getAttribute('aria-label')?.trim() || e.textContent?.trim() || e.getAttribute('title')?.trim() || e.closest('label')))
       .map((e) => e.outerHTML.slice(0, 80)),
   );

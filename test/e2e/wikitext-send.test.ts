@@ -47,6 +47,8 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
     const chat = page.locator('.tc-story-river .tc-ai-chat').filter({ has: page.locator('.tc-ai-message-user', { hasText: 'Summarize this tiddler' }) });
     await chat.locator(`.tc-ai-message-user .tc-ai-chip[data-title="${NOTE}"]`).waitFor();
     await chat.locator('.tc-ai-message-assistant[data-message]', { hasText: 'Mock reply' }).waitFor();
+    // After its first turn the new chat takes its automatic title (the mock's: "Chat about" and the first words).
+    await page.locator('.tc-story-river .tc-ai-chat[data-chat="Chat about Summarize this tiddler"]').waitFor();
     const made = (await filter(page, '[has[agent]]')).filter((t) => !before.has(t));
     expect(made).toHaveLength(1);
     expect(await chat.getAttribute('data-chat')).toBe(made[0]);
