@@ -52,6 +52,14 @@ test('a turn runs to completion, its reply is printed and its messages are saved
   expect(files).toMatch(/agent-status: completed/);
 });
 
+test('a first turn in a chat with a default title prints the reply and the title the chat got', async () => {
+  fs.writeFileSync(path.join(dir, 'tiddlers', 'Chat.tid'), 'title: Chat\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n');
+  const { code, stdout } = await agentSend('Chat', 'Plan my garden beds');
+  expect(code).toBe(0);
+  expect(stdout).toContain(defaultReply('Plan my garden beds'));
+  expect(stdout).toMatch(/The chat "Chat" is now titled "[^"]+"/);
+});
+
 test('a failed turn, a turn that waits for the user and a missing chat exit non-zero with the reason', async () => {
   const failed = await agentSend('Demo chat', 'mock:401');
   expect(failed.code).not.toBe(0);

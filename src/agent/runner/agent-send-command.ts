@@ -37,7 +37,10 @@ export class Command {
       .send(chat, message)
       .then(async (result) => {
         runner.dispose();
-        const messages = runner.store.listMessages(chat);
+        // A first turn on a default title ("Chat") renames the chat to its automatic title.
+        const now = $tw.wiki.filterTiddlers('[field:agent-renamed-from<chat>has[agent]]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat }))[0];
+        if (now) this.commander.streams.output.write(`(The chat "${chat}" is now titled "${now}".)\n`);
+        const messages = runner.store.listMessages(now ?? chat);
         const start = messages.map((m) => m.role).lastIndexOf('user');
         const turn = messages.slice(start + 1);
         const reply = turn.filter((m) => m.role === 'assistant' && m.text.trim()).at(-1);
