@@ -246,6 +246,11 @@ describe('filter operators', () => {
     // Follows the wiki: a new attachment counts at once.
     $tw.wiki.addTiddler({ title: `$:/ai/messages/Older chat/000002`, 'agent-chat': 'Older chat', 'agent-seq': '2', role: 'user', text: 'New', attachments: '[[Fresh note]]' });
     expect(run('[[Fresh note]aichats[]]')).toEqual(['Older chat']);
+    // A chat in the bin is left out until it is restored.
+    $tw.wiki.addTiddler({ ...$tw.wiki.getTiddler('Older chat').fields, 'agent-deleted': 'yes' });
+    expect(run('[[Fresh note]aichats[]]')).toEqual([]);
+    $tw.wiki.addTiddler({ ...$tw.wiki.getTiddler('Older chat').fields, 'agent-deleted': undefined });
+    expect(run('[[Fresh note]aichats[]]')).toEqual(['Older chat']);
   });
 
   test('in the agent\'s view (the model\'s filters) they answer nothing', () => {

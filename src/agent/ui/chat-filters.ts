@@ -53,7 +53,8 @@ export function aichats(source: Source, _operator: unknown, options: { wiki: Fil
   const about = wiki.getGlobalCache('tiddlyagent-aichats', () => chatsAbout(wiki));
   const chats = new Set<string>();
   source((_tiddler, title) => {
-    for (const chat of about.get(title) ?? []) chats.add(chat);
+    // A chat in the bin (`agent-deleted`) is not about anything any more, until it is restored.
+    for (const chat of about.get(title) ?? []) if (!wiki.getTiddler(chat)?.fields['agent-deleted']) chats.add(chat);
   });
   const when = (chat: string) => {
     const fields = wiki.getTiddler(chat)?.fields;
