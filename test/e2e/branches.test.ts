@@ -15,6 +15,8 @@ let errors: string[];
 beforeAll(async () => {
   wiki = await serveDemoWiki({ mockDelayMs: 2 });
   ({ context, page, errors } = await openWiki(wiki));
+  // The chat keeps its title "Chat" (no automatic title after its first turn: chats-sidebar.test.ts tests that).
+  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
   // What a copy puts on the clipboard: the text selected when the copy event fires.
   await page.evaluate(() => {
     const w = window as any;

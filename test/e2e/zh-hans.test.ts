@@ -54,6 +54,7 @@ const NOT_UI = [
   '.tc-ai-diff-text',
   '.tc-ai-bg-message',
   '.tc-ai-bg-caption',
+  '.tc-ai-chats-agent-name',
   'a.tc-tiddlylink',
   'option',
   'pre',
@@ -66,7 +67,7 @@ const NOT_UI = [
   '[class~="tc-btn-%24%3A%2Fcore%2Fui%2FButtons%2Fsave-wiki"]',
 ];
 /** Names and codes that read the same in every language: proper nouns, keys, tool, field and model names. */
-const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'Markdown', 'json', 'md', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
+const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'Markdown', 'json', 'md', 'tid', 'MB', 'ChatGPT', 'conversations', 'TidGi', 'Tools', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
 
 interface Found {
   where: string;
@@ -110,7 +111,8 @@ function uiTexts(): Promise<Found[]> {
 function englishWords(found: Found[]): string[] {
   const words: string[] = [];
   for (const { where, text } of found) {
-    const bare = text.replace(/\$:\/[\x21-\x7e]+/g, ' ');
+    // Titles are names, not UI words: system titles, and the chat's own title inside a label.
+    const bare = text.replace(/\$:\/[\x21-\x7e]+/g, ' ').split(CHAT).join(' ');
     for (const word of bare.match(/[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/g) ?? []) {
       if (word.length > 1 && !ALLOWED.has(word)) words.push(`${word} (${where}: "${text}")`);
     }
