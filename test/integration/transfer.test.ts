@@ -1,6 +1,7 @@
 // Export and import (issue 16): each importer on real-shaped sample files (test/fixtures/import,
 // written for these tests), the bad files that must end in a clear message with nothing
 // written, export to each format and import back, and an imported chat that a turn continues.
+import { wikitextToMarkdown } from '../../src/agent/store/transfer/wikitext-markdown';
 import fs from 'node:fs';
 import path from 'node:path';
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
@@ -236,7 +237,9 @@ describe('export and import back', () => {
     expect(md).toMatchObject({ name: 'Export me.md', type: 'text/markdown' });
     expect(md.text).toMatch(/^# Export me\n\n\*Agent: Transfer agent · Exported: \d{4}-/);
     expect(md.text).toContain('## User\n\nFirst question\n');
-    expect(md.text).toContain(`## Assistant\n\n${defaultReply('First question')}\n`);
+    // The reply's wikitext reads as Markdown: ''bold'' is **bold**.
+    expect(md.text).toContain(`## Assistant\n\n${wikitextToMarkdown(defaultReply('First question'))}\n`);
+    expect(md.text).toContain('**Mock reply**');
     expect(md.text).toContain("- Tool call: `wiki-search(query: garden 'beds')`");
     expect(md.text).toContain('## Tool: wiki-search (ok)\n\n````\nFound ```3``` tiddlers\n````');
     expect(md.text).toContain(`- Attachment: ![$:/ai/images/${chat}/1](${encodeURI(`$:/ai/images/${chat}/1`)})`);

@@ -7,6 +7,7 @@ Only finished messages are tiddlers, so a reply still streaming is never in an e
 \*/
 import { REPLY_TYPE } from '../chat-store';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
+import { wikitextToMarkdown } from './wikitext-markdown';
 
 export type ExportFormat = 'json' | 'markdown' | 'wikitext';
 
@@ -95,7 +96,7 @@ export function exportMarkdown(x: ChatExport, words: ExportWords): string {
     if (m.role === 'tool') {
       const f = fence(text);
       lines.push(f, text, f, '');
-    } else if (text) lines.push(text, '');
+    } else if (text) lines.push(m.role === 'assistant' || m.role === 'error' ? wikitextToMarkdown(text) : text, '');
     for (const call of toolCallSummary(m['tool-calls'])) lines.push(`- ${words.toolCall}: \`${call.replace(/`/g, "'")}\``);
     for (const a of parseTitleList(m.attachments)) lines.push(`- ${words.attachment}: ![${a}](${encodeURI(a)})`);
     if (m['tool-calls'] || m.attachments) lines.push('');
