@@ -77,7 +77,8 @@ test('Export downloads the chat as a JSON tiddler bundle and as Markdown', async
   expect(md.name).toBe('Export chat.md');
   expect(md.text).toContain('# Export chat');
   expect(md.text).toContain('## User\n\nWhere do the bees live?');
-  expect(md.text).toContain("## Assistant\n\n''In the hive'' by the [[Orchard]].");
+  // The reply's wikitext as Markdown.
+  expect(md.text).toContain('## Assistant\n\n**In the hive** by the Orchard.');
   // The download's text went through a temp tiddler that is gone again.
   expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('$:/temp/tiddlyagent/export'))).toBe(false);
 });
