@@ -232,6 +232,15 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
   expect(Math.abs((await page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+
+  // Retry asks for a new reply: the window follows it again, as after a send.
+  wiki.mock.queue({ text: long(60), delayMs: 2 });
+  const retryFrom = await page.evaluate(() => window.scrollY);
+  await chat().locator('[data-ai-action="retry"]').last().click();
+  await page.locator('.tc-ai-message-streaming').waitFor();
+  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1500);
+  await page.waitForFunction((y) => window.scrollY > y, retryFrom);
+  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 });
 
 test('keyboard shortcuts: focus the composer, send, stop, new chat', async () => {

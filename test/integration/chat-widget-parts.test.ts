@@ -42,6 +42,7 @@ function context(calls: { filter: number; wikitext: string[] } = { filter: 0, wi
     runner: () => agentLib($tw).getRunner(),
     request: (promise) => promise.catch(() => undefined),
     navigate: () => undefined,
+    followReply: () => undefined,
     filter: (filter, variables) => {
       calls.filter++;
       return $tw.wiki.filterTiddlers(filter, $tw.rootWidget.makeFakeWidgetWithVariables(variables));

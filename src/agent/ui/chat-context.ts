@@ -25,6 +25,8 @@ export interface ChatContext {
   renderTree(tree: IParseTreeNode[], into: HTMLElement): RenderedTree;
   /** Render model output as wikitext under the safe rule set (ui/safe-render.ts). */
   renderWikitext(source: string, into: HTMLElement): RenderedTree;
+  /** The user asked for a new reply (Retry, Edit and resend): the list and the window follow it, as after a send. */
+  followReply(): void;
   /** A reply's cost for its meta line (ui/cost-view.ts); undefined when it carries no token counts. */
   replyCost?(fields: Record<string, unknown>): { text: string; title: string } | undefined;
 }

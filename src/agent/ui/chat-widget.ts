@@ -330,6 +330,7 @@ class AiChatWidget extends Widget {
       },
       renderWikitext: (source, into) => ctx.renderTree(parseSafeWikitext(this.wiki as never, source).tree, into),
       replyCost: (fields) => this.cost?.replyText(fields),
+      followReply: () => this.list.stickToEnd(true),
     };
     return ctx;
   }

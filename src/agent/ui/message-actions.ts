@@ -68,6 +68,7 @@ export function renderMessageBar(ctx: ChatContext, spec: MessageBarSpec, key: st
       };
       editor.appendChild(box);
       button(editor, 'edit-send', ctx.lingo('Message/EditSend'), 'edit-send', () => {
+        ctx.followReply();
         void ctx.request(ctx.runner().edit(chat, spec.title, box.value)).then((result) => {
           if (result !== undefined) close();
         });

@@ -102,7 +102,11 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
       });
     }
   }
-  if (spec.last) button('retry', ctx.lingo('Turn/Retry'), 'retry', () => void ctx.request(ctx.runner().retry(chat, user)));
+  if (spec.last)
+    button('retry', ctx.lingo('Turn/Retry'), 'retry', () => {
+      ctx.followReply();
+      void ctx.request(ctx.runner().retry(chat, user));
+    });
   button('delete', ctx.lingo('Turn/Delete'), 'delete-turn', () => void ctx.request(ctx.runner().deleteTurn(chat, user)));
   const reply = spec.reply;
   if (reply) {
