@@ -86,6 +86,30 @@ test('a retry after an error deletes the error instead of keeping it as a versio
   expect(parked(chat)).toEqual([]);
 });
 
+test('deleting a turn deletes the versions parked at its forks (and the branches inside them), and leaves other forks alone', async () => {
+  const chat = h.newChat();
+  const runner = scriptedRunner(h, echoModel().model, []);
+  await within(runner.send(chat, 'one'), 'turn 1');
+  await within(runner.send(chat, 'two'), 'turn 2');
+  await within(runner.send(chat, 'three'), 'turn 3');
+  const turnStart = (text: string) => h.messages(chat).find((m) => m.role === 'user' && m.text === text)!.title!;
+  await within(runner.retry(chat, turnStart('three')), 'retry of turn 3');
+  await within(runner.edit(chat, turnStart('two'), 'two, edited'), 'edit of turn 2');
+  await within(runner.retry(chat, turnStart('two, edited')), 'retry of the edited turn 2');
+  const forkOf = (title: string) => h.$tw.wiki.getTiddler(title).fields['agent-branch-at'];
+  // Forks at turn 2's message (2) and its reply (3), and turn 3's retry (5) parked inside the old turn 2.
+  expect(new Set(parked(chat).map(forkOf))).toEqual(new Set(['2', '3', '5']));
+  // Turn 1 has no fork: deleting it leaves every version where it was.
+  const before = parked(chat);
+  await runner.deleteTurn(chat, turnStart('one'));
+  expect(parked(chat)).toEqual(before);
+  // The edited turn 2 holds both forks (its message and its reply), and the branch parked inside
+  // the old turn 2 (turn 3's retry): all of them go with it.
+  await runner.deleteTurn(chat, turnStart('two, edited'));
+  expect(parked(chat)).toEqual([]);
+  expect(path(chat)).toEqual([]);
+});
+
 test('a turn\'s journal goes with its branch and comes back with it', async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);

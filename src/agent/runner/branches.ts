@@ -113,6 +113,25 @@ export class Branches {
     return true;
   }
 
+  /**
+   * Delete the versions parked at forks from seq `from` to `to` (the turn the user deleted),
+   * with the branches parked inside them: without the turn there is no message left to show
+   * their switch on, so they could never come back.
+   */
+  drop(chat: string, from: number, to: number): void {
+    const parkedNow = this.parkedTitles(chat);
+    const read = (t: string) => this.wiki.getFields(t);
+    const gone = new Set(heads(chat, parkedNow, read).filter((h) => h.at >= from && h.at <= to).map((h) => h.id));
+    for (let grew = gone.size > 0; grew; ) {
+      grew = false;
+      for (const title of parkedNow) {
+        const f = read(title);
+        if (f?.['agent-branch-parent'] && gone.has(f['agent-branch-parent']) && !gone.has(f['agent-branch']!)) grew = !!gone.add(f['agent-branch']!);
+      }
+    }
+    for (const title of parkedNow) if (gone.has(read(title)?.['agent-branch'] ?? '')) this.wiki.deleteTiddler(title);
+  }
+
   /** Titles of the chat's parked messages and journals. */
   private parkedTitles(chat: string): string[] {
     const prefix = branchPrefix(chat);

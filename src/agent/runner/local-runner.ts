@@ -315,7 +315,10 @@ export class LocalRunner implements ChatRunner {
   deleteTurn(chat: string, userMessage: string): Promise<void> {
     try {
       this.requireIdle(chat);
+      const turn = this.turns.require(chat, userMessage);
       this.turns.delete(chat, userMessage);
+      // Its versions go with it (they have no message left to be switched back on).
+      this.branches.drop(chat, turn[0]!['agent-seq'], turn.at(-1)!['agent-seq']);
       return Promise.resolve();
     } catch (e) {
       return Promise.reject(e);
