@@ -5,7 +5,8 @@ Renaming a chat moves everything keyed by its title: the chat tiddler, its messa
 `agent-image-chat`, named in messages' `attachments`), its todo list, the schedules that wake
 it (`agent-chat`; the ones its agent made live under `$:/ai/schedules/<chat>/`) and its
 sub-agents' chats (`$:/ai/sub-agents/<chat>/…`, `agent-parent`, named in `agent-child`),
-theirs in turn, and its parked branches (`$:/ai/branches/<chat>/…`, `agent-branch-chat`). The move is planned first (every tiddler's new fields), then written in one
+theirs in turn, and its parked branches (`$:/ai/branches/<chat>/…`, `agent-branch-chat`).
+The move is planned first (every tiddler's new fields), then written in one
 synchronous step: the server edition's durable store puts a step on disk whole or not at all,
 so a crash mid-rename leaves either the old chat or the new one, never half of each.
 New tiddlers are written before old ones are deleted. The chat keeps `agent-renamed-from`,
