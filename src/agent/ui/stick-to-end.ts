@@ -42,7 +42,12 @@ export class StickToEnd {
   private pageIntentAt = -Infinity;
   private pageY = 0;
   private readonly view: Window | null;
-  private readonly onPageIntent = intentListener(() => (this.pageIntentAt = Date.now()));
+  // The position before the user's scroll, read on their input: never while the chat renders
+  // (reading scrollY then would force a layout of the whole page).
+  private readonly onPageIntent = intentListener(() => {
+    this.pageIntentAt = Date.now();
+    this.pageY = this.view!.scrollY;
+  });
   private readonly onPageScroll = () => this.pageScrolled();
 
   constructor(private readonly list: HTMLElement) {
@@ -52,7 +57,6 @@ export class StickToEnd {
     if (typeof ResizeObserver === 'function') this.observer = new ResizeObserver(() => this.follow());
     this.view = list.ownerDocument?.defaultView ?? null;
     if (this.view) {
-      this.pageY = this.view.scrollY;
       for (const type of INTENT_EVENTS) this.view.addEventListener(type, this.onPageIntent, { passive: true });
       this.view.addEventListener('scroll', this.onPageScroll, { passive: true });
     }
@@ -121,10 +125,11 @@ export class StickToEnd {
 
   /** Only the user's scrolling changes whether the page follows: up stops it, down to the chat's end resumes it. */
   private pageScrolled(): void {
+    // Scrolls the user did not make (the story river moving to a tiddler, layout) change nothing, and cost nothing.
+    if (Date.now() - this.pageIntentAt >= INTENT_MS) return;
     const y = this.view!.scrollY;
     const up = y < this.pageY;
     this.pageY = y;
-    if (Date.now() - this.pageIntentAt >= INTENT_MS) return;
     if (up) this.pageStuck = false;
     else if (!this.pageStuck && (this.belowFold() ?? Infinity) < SLACK_PX) this.pageStuck = true;
   }
