@@ -17,17 +17,12 @@ among the versions at its seq ("2/3"); the newest version has none until it is p
 A parked journal ($:/ai/branches/<chat>/<id>/journal/<seq>) keeps its fields without
 `agent-chat-journal`, with `agent-branch-chat` and `agent-branch`.
 \*/
-import { messagePrefix, type ChatStore } from '../store/chat-store';
+import { messagePrefix, seqName, type ChatStore } from '../store/chat-store';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { journalTitle } from '../tools/journal';
 import { activeVersion, branchPrefix, forkVersions, heads, whole, type ForkVersions } from '../store/branch-versions';
 
 const BRANCH_FIELDS = ['agent-branch-chat', 'agent-branch', 'agent-branch-at', 'agent-branch-parent'];
-
-
-function seqName(seq: number): string {
-  return String(seq).padStart(6, '0');
-}
 
 export class Branches {
   constructor(

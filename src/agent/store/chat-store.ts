@@ -85,6 +85,11 @@ export function messagePrefix(chat: string): string {
   return `${MESSAGE_PREFIX}${chat}/`;
 }
 
+/** A message's number as its title ends: `agent-seq`, six digits, so titles sort in order. */
+export function seqName(seq: number): string {
+  return String(seq).padStart(6, '0');
+}
+
 export function imagePrefix(chat: string): string {
   return `${IMAGE_PREFIX}${chat}/`;
 }
@@ -151,7 +156,7 @@ export class ChatStore {
       const n = Number(this.wiki.getFields(title)?.['agent-seq']);
       if (Number.isInteger(n) && n >= seq) seq = n + 1;
     }
-    const title = `${messagePrefix(chat)}${String(seq).padStart(6, '0')}`;
+    const title = `${messagePrefix(chat)}${seqName(seq)}`;
     const fields: TiddlerFields = {
       title,
       text: message.text,

@@ -5,7 +5,7 @@ what could not be mapped. Importers are pure: they read a file's text and a view
 ImportError; the runner writes the plan in one go, so a bad file leaves nothing behind.
 \*/
 import { AGENT_TAG } from '../schemas';
-import { messagePrefix, REPLY_TYPE } from '../chat-store';
+import { messagePrefix, seqName, REPLY_TYPE } from '../chat-store';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 
 /** Files above this size are refused before they are read or parsed. */
@@ -80,7 +80,7 @@ export function chatTiddlers(title: string, agent: string, now: string, messages
   messages.forEach((m, seq) => {
     out.push({
       ...m.extra,
-      title: `${messagePrefix(title)}${String(seq).padStart(6, '0')}`,
+      title: `${messagePrefix(title)}${seqName(seq)}`,
       text: m.text,
       // Imported words are untrusted: replies and errors render only through the safe rules.
       type: m.role === 'assistant' || m.role === 'error' ? REPLY_TYPE : 'text/plain',
