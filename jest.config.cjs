@@ -8,6 +8,7 @@ const common = {
   testEnvironment: 'node',
   transform,
   moduleNameMapper: { '^\\$:/plugins/tiddlyagent/agent/lib\\.js$': '<rootDir>/src/agent/lib.ts' },
+  setupFiles: ['<rootDir>/test/helpers/owner-config.cjs'],
 };
 module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.cjs',

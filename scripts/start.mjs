@@ -5,6 +5,9 @@
 // (WIKI_DIR overrides): it includes wiki/ read-only, so everything saved from the browser,
 // including edits of the shipped demo tiddlers, goes to its own git-ignored tiddlers/ folder,
 // which loads last on every start.
+// npm start is the demo's owner: it starts the server with a TiddlyAgent configuration
+// (TIDDLYAGENT_CONFIG, see the README's "Who may do what") that adds to yours what the demo
+// needs: the mock's address, and the demo's stdio MCP server (the MCP project's test server).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -56,11 +59,21 @@ function pointDemoProviderAt(url) {
   console.log(`The demo provider now calls the mock at ${url} (saved in tiddlers/${file})`);
 }
 
+/** The owner's configuration (TIDDLYAGENT_CONFIG: a file or JSON) with what the demo needs added. */
+function demoConfig() {
+  const given = process.env.TIDDLYAGENT_CONFIG?.trim();
+  const config = !given ? {} : given.startsWith('{') ? JSON.parse(given) : JSON.parse(fs.readFileSync(given, 'utf8'));
+  if (mock) config.allowHosts = [...(config.allowHosts ?? []), new URL(mock.url).host];
+  const everything = { command: 'node', args: ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'] };
+  config.mcpCommands = [...(config.mcpCommands ?? []), everything];
+  return JSON.stringify(config);
+}
+
 const tiddlywiki = path.join(path.dirname(require.resolve('tiddlywiki/package.json')), 'tiddlywiki.js');
 const server = spawn(
   process.execPath,
   [tiddlywiki, '+plugins/tiddlywiki/filesystem', '+plugins/tiddlywiki/tiddlyweb', wikiDir, '--listen', `port=${port}`, `host=${host}`],
-  { stdio: 'inherit', cwd: wikiDir },
+  { stdio: 'inherit', cwd: wikiDir, env: { ...process.env, TIDDLYAGENT_CONFIG: demoConfig() } },
 );
 const shutdown = () => {
   server.kill('SIGTERM');

@@ -3,6 +3,8 @@ The TiddlyAgent library module: everything the widgets, startup modules and othe
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
 export { getRunner, getLocalRunner, createLocalRunner, getSecret } from './runner/default-runner';
+export { ownerPolicy, ownerKeyState, setOwnerConfigPath, parseOwnerPolicy, CONFIG_ENV, type OwnerPolicy } from './runner/owner-policy';
+export { setOwnServerPorts } from './runner/outbound-node';
 export { LocalRunner, CHAT_ARCHIVED, CHAT_DELETED, AUTO_TITLE_CONFIG, type RunnerHost, type ExternalChat } from './runner/local-runner';
 export { CHAT_RENAMED_FROM } from './runner/chat-move';
 export { titleProblem, type TitleProblem } from './store/chat-titles';

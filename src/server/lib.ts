@@ -1,7 +1,7 @@
 /*\
 The server edition's library module, required by its routes, macro and start-up module.
 \*/
-export { startServerEdition, getServerEdition, apiKeysSet, INTERRUPTED, STATE_FOLDER, type ServerEdition } from './server-edition';
+export { startServerEdition, getServerEdition, keyStates, INTERRUPTED, STATE_FOLDER, type ServerEdition } from './server-edition';
 export { handleAction } from './actions';
 export { PushHub } from './push/push-hub';
 export { DurableStore } from './durable/durable-store';

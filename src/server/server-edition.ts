@@ -91,7 +91,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
       const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat }));
       return [chat, ...own, ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
     },
-    hello: () => ({ runner: 'server', keys: apiKeysSet() }),
+    hello: () => ({ runner: 'server', keys: keyStates() }),
     shared: () => [agent.SEMANTIC_STATUS],
   });
   durable.onFlushed = (titles) => hub.publishTiddlers(titles);
@@ -136,9 +136,20 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   return edition;
 }
 
-/** Which API key names the provider profiles use, and whether the server's environment sets each (never the value). */
-export function apiKeysSet(): Record<string, boolean> {
-  const keys: Record<string, boolean> = {};
-  for (const name of $tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]get[api-key-name]trim[]]')) keys[name] = !!agentLib().getSecret(name);
-  return keys;
+/**
+ * Per provider profile that names a key: whether the server has it for the profile's address
+ * (`set`), may use it there but its variable is empty (`missing`), or its owner does not let
+ * that key go there (`refused`). Readers see this, and nothing else of the environment: not
+ * which variables exist, nor any value.
+ */
+export function keyStates(): Record<string, 'set' | 'missing' | 'refused'> {
+  const agent = agentLib();
+  const policy = agent.ownerPolicy();
+  const states: Record<string, 'set' | 'missing' | 'refused'> = {};
+  for (const title of $tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]]')) {
+    const fields: Record<string, unknown> = $tw.wiki.getTiddler(title)?.fields ?? {};
+    const name = String(fields['api-key-name'] ?? '').trim();
+    if (name) states[title] = agent.ownerKeyState(policy, name, String(fields['base-url'] ?? '').trim());
+  }
+  return states;
 }

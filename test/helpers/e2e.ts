@@ -73,7 +73,7 @@ export async function serveDemoWiki(options: { mockDelayMs?: number; mockApiKey?
   const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20, apiKey: options.mockApiKey });
   const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields, languages: options.languages });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
-  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } }); // jest's process.env: the tests' owner configuration
   const url = await servingUrl(server);
   return {
     url,

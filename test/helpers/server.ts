@@ -95,6 +95,15 @@ export async function getTiddler(url: string, title: string, headers: Record<str
   return { ...(standard as Fields), ...(fields as Fields) };
 }
 
+/** PUT a tiddler through TiddlyWiki's own route, as a page saves it (custom fields under `fields`); the status. */
+export async function putTiddler(url: string, fields: Fields, headers: Record<string, string> = WRITE_HEADERS): Promise<number> {
+  const { title, text, tags, type, ...rest } = fields;
+  const body = { title, text: text ?? '', ...(tags ? { tags } : {}), ...(type ? { type } : {}), fields: rest };
+  const res = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title!)}`, { method: 'PUT', headers, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  return res.status;
+}
+
 export async function chatStatus(url: string, chat: string, headers: Record<string, string> = {}): Promise<string | undefined> {
   return (await getTiddler(url, chat, headers))?.['agent-status'];
 }

@@ -27,6 +27,8 @@ const agent = (title: string, fields: Record<string, string>) => ({ title, tags:
 beforeAll(async () => {
   delete process.env[MISSING_KEY];
   mock = await startMockLlm({ delayMs: 1 });
+  // The owner lets this process use the key (so its missing variable is the problem), and reach loopback.
+  process.env.TIDDLYAGENT_CONFIG = JSON.stringify({ keys: { [MISSING_KEY]: { origins: [new URL(mock.url).origin] } }, allowHosts: ['127.0.0.1'] });
   closedPort = await new Promise<number>((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;

@@ -1,9 +1,9 @@
 // "Test the connection" in the server edition: POST /agent/provider-test runs the probe on the
-// server with the key from its environment. A writer gets the models; a reader and an anonymous
-// user are refused before any request leaves the server; a key in the body is ignored; a typed
-// base URL on an origin no saved profile calls gets no key (a writer cannot send the server's
-// key elsewhere through a draft), and a provider that echoes the key does not get it back to
-// the page.
+// server with the key from its environment, as its owner's configuration binds it (the attacks
+// on that configuration are in server-trust.test.ts). A writer gets the models; a reader and an
+// anonymous user are refused before any request leaves the server; a key in the body is
+// ignored; a typed base URL on an origin the key is not bound to gets no key, and a provider
+// that echoes the key does not get it back to the page.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,7 +52,8 @@ beforeAll(async () => {
   dir = demoWikiFolder(mock.url, { server: true, edition: 'server', providerFields: { 'api-key-name': 'mock-api-key' } });
   fs.writeFileSync(path.join(dir, 'users.csv'), 'username,password\nalice,wonderland\nbob,builder\n');
   fs.writeFileSync(path.join(dir, 'tiddlers', 'echo-profile.tid'), `title: Echo profile\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${echoUrl}\napi-key-name: mock-api-key\n\n`);
-  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], { 'mock-api-key': KEY });
+  const config = { keys: { 'mock-api-key': { origins: [new URL(mock.url).origin, new URL(echoUrl).origin] } }, allowHosts: ['127.0.0.1'] };
+  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], { 'mock-api-key': KEY, TIDDLYAGENT_CONFIG: JSON.stringify(config) });
 });
 
 afterAll(async () => {
@@ -96,10 +97,10 @@ test('a reader and an anonymous user are refused, and the server calls nobody', 
   expect(server.output()).not.toContain(KEY);
 });
 
-test('a typed base URL on an origin no saved profile calls gets no key; a saved one that echoes it gets it masked', async () => {
+test('a typed base URL on an origin the key is not bound to gets no key; a saved one that echoes it gets it masked', async () => {
   const elsewhere = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: otherUrl }, WRITER);
-  expect(seen).toEqual([undefined]);
-  expect(elsewhere.body).toMatchObject({ ok: false, problem: 'key', keyWithheld: true });
+  expect(seen).toEqual([]);
+  expect(elsewhere.body).toMatchObject({ ok: false, problem: 'refused' });
   seen.length = 0;
   const echoed = await post(server.url, 'provider-test', { profile: 'Echo profile' }, WRITER);
   expect(seen).toEqual([`Bearer ${KEY}`]);

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serverWikiFolder, startMockLlm, startServer, until, type MockLlm, type TwServer } from '../helpers/server';
 
+jest.setTimeout(30_000); // a server start and an index build: seconds on a loaded machine
+
 let mock: MockLlm;
 let dir: string;
 let server: TwServer | undefined;

@@ -24,6 +24,7 @@ export type ErrorKind =
   | 'budget' // a token or money budget reached
   | 'attachment' // an attached image this model cannot take
   | 'config' // the agent or provider definition cannot be used
+  | 'refused' // the server's owner does not let it call that address
   | 'compaction' // the older turns could not be summarized
   | 'interrupted' // the page or server stopped during the turn
   | 'unexpected';
@@ -38,6 +39,7 @@ export function providerErrorKind(e: ProviderError): ErrorKind {
     case 'timeout':
     case 'truncated':
     case 'invalid-response':
+    case 'refused':
       return e.kind;
     case 'stream':
       return e.status === 429 ? 'rate-limit' : 'server';

@@ -10,6 +10,7 @@ export type ProviderErrorKind =
   | 'stream' // the provider reported an error inside a 200 stream
   | 'truncated' // the stream ended without a terminal marker
   | 'invalid-response' // e.g. JSON where an event stream was expected
+  | 'refused' // this process may not call that address (the server owner's rules); never retried
   | 'aborted'; // the user pressed Stop
 
 export interface ProviderErrorInit {

@@ -23,7 +23,7 @@ export interface ProbeInput {
 }
 
 /** What the user must change: the key, the address, the model name; or the answer was not this API's. */
-export type ProbeProblem = 'key' | 'unreachable' | 'address' | 'model' | 'format' | 'api' | 'other';
+export type ProbeProblem = 'key' | 'unreachable' | 'address' | 'model' | 'format' | 'api' | 'refused' | 'other';
 
 export interface ProbeResult {
   ok: boolean;
@@ -92,6 +92,8 @@ export async function probeProvider(input: ProbeInput, fetch: FetchFn, signal?: 
   if (!probe) return { ok: false, problem: 'api', detail: input.api, models: [] };
   const baseUrl = input.baseUrl.trim().replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) return { ok: false, problem: 'address', detail: baseUrl || '(empty)', models: [] };
+  // The probe appends its paths: a query or fragment would send it elsewhere than a turn goes.
+  if (/[?#]/.test(baseUrl)) return { ok: false, problem: 'address', detail: `${baseUrl}: a base URL has no "?" or "#" part`, models: [] };
   const settings: ProviderSettings = { baseUrl, apiKey: input.apiKey, fetch };
   const headers = probe.headers(settings);
   const model = input.model?.trim() ?? '';
@@ -126,7 +128,8 @@ async function call(fetch: FetchFn, url: string, init: RequestInit, ctx: { baseU
   try {
     res = await fetch(url, init);
   } catch (e) {
-    return { kind: 'failed', problem: 'unreachable', detail: errorFromFetchFailure(e, ctx).message };
+    const failure = errorFromFetchFailure(e, ctx);
+    return { kind: 'failed', problem: failure.kind === 'refused' ? 'refused' : 'unreachable', detail: failure.message };
   }
   const text = await res.text().catch(() => '');
   if (!res.ok) {

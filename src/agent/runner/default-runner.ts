@@ -3,10 +3,14 @@ The runner for this wiki, created on first use. In a page served by the Node.js 
 edition (the server plugin marks the page, runner/remote-runner.ts) every turn runs on the
 server and the page talks to it over HTTP; otherwise one LocalRunner over $tw.wiki runs
 turns here. API keys come from TiddlyWiki's password store in a browser (localStorage, never
-a tiddler) and from the environment variable named by the profile's `api-key-name` under
-Node. web-fetch reads pages from this process (the server, in the server edition). Tools and engine plugins from other TiddlyWiki plugins are picked up by module type.
+a tiddler); under Node from the environment, as the owner's configuration allows
+(owner-policy.ts), and every call the wiki can point somewhere goes through the owner's
+address rules (outbound-node.ts). web-fetch reads pages from this process (the server, in the
+server edition). Tools and engine plugins from other TiddlyWiki plugins are picked up by
+module type.
 \*/
 import type { EnginePlugin } from '../engine/hooks';
+import type { FetchFn } from '../providers/types';
 import { BUILTIN_TOOLS } from '../tools';
 import type { ToolDefinition } from '../tools/tool';
 import type { ChatRunner } from './chat-runner';
@@ -17,6 +21,8 @@ import { createTiddlyWikiPort } from './tiddlywiki-port';
 import { createBrowserWebFetcher } from './web-fetch-browser';
 import { createNodeWebFetcher } from './web-fetch-node';
 import { semanticPort } from './semantic-host';
+import { CONFIG_ENV, commandRefusal, envVariableNames, ownerKey, ownerPolicy, ownerSecrets } from './owner-policy';
+import { checkUrl, createOutboundFetch, resolveChecked, type OutboundRules } from './outbound-node';
 
 const MCP_NODE_SDK = '$:/plugins/tiddlyagent/server/mcp-sdk.js';
 const MCP_BROWSER_SDK = '$:/plugins/tiddlyagent/mcp-browser/mcp-sdk.js';
@@ -43,30 +49,47 @@ export function getLocalRunner(): LocalRunner {
   return local;
 }
 
-/** A secret by its name: the password store in a browser, the environment under Node. */
-export function getSecret(name: string): string | undefined {
-  return ($tw.browser ? $tw.utils.getPassword(name) : envSecret(name)) || undefined;
-}
-
 /**
- * The environment variable holding a key: its own name (`openai-api-key`), or, since shells
- * cannot set names with dashes, the same in the usual form (`OPENAI_API_KEY`).
+ * A secret by its name, for a call to `url`: in a browser from the password store; under Node
+ * from the environment, and only as the owner's configuration allows (owner-policy.ts: a
+ * listed key, to an origin it is bound to; KeyRefused otherwise).
  */
-export function envVariableNames(name: string): string[] {
-  const usual = name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
-  return usual === name ? [name] : [name, usual];
+export function getSecret(name: string, url: string): string | undefined {
+  if ($tw.browser) return $tw.utils.getPassword(name) || undefined;
+  return ownerKey(ownerPolicy(), name, url);
 }
 
-function envSecret(name: string): string | undefined {
-  for (const variable of envVariableNames(name)) if (process.env[variable]) return process.env[variable];
-  return undefined;
+/** The fetch for calls the wiki's content points somewhere: the page's own in a browser; under Node, one under the owner's address rules. */
+export function processFetch(): FetchFn {
+  return $tw.browser ? (url, init) => fetch(url, init) : createOutboundFetch(outboundRules);
+}
+
+/** The rules of every call this process makes where the wiki points it (Node only). */
+export function outboundRules(): OutboundRules {
+  const policy = ownerPolicy();
+  const allowOrigins = new Set([...policy.keys.values()].flatMap((rule) => rule.origins));
+  return { allowHosts: policy.allowHosts, allowOrigins, allowHint: ownerAllowHint };
+}
+
+/** Why this process may not call `url` (the owner's address rules), or undefined. */
+async function addressRefusal(url: string): Promise<string | undefined> {
+  try {
+    await resolveChecked(checkUrl(url), outboundRules());
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+function ownerAllowHint(url: URL): string {
+  return `The server's owner can allow it by adding "${url.host}" to "allowHosts" in the TiddlyAgent configuration (${CONFIG_ENV}).`;
 }
 
 /** Where the user sets a missing key (`$name$`: the key's name). */
 export function keyHint(): string {
   return $tw.browser
     ? 'Enter it in Control Panel → Settings → TiddlyAgent; it is kept in this browser only, never in a tiddler.'
-    : 'Set the environment variable "$name$" for the TiddlyWiki server (or the same name in capitals with underscores, e.g. OPENAI_API_KEY for openai-api-key).';
+    : 'Set the environment variable "$name$" for the TiddlyWiki server (or the same name in capitals with underscores, e.g. OPENAI_API_KEY for openai-api-key), or the one the TiddlyAgent configuration names for it.';
 }
 
 /** Make this process's runner with some host settings replaced (the server plugin's durable log). */
@@ -87,7 +110,9 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     wiki: createTiddlyWikiPort($tw.wiki),
     where: browser ? 'browser' : 'node',
     getSecret,
-    getEnv: (name) => (browser ? undefined : process.env[name]),
+    getEnv: (name) => (browser ? undefined : envVariableNames(name).map((v) => process.env[v]).find((v) => v !== undefined)),
+    commandRefusal: (command, args, env) => (browser ? undefined : commandRefusal(ownerPolicy(), command, args, env)),
+    fetch: browser ? undefined : processFetch(),
     loadSdk: () => {
       // Node: the server plugin requires the SDK from node_modules; a browser-only wiki: the optional bundled plugin.
       const title = browser ? MCP_BROWSER_SDK : MCP_NODE_SDK;
@@ -102,14 +127,15 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
   local = new LocalRunner({
     mcp,
     wiki: createTiddlyWikiPort($tw.wiki),
-    fetch: (url, init) => fetch(url, init),
+    fetch: processFetch(),
     getApiKey: getSecret,
+    ...(browser ? {} : { addressRefusal, secrets: () => ownerSecrets(ownerPolicy()) }),
     keyHint: keyHint(),
     tools,
     plugins,
     saveQueueInChat: browser,
     // web-fetch: under Node the resolved addresses are checked; a browser checks host names only.
-    web: browser ? createBrowserWebFetcher() : createNodeWebFetcher(),
+    web: browser ? createBrowserWebFetcher() : createNodeWebFetcher({ allowHosts: () => ownerPolicy().allowHosts, allowHint: ownerAllowHint }),
     semantic: semanticPort,
     ...overrides,
   });

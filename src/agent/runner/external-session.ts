@@ -9,7 +9,8 @@ it and "Roll back" undoes what the client did. Each call is an assistant message
 call and a tool message with its result. A call that needs confirmation is a pending tool
 message, decided by the user's card through the runner (LocalRunner.attachExternal wakes the
 session) or denied when nobody answers in time. A reader's session has no chat: it may call
-read tools only, and changes nothing.
+read tools only, under the same approval rules (a denied read is denied; one that needs
+confirmation is refused, since nobody can be asked), and changes nothing.
 \*/
 import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from '../engine/approval';
@@ -100,11 +101,16 @@ export class ExternalToolSession {
     }
     const context = (callSignal: AbortSignal = signal): ToolContext => createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal }, { now: Date.now, semantic: this.runner.semantic });
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
-    if (!this.record) return toResult((await this.execute(call, tool, agent, signal, context))[0]!);
+    const chatAllowed = new Set(this.record ? parseTitleList(this.runner.store.wiki.getFields(this.record.chat)?.[CHAT_ALLOWED_TOOLS]) : []);
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(name), hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined);
+    if (!this.record) {
+      // A reader's session: the agent's rules hold as in a turn; there is no chat to ask in.
+      if (verdict.decision === 'deny') return { content: `Not allowed: ${verdict.reason}.`, isError: true };
+      if (verdict.decision === 'confirm') return { content: `${name} needs the user's confirmation here, which a read-only session cannot ask for. Nothing was done.`, isError: true };
+      return toResult((await this.execute(call, tool, agent, signal, context))[0]!);
+    }
 
     const { chat } = this.record;
-    const chatAllowed = new Set(parseTitleList(this.runner.store.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]));
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(name), hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined);
     this.running++;
     this.settle();
     try {

@@ -47,8 +47,15 @@ const EXTERNAL_FIELD = 'agent-mcp-session';
 export interface RunnerHost {
   wiki: WikiPort;
   fetch: FetchFn;
-  /** The secret stored under a profile's `api-key-name`, if any. */
-  getApiKey(name: string): string | undefined;
+  /**
+   * The secret stored under a profile's `api-key-name`, for a call to `url`, if any. Under Node
+   * it throws KeyRefused where the owner's configuration does not let it go there.
+   */
+  getApiKey(name: string, url: string): string | undefined;
+  /** Why this process may not call `url` (Node: the owner's address rules), checked before Test the connection calls it. */
+  addressRefusal?(url: string): Promise<string | undefined>;
+  /** Every secret this process may read: what Test the connection's result is scrubbed of. */
+  secrets?(): string[];
   /** Where the user sets a missing key, for the error message. */
   keyHint: string;
   tools: ReadonlyMap<string, ToolDefinition>;
@@ -475,7 +482,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return testProvider(this.host.wiki, request, this.host.fetch, (name) => this.host.getApiKey(name));
+    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
   }
 
   /** Stop every timer (the page or process is going away). */
@@ -766,7 +773,7 @@ export class LocalRunner implements ChatRunner {
   private createModel(profile: ProviderProfile): LanguageModel {
     if (this.host.createModel) return this.host.createModel(profile);
     const keyName = profile['api-key-name']?.trim();
-    const apiKey = keyName ? this.host.getApiKey(keyName) : undefined;
+    const apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
     if (keyName && !apiKey) {
       throw new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`);
     }

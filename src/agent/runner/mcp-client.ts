@@ -12,11 +12,12 @@ import type { ToolDefinition } from '../tools/tool';
 import { MCP_PREFIX, mcpTools, unavailableServerTool, type ListedTool, type McpCallResult } from '../tools/mcp-tools';
 import { MCP_SERVER_TAG, McpServerSchema, parseTiddler, type McpServer } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
+import type { FetchFn } from '../providers/types';
 
 /** The parts of the SDK the connections use (server/mcp-sdk.ts under Node, the mcp-browser plugin in a browser-only wiki). */
 export interface McpSdk {
   Client: new (info: { name: string; version: string }) => SdkClient;
-  StreamableHTTPClientTransport: new (url: URL, options?: { requestInit?: { headers?: Record<string, string> } }) => SdkTransport;
+  StreamableHTTPClientTransport: new (url: URL, options?: { requestInit?: { headers?: Record<string, string> }; fetch?: FetchFn }) => SdkTransport;
   /** `tools/list` read leniently (one odd tool does not hide the others). */
   LenientListToolsSchema: unknown;
   /** Absent in a browser, or where the server plugin is not installed. */
@@ -39,10 +40,14 @@ interface SdkClient {
 export interface McpHost {
   wiki: WikiPort;
   loadSdk(): McpSdk;
-  /** A secret by name (the bearer token of `mcp-key-name`): password store or environment. */
-  getSecret(name: string): string | undefined;
+  /** The bearer token of `mcp-key-name` for a call to `url`: password store, or environment as the owner allows (may throw KeyRefused). */
+  getSecret(name: string, url: string): string | undefined;
   /** An environment variable the server may see (`mcp-env`), on Node. */
   getEnv(name: string): string | undefined;
+  /** Why the owner does not let this command start with these variables (Node; owner-policy.ts), or undefined. */
+  commandRefusal?(command: string, args: string[], env: string[]): string | undefined;
+  /** The fetch for MCP over HTTP (Node: the owner's address rules, outbound-node.ts); absent: the global one. */
+  fetch?: FetchFn;
   /** Where turns run, for the messages: "browser" or "server". */
   where: 'browser' | 'node';
   now?(): number;
@@ -226,18 +231,25 @@ export class McpConnections {
 
   private transport(sdk: McpSdk, server: McpServer): SdkTransport {
     const key = server['mcp-key-name']?.trim();
-    const token = key ? this.host.getSecret(key) : undefined;
-    if (key && !token) throw new Error(`its token "${key}" is not set (${this.host.where === 'browser' ? 'enter it in the settings tab' : 'set the environment variable'}).`);
-    if (server['mcp-url']) {
-      return new sdk.StreamableHTTPClientTransport(new URL(server['mcp-url']), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : undefined);
+    const url = server['mcp-url'];
+    if (url) {
+      // The owner's rules (Node): the token goes only to an origin it is bound to; the address is checked.
+      const token = key ? this.host.getSecret(key, url) : undefined;
+      if (key && !token) throw new Error(`its token "${key}" is not set (${this.host.where === 'browser' ? 'enter it in the settings tab' : 'set the environment variable'}).`);
+      const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+      return new sdk.StreamableHTTPClientTransport(new URL(url), { ...(requestInit ? { requestInit } : {}), ...(this.host.fetch ? { fetch: this.host.fetch } : {}) });
     }
     if (!sdk.stdio) throw new Error(this.host.where === 'browser' ? 'it is a command (stdio), which runs only in the server edition or headless, not in a browser.' : 'it is a command (stdio), which needs the TiddlyAgent server plugin in this wiki.');
+    // A command starts only as the owner listed it, with only the variables listed for it (the token is one).
+    const names = [...server['mcp-env'], ...(key ? [key] : [])];
+    const refused = this.host.commandRefusal?.(server['mcp-command']!, server['mcp-args'], names);
+    if (refused) throw new Error(refused);
     const env: Record<string, string> = {};
-    for (const name of server['mcp-env']) {
+    for (const name of names) {
       const value = this.host.getEnv(name);
       if (value !== undefined) env[name] = value;
     }
-    if (key && token) env[key] = token;
+    if (key && env[key] === undefined) throw new Error(`its token "${key}" is not set (set the environment variable).`);
     return sdk.stdio({ command: server['mcp-command']!, args: server['mcp-args'], env, stderr: 'ignore' });
   }
 

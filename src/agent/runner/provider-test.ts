@@ -4,12 +4,15 @@ the server edition): the profile's API and its saved values, overridden by what 
 typed and has not saved (base URL, model, key). A key the user typed is used as typed; the
 stored key (password store or environment) goes only to an origin that a saved profile with
 the same key name already calls, so a typed base URL cannot make this process send its key
-elsewhere. The key never comes back in the result, even when the provider echoes it.
+elsewhere; under Node also only where the owner bound it (owner-policy.ts), and the address
+itself must pass the owner's rules, as every call of the server does (outbound-node.ts). No
+key the process knows comes back in the result, whole or in part, even when echoed.
 \*/
 import { probeProvider, type ProbeResult } from '../providers/probe';
 import type { FetchFn } from '../providers/types';
 import type { WikiPort } from '../store/wiki-port';
 import { RunnerError } from './chat-runner';
+import { scrubValue } from './scrub-secrets';
 
 export interface ProviderTestRequest {
   /** The profile's title (tagged $:/tags/AI/Provider). */
@@ -27,10 +30,21 @@ export interface ProviderTestResult extends ProbeResult {
   noKey?: boolean;
 }
 
+/** What the test needs of the runner's host. */
+export interface ProviderTestHost {
+  fetch: FetchFn;
+  /** The stored key for a call to `url`; under Node it throws where the owner does not let it go there. */
+  getApiKey(name: string, url: string): string | undefined;
+  /** Why this process may not call `url` at all (Node: the owner's address rules), or undefined. */
+  addressRefusal?(url: string): Promise<string | undefined>;
+  /** Every secret this process may read (Node): the result is scrubbed of them all. */
+  secrets?(): string[];
+}
+
 const PROFILES = '[all[shadows+tiddlers]tag[$:/tags/AI/Provider]!has[draft.of]]';
 const TIMEOUT_MS = 20_000;
 
-export async function testProvider(wiki: WikiPort, request: ProviderTestRequest, fetch: FetchFn, getApiKey: (name: string) => string | undefined): Promise<ProviderTestResult> {
+export async function testProvider(wiki: WikiPort, request: ProviderTestRequest, host: ProviderTestHost): Promise<ProviderTestResult> {
   if (typeof request?.profile !== 'string' || !wiki.filter(PROFILES).includes(request.profile)) {
     throw new RunnerError('not-found', `There is no provider profile "${String(request?.profile)}".`);
   }
@@ -39,20 +53,27 @@ export async function testProvider(wiki: WikiPort, request: ProviderTestRequest,
   const baseUrl = text(request.baseUrl) || text(fields['base-url']);
   const model = text(request.model) || text(fields['default-model']);
   const keyName = text(fields['api-key-name']);
+  const refusal = await host.addressRefusal?.(baseUrl);
+  if (refusal) return { ok: false, problem: 'refused', detail: refusal, models: [] };
   let apiKey = text(request.apiKey) || undefined;
   let keyWithheld = false;
   if (!apiKey && keyName) {
-    const stored = getApiKey(keyName);
+    let stored: string | undefined;
+    try {
+      stored = host.getApiKey(keyName, baseUrl);
+    } catch (e) {
+      return { ok: false, problem: 'refused', detail: e instanceof Error ? e.message : String(e), models: [] };
+    }
     if (stored && savedOrigins(wiki, keyName).has(origin(baseUrl))) apiKey = stored;
     else keyWithheld = !!stored;
   }
-  const result: ProviderTestResult = await probeProvider({ api: text(fields.api), baseUrl, apiKey, model }, fetch, AbortSignal.timeout(TIMEOUT_MS));
-  if (apiKey && result.detail) result.detail = result.detail.split(apiKey).join('***');
+  const probed: ProviderTestResult = await probeProvider({ api: text(fields.api), baseUrl, apiKey, model }, host.fetch, AbortSignal.timeout(TIMEOUT_MS));
+  // Every key this process knows, whole or in part, from every field: a provider (or whatever answers) can echo them.
+  const result = scrubValue(probed, [...(apiKey ? [apiKey] : []), ...(host.secrets?.() ?? [])]);
   if (keyWithheld) result.keyWithheld = true;
   if (keyName && !apiKey && !keyWithheld) result.noKey = true;
   return result;
 }
-
 function savedOrigins(wiki: WikiPort, keyName: string): Set<string> {
   const origins = new Set<string>();
   for (const title of wiki.filter(PROFILES)) {

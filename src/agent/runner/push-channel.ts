@@ -128,11 +128,9 @@ export class PushChannel {
       this.resynced = new Set(this.watched.keys());
     });
     source.addEventListener('hello', (e) => {
-      // What the settings tab shows: the server runs turns, and which key names its environment sets (never a value).
-      const { keys } = JSON.parse((e as MessageEvent).data) as { keys: Record<string, boolean> };
-      const fields: Fields = { title: SERVER_INFO, runner: 'server', text: '' };
-      for (const [name, set] of Object.entries(keys ?? {})) fields[`key-${name}`] = set ? 'set' : 'missing';
-      $tw.wiki.addTiddler(new $tw.Tiddler(fields));
+      // What the settings tab shows: the server runs turns, and per provider profile whether it has the key (never a value).
+      const { keys } = JSON.parse((e as MessageEvent).data) as { keys: Record<string, string> };
+      $tw.wiki.addTiddler(new $tw.Tiddler({ title: SERVER_INFO, runner: 'server', type: 'application/json', text: JSON.stringify({ keys: keys ?? {} }) }));
     });
     source.addEventListener('agent', (e) => {
       track(e as MessageEvent);

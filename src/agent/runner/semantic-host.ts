@@ -5,7 +5,7 @@ file in agent-state/), fed by TiddlyWiki's change events. `semanticPort` is what
 lends wiki-search; until an indexer runs here it answers that there is none.
 \*/
 import type { SemanticPort } from '../search/semantic';
-import { getSecret, keyHint } from './default-runner';
+import { getSecret, keyHint, processFetch } from './default-runner';
 import { SemanticIndexer, type VectorStore } from './semantic-indexer';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
 
@@ -23,7 +23,7 @@ export function getSemanticIndexer(): SemanticIndexer | undefined {
 /** Start this process's indexer over $tw.wiki (once); it reads its settings and follows every change. */
 export function startSemanticIndexer(store: VectorStore, options: { onStatus?(): void } = {}): SemanticIndexer {
   if (indexer) return indexer;
-  const started = new SemanticIndexer({ wiki: createTiddlyWikiPort($tw.wiki), fetch: (url, init) => fetch(url, init), getApiKey: getSecret, keyHint: keyHint(), store, onStatus: options.onStatus });
+  const started = new SemanticIndexer({ wiki: createTiddlyWikiPort($tw.wiki), fetch: processFetch(), getApiKey: getSecret, keyHint: keyHint(), store, onStatus: options.onStatus });
   indexer = started;
   $tw.wiki.addEventListener('change', (changes: Record<string, unknown>) => started.changed(Object.keys(changes)));
   started.configure();

@@ -50,7 +50,8 @@ export interface IndexerHost {
   /** The whole wiki (the indexer itself decides what the agent may see). */
   wiki: WikiPort;
   fetch: FetchFn;
-  getApiKey(name: string): string | undefined;
+  /** The key for a call to `url` (may throw KeyRefused: the owner's rules, runner/owner-policy.ts). */
+  getApiKey(name: string, url: string): string | undefined;
   keyHint: string;
   store: VectorStore;
   /** Called after the status tiddler changed (the server edition pushes it to pages). */
@@ -309,7 +310,12 @@ export class SemanticIndexer implements SemanticPort {
     const model = profile['embedding-model'];
     if (!model) return { key: title, problem: `the provider profile "${title}" names no embedding-model.` };
     const keyName = profile['api-key-name']?.trim();
-    const apiKey = keyName ? this.host.getApiKey(keyName) : undefined;
+    let apiKey: string | undefined;
+    try {
+      apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
+    } catch (e) {
+      return { key: title, problem: (e as Error).message };
+    }
     if (keyName && !apiKey) return { key: title, problem: `no API key is set for "${profile.caption || title}". ${this.host.keyHint.replace('$name$', keyName)}` };
     const key = [title, profile.api, profile['base-url'], model, keyName, started].join('\u0000');
     try {

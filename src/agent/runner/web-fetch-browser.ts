@@ -3,7 +3,8 @@ web-fetch in a browser without the server edition. A page cannot see which addre
 name resolves to, nor stop at a redirect and look at it, so this fetcher refuses what it can
 tell from the URL: other schemes, `localhost` and *.localhost, and IP literals that are
 loopback, private or link-local, unless allow-listed; the URL the browser finally landed on is
-checked the same way before anything is read. A private address reached through a public
+checked the same way before anything is read. The page's own server is never read (its API
+would hand the model the hidden chats). A private address reached through a public
 name is not detected here (the server edition checks resolved addresses). The request goes
 without cookies or credentials. Sites that do not allow cross-origin reads (CORS) cannot be
 read at all; the message says so. HTML is parsed by DOMParser (an inert document: no script
@@ -17,6 +18,8 @@ export interface BrowserWebFetcherOptions {
   maxBytes?: number;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** The origin of the page (default: location.origin): the wiki's own server is never read, allow-listed or not. */
+  ownOrigin?: string;
 }
 
 export const CORS_MESSAGE = 'The site does not allow this browser to read it (CORS); in the server edition web-fetch runs on the server.';
@@ -29,7 +32,24 @@ export function browserHostRefusal(url: URL): string | undefined {
   return undefined;
 }
 
-function checkUrl(raw: string, request: WebFetchRequest): URL {
+const LOOPBACK_NAMES = /^(localhost|.*\.localhost|127(\.\d+){3}|\[::1\])$/i;
+
+/** Whether `url` reaches the server the page came from (the same origin, or its port on another loopback name). */
+function isOwnServer(url: URL, own: string | undefined): boolean {
+  if (!own) return false;
+  let page: URL;
+  try {
+    page = new URL(own);
+  } catch {
+    return false;
+  }
+  if (page.protocol !== 'http:' && page.protocol !== 'https:') return false;
+  if (url.origin === page.origin) return true;
+  const port = (u: URL) => u.port || (u.protocol === 'https:' ? '443' : '80');
+  return port(url) === port(page) && LOOPBACK_NAMES.test(url.hostname) && LOOPBACK_NAMES.test(page.hostname);
+}
+
+function checkUrl(raw: string, request: WebFetchRequest, own: string | undefined): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -37,6 +57,7 @@ function checkUrl(raw: string, request: WebFetchRequest): URL {
     throw new WebFetchError(`"${raw}" is not a valid URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebFetchError(`web-fetch reads http and https URLs only; "${url.protocol}" is refused.`);
+  if (isOwnServer(url, own)) throw new WebFetchError(`web-fetch refused ${url.href}: it is this wiki's own server, which web-fetch never reads.`);
   const why = isAllowListed(url, request.allowHosts) ? undefined : browserHostRefusal(url);
   if (why)
     throw new WebFetchError(
@@ -70,9 +91,10 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
 export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}): WebFetcher {
   const maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const own = options.ownOrigin ?? (globalThis as { location?: { origin?: string } }).location?.origin;
   return {
     async fetch(request: WebFetchRequest): Promise<WebPage> {
-      const url = checkUrl(request.url.trim(), request);
+      const url = checkUrl(request.url.trim(), request, own);
       const deadline = fetchDeadline(request.signal, timeoutMs);
       try {
         let response: Response;
@@ -82,7 +104,7 @@ export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}):
           if (deadline.timedOut() || request.signal.aborted) throw e;
           throw new WebFetchError(CORS_MESSAGE);
         }
-        const final = checkUrl(response.url || url.href, request);
+        const final = checkUrl(response.url || url.href, request, own);
         if (!response.ok) throw new WebFetchError(`${final.href} answered ${response.status} ${response.statusText}`.trim() + '.');
         const { bytes, truncated } = response.body
           ? await readCapped(chunksOf(response.body), maxBytes, () => deadline.abort())

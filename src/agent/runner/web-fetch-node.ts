@@ -2,16 +2,17 @@
 web-fetch under Node (the headless command and the server edition). Every hop (the URL and
 each redirect, followed by hand up to a limit) is checked: http or https only; the host name
 is resolved (all its addresses) and refused when any address is loopback, private or
-link-local, unless the user allow-listed that host; the connection then goes to the address
-that was checked (a pinned `lookup`), so a second DNS answer cannot switch it to another
-(DNS rebinding). The body is read up to a byte cap and the whole fetch has a time limit.
+link-local, unless that host is allowed (on a server: by its owner, owner-policy.ts), and
+always when it is the wiki's own server; the connection then goes to the address that was
+checked (a pinned `lookup`), so a second DNS answer cannot switch it (DNS rebinding;
+outbound-node.ts). The body is read up to a byte cap and the whole fetch has a time limit.
 HTML is parsed by jsdom with scripts off and nothing loaded, then made readable
 (web-content.ts). Node modules and jsdom are required on first use only.
 \*/
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
-import { isAllowListed, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
-import { addressRefusal } from './web-address';
+import { type AllowedHost, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
+import { OutboundRefused, pinnedLookup, resolveChecked } from './outbound-node';
 import { WebFetchError, bytesToPage, fetchDeadline, readCapped } from './web-content';
 
 export interface NodeWebFetcherOptions {
@@ -21,6 +22,13 @@ export interface NodeWebFetcherOptions {
   timeoutMs?: number;
   /** Redirects followed at most (default 5). */
   maxRedirects?: number;
+  /**
+   * The hosts that may be private, instead of the wiki's allow-list that the tool passes: on
+   * a server, the owner's (owner-policy.ts), since any writer can edit a tiddler.
+   */
+  allowHosts?: () => readonly AllowedHost[];
+  /** How a refused host can be allowed, for the message. */
+  allowHint?: (url: URL) => string;
 }
 
 const USER_AGENT = 'TiddlyAgent web-fetch (+https://tiddlywiki.com)';
@@ -100,41 +108,29 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
     },
   };
 
-  /** One GET to a checked address: resolve, refuse non-public addresses unless allow-listed, connect to that address. */
+  /** One GET to a checked address (outbound-node.ts): resolved, refused unless public or allowed, connected to that address. */
   async function get(url: URL, request: WebFetchRequest, signal: AbortSignal): Promise<IncomingMessage> {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const dns = require('node:dns') as typeof import('node:dns');
-    let addresses: LookupAddress[];
+    const allowHosts = options.allowHosts ? options.allowHosts() : request.allowHosts;
+    let pinned: LookupAddress;
     try {
-      addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
-    } catch {
-      throw new WebFetchError(`The host "${host}" could not be found.`);
+      pinned = await resolveChecked(url, { allowHosts, allowHint: options.allowHint ?? allowHint });
+    } catch (e) {
+      throw e instanceof OutboundRefused ? new WebFetchError(`web-fetch: ${e.message}`) : e;
     }
-    if (addresses.length === 0) throw new WebFetchError(`The host "${host}" could not be found.`);
-    if (!isAllowListed(url, request.allowHosts)) {
-      for (const a of addresses) {
-        const why = addressRefusal(a.address);
-        if (why) throw new WebFetchError(`web-fetch refused ${url.href}: ${host === a.address ? host : `${host} resolves to ${a.address}, which`} is ${why}. ${allowHint(url)}`);
-      }
-    }
-    const pinned = addresses[0]!;
     const http = require(url.protocol === 'https:' ? 'node:https' : 'node:http') as typeof import('node:http');
-    const options: RequestOptions = {
+    const options_: RequestOptions = {
       method: 'GET',
-      hostname: host,
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port || undefined,
       path: url.pathname + url.search,
       headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'identity' },
       signal,
       agent: false,
       // Connect to the address that was checked, whatever DNS answers now.
-      lookup: ((_name: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-        if (opts?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
-        else callback(null, pinned.address, pinned.family);
-      }) as RequestOptions['lookup'],
+      lookup: pinnedLookup(pinned),
     };
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = http.request(options, resolve);
+      const req = http.request(options_, resolve);
       req.on('error', reject);
       req.end();
     });

@@ -8,14 +8,18 @@ wiki, its approval rules, the write gate and the journal.
 Access: TiddlyWiki's own. startup.ts has the server authenticate /mcp requests as reads, so
 any user who may read the wiki may list and call the read tools; write tools need a writer
 (TiddlyWiki's `writers=`). A writer's session is shown as a chat `MCP: <client>`; a reader's
-session writes nothing at all. MCP clients cannot send `X-Requested-With`, so cross-site
-requests are refused by their Origin instead (and the SDK's transport refuses any POST that
-is not `application/json`).
+session writes nothing at all, and both follow the agent's approval rules. MCP clients cannot
+send `X-Requested-With`, so cross-site requests are refused by their Origin instead; the Host
+was checked before (../host-check.ts), and each session's transport also holds its requests to
+the Host and Origin that opened it (the SDK's own DNS rebinding protection). The SDK's
+transport refuses any POST that is not `application/json`.
 
 The MCP SDK is required on the first request, from node_modules (build.mjs keeps it out of
 the bundle), so nothing of it loads unless the endpoint is used. Sessions: one transport and
-one SDK server each, keyed by the transport's session id, at most MAX_SESSIONS (the least
-recently used one is closed); an unknown id gets the SDK's "Session not found" (404).
+one SDK server each, keyed by the transport's session id. Each user has at most
+MAX_SESSIONS_PER_USER (their own least recently used one is closed when they open another), so
+no user can end another's sessions; when MAX_SESSIONS are open, a new one is refused (503)
+until one ends. An unknown id, or another user's, gets "Session not found" (404).
 \*/
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -29,7 +33,8 @@ import { getServerEdition } from '../server-edition';
 export const ENABLED_CONFIG = '$:/config/tiddlyagent/mcp-server/enabled';
 export const AGENT_CONFIG = '$:/config/tiddlyagent/mcp-server/agent';
 export const DEFAULT_AGENT = '$:/plugins/tiddlyagent/agent/agents/wiki-assistant';
-export const MAX_SESSIONS = 32;
+export const MAX_SESSIONS = 64;
+export const MAX_SESSIONS_PER_USER = 8;
 
 interface RouteState {
   authenticatedUsername?: string;
@@ -112,7 +117,10 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
       session.lastUsed = Date.now();
     } else if (request.method === 'POST' && (Array.isArray(body) ? body.some((m) => types.isInitializeRequest(m)) : types.isInitializeRequest(body))) {
       const init = (Array.isArray(body) ? body.find((m) => types.isInitializeRequest(m)) : body) as SdkTypes.InitializeRequest;
-      session = await openSession(edition.runner, user, state.server.isAuthorized('writers', user), init.params.clientInfo?.name || 'client');
+      if (sessions.size >= MAX_SESSIONS && sessionsOf(user).length < MAX_SESSIONS_PER_USER) {
+        return rpcError(response, 503, -32000, `The wiki's MCP server has ${MAX_SESSIONS} sessions open, its limit; try again when one has ended.`);
+      }
+      session = await openSession(edition.runner, user, state.server.isAuthorized('writers', user), init.params.clientInfo?.name || 'client', request.headers.host ?? '');
     } else {
       return rpcError(response, 400, -32000, 'Bad Request: no valid session id (the Mcp-Session-Id header); a session starts with an initialize request.');
     }
@@ -125,7 +133,7 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
   }
 }
 
-async function openSession(runner: Agent.LocalRunner, user: string | undefined, writer: boolean, client: string): Promise<Session> {
+async function openSession(runner: Agent.LocalRunner, user: string | undefined, writer: boolean, client: string, host: string): Promise<Session> {
   const agent = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
   const { Server, StreamableHTTPServerTransport, types } = loadSdk();
   const agentTitle = $tw.wiki.getTiddlerText(AGENT_CONFIG, '').trim() || DEFAULT_AGENT;
@@ -140,9 +148,12 @@ async function openSession(runner: Agent.LocalRunner, user: string | undefined, 
   const session: Session = { transport: undefined as unknown as Session['transport'], server, tools, user, lastUsed: Date.now() };
   session.transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    enableDnsRebindingProtection: true,
+    allowedHosts: [host],
+    allowedOrigins: [`http://${host}`, `https://${host}`],
     onsessioninitialized: (id) => {
       sessions.set(id, session);
-      evict();
+      evictOwn(user);
     },
     onsessionclosed: (id) => endSession(id),
   });
@@ -163,10 +174,14 @@ function endSession(id: string): void {
   void session.server.close().catch(() => {});
 }
 
-/** Keep at most MAX_SESSIONS: the least recently used ones end. */
-function evict(): void {
-  while (sessions.size > MAX_SESSIONS) {
-    const oldest = [...sessions.entries()].reduce((a, b) => (b[1].lastUsed < a[1].lastUsed ? b : a));
+function sessionsOf(user: string | undefined): [string, Session][] {
+  return [...sessions.entries()].filter(([, session]) => session.user === user);
+}
+
+/** Keep at most MAX_SESSIONS_PER_USER of this user's sessions: their least recently used ones end, nobody else's. */
+function evictOwn(user: string | undefined): void {
+  for (let own = sessionsOf(user); own.length > MAX_SESSIONS_PER_USER; own = sessionsOf(user)) {
+    const oldest = own.reduce((a, b) => (b[1].lastUsed < a[1].lastUsed ? b : a));
     endSession(oldest[0]);
   }
 }
