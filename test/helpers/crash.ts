@@ -53,6 +53,8 @@ export interface CrashRow {
 }
 
 const ODD = path.join(ROOT, 'test', 'fixtures', 'mcp', 'odd-server.mjs');
+/** The owner lets the server reach the loopback test doubles and start the odd MCP server (README "Who may do what"). */
+const OWNER_ENV = { TIDDLYAGENT_CONFIG: JSON.stringify({ allowHosts: ['127.0.0.1'], mcpCommands: [{ command: process.execPath, args: [ODD] }] }) };
 const WRITER = '$:/demo/agents/crash-writer';
 const CHAT: Record<Kind, string> = { stream: 'Stream chat', 'tool-write': 'Write chat', approval: 'Approval chat', schedule: 'Schedule chat', mcp: 'MCP chat' };
 const INTERRUPTED = /^Interrupted by server restart/;
@@ -114,7 +116,7 @@ export class CrashBench {
     loader.boot.argv = [empty];
     await new Promise<void>((resolve) => loader.boot.boot(resolve));
     fs.rmSync(empty, { recursive: true, force: true });
-    return new CrashBench(seed, mock, dir, await startServer(dir), loader);
+    return new CrashBench(seed, mock, dir, await startServer(dir, [], OWNER_ENV), loader);
   }
 
   async close(): Promise<void> {
@@ -150,7 +152,7 @@ export class CrashBench {
     page.close();
     this.mock.reset(); // scripts the kill left unplayed: the next requests get the default replies
 
-    this.server = await startServer(this.dir);
+    this.server = await startServer(this.dir, [], OWNER_ENV);
     const restartMs = Date.now() - killedAt;
     const url = this.server.url;
     const after = this.loadFolder();

@@ -35,7 +35,8 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
     'agent-provider': '$:/demo/providers/mock-llm',
     'agent-tools': 'wiki-search wiki-read wiki-create wiki-update summary ask-question manage-todo',
     // Under Auto/ a create runs at once; any other create waits for the user.
-    'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}}',
+    // Reads of Private/… are denied (for a reader's session too).
+    'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-read": {"deny": ["^Private/"]}}',
     // Short, so a confirmation nobody answers times out within the test.
     'agent-approval-timeout': '5',
     text: 'An agent for MCP clients.',
@@ -43,6 +44,7 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
   writeTiddler(dir, 'mcp-agent-config.tid', { title: '$:/config/tiddlyagent/mcp-server/agent', text: AGENT });
   if (enabled) writeTiddler(dir, 'mcp-enabled.tid', { title: '$:/config/tiddlyagent/mcp-server/enabled', text: 'yes' });
   writeTiddler(dir, 'mcp-note.tid', { title: NOTE, text: 'hello from the wiki, zebra-words' });
+  writeTiddler(dir, 'mcp-private.tid', { title: 'Private/Salary', text: 'private figures: 4711' });
   return dir;
 }
 
@@ -218,6 +220,23 @@ describe('the wiki as an MCP server', () => {
     expect(text(refused)).toMatch(/only users the server lets write/);
     expect(tiddlerFiles(auth.dir).tiddlers.has('Auto/By a reader')).toBe(false);
     expect(chats()).toBe(before);
+    // The agent's deny rules hold for a reader's reads as for a writer's.
+    for (const client of [reader, await connect(url, 'writer-client', ALICE)]) {
+      const denied = await client.callTool({ name: 'wiki-read', arguments: { title: 'Private/Salary' } });
+      expect(denied.isError).toBe(true);
+      expect(text(denied)).toMatch(/Not allowed/);
+      expect(text(denied)).not.toContain('4711');
+    }
+  });
+
+  test('one user cannot end another\'s sessions: each user\'s oldest session ends only when that user opens too many', async () => {
+    const { url } = auth.server;
+    const bob = await connect(url, 'bob-keeps-this', BOB);
+    const alice: Client[] = [];
+    for (let i = 0; i < 40; i++) alice.push(await connect(url, `alice-${i}`, ALICE));
+    expect((await bob.listTools()).tools.length).toBeGreaterThan(0);
+    await expect(alice[0]!.listTools()).rejects.toThrow(/Session not found|404/);
+    expect((await alice[39]!.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   test('where anonymous users may read: an anonymous client reads but may not write; the writer by header may', async () => {

@@ -4,11 +4,13 @@
 // authentication (a credentials file, readers=alice,bob writers=alice): anonymous, reader and
 // writer, with and without `X-Requested-With: TiddlyWiki` (for /mcp, which clients cannot
 // send it to, another site's Origin instead), then bad JSON, an oversized body and an unknown
-// chat (or MCP session). Every request gets the status the table says; every refused one
+// chat (or MCP session), and each route as the writer would send it but with a rebound Host
+// (a web page that pointed its own name at the server: 403 before any route runs). Every request gets the status the table says; every refused one
 // changes no tiddler of the server and no file of the wiki folder (tiddlers and agent-state), and
 // reaches no model. A route
 // or action added without a line here fails the test. One server, a few hundred requests.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { ACTION_NAMES } from '../../src/server/actions';
 import { post, savedMessages, serverWikiFolder, startMockLlm, startServer, until, watch, type MockLlm, type SseClient, type TwServer } from '../helpers/server';
@@ -101,6 +103,8 @@ interface Probe {
   variant: string;
   headers: Record<string, string>;
   body?: string;
+  /** A Host header other than the server's (fetch cannot set one: sent over raw HTTP). */
+  host?: string;
   expect: number;
 }
 
@@ -210,6 +214,14 @@ function probes(): Probe[] {
     }
   }
   expect([...seen].sort()).toEqual(['agent-actions', 'agent-events', 'agent-status', 'mcp', 'put-chat']);
+  // Each route and method once more, as the writer would send it, from a rebound name.
+  const rebound = `rebind.attacker.example:${new URL(url).port}`;
+  const once = new Map<string, Probe>();
+  for (const probe of out) once.set(`${probe.method} ${probe.path}`, once.get(`${probe.method} ${probe.path}`) ?? probe);
+  for (const probe of once.values()) {
+    const headers = { ...probe.headers, ...ROLES.writer, ...CSRF, Origin: `http://${rebound}` };
+    out.push({ ...probe, role: 'writer', variant: 'rebound Host', headers, host: rebound, expect: 403 });
+  }
   return out;
 }
 
@@ -240,12 +252,29 @@ function changedFiles(before: Map<string, string>, after: Map<string, string>): 
 }
 
 async function send(probe: Probe): Promise<number> {
+  if (probe.host) return sendWithHost(probe);
   const abort = new AbortController();
   const res = await fetch(`${url}${probe.path}`, { method: probe.method, headers: probe.headers, body: probe.body, signal: abort.signal });
   // A push channel that was let through stays open: its status is all that is asked.
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) abort.abort();
   else await res.text();
   return res.status;
+}
+
+function sendWithHost(probe: Probe): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: probe.method, path: probe.path, headers: { ...probe.headers, Host: probe.host! }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        req.destroy();
+        resolve(res.statusCode ?? 0);
+      }
+    });
+    req.on('error', reject);
+    req.end(probe.body);
+  });
 }
 
 test('every route x role x variant gets its status; every refused request changes nothing and reaches no model', async () => {

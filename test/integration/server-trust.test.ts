@@ -89,7 +89,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'tiddlers', 'mcp-enabled.tid'), 'title: $:/config/tiddlyagent/mcp-server/enabled\n\nyes');
   const config = {
     keys: { 'mock-api-key': { env: 'MOCK_KEY_VAR', origins: [new URL(mock.url).origin, echo.url, list.url] } },
-    allowHosts: [new URL(mock.url).host, capture.host, echo.host, list.host],
+    // `localhost` (any port) too: even so, the wiki's own server is never reached.
+    allowHosts: [new URL(mock.url).host, capture.host, echo.host, list.host, 'localhost'],
     hosts: ['wiki.example.test'],
     mcpCommands: [{ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: ['ALLOWED_VAR'] }],
   };
@@ -202,7 +203,7 @@ describe('2. programs start only as the owner listed them', () => {
 describe('4. Test the connection is no proxy into the server\'s network', () => {
   test('a typed base URL inside the network is refused before any request, however it is spelled', async () => {
     const port = new URL(internal.url).port;
-    for (const baseUrl of [`${internal.url}/v1`, `${internal.url}/#`, `http://localhost:${port}/v1`, `http://[::ffff:127.0.0.1]:${port}/v1`, `http://0.0.0.0:${port}/v1`, `http://169.254.169.254/latest`]) {
+    for (const baseUrl of [`${internal.url}/v1`, `${internal.url}/#`, `http://[::ffff:127.0.0.1]:${port}/v1`, `http://127.1:${port}/v1`, `http://0.0.0.0:${port}/v1`, `http://169.254.169.254/latest`]) {
       const tested = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl }, WRITER);
       expect(tested.body).toMatchObject({ ok: false });
       expect(JSON.stringify(tested.body)).not.toContain('INTERNAL-SECRET-DATA');
@@ -216,6 +217,18 @@ describe('4. Test the connection is no proxy into the server\'s network', () => 
     const own = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: `${server.url}/v1` }, WRITER);
     expect(own.body).toMatchObject({ ok: false, problem: 'refused' });
     expect(String(own.body.detail)).toMatch(/own server/);
+  });
+
+  test('web-fetch, with its host allow-listed, does not read the wiki\'s own server (its API would hand over the hidden chats)', async () => {
+    const { port } = new URL(server.url);
+    const chat = await chatWith('fetcher', { 'agent-tools': 'web-fetch summary', 'agent-approval': '{"web-fetch": {"mode": "auto"}}' });
+    const target = `http://localhost:${port}/recipes/default/tiddlers.json`;
+    expect((await post(server.url, 'send', { chat, text: `mock:tool=web-fetch {"url":"${target}"}` }, WRITER)).status).toBe(202);
+    const messages = await turnEnds(chat);
+    const result = messages.find((m) => m.role === 'tool' && m['tool-name'] === 'web-fetch')!;
+    expect(result['tool-status']).toBe('error');
+    expect(result.text).toMatch(/own server/);
+    expect(JSON.stringify(messages)).not.toContain('agent-status');
   });
 
   test('every key is scrubbed from the result, whole or in part, from every field', async () => {
