@@ -11,7 +11,7 @@ A quick scan, run on every card: it errs on the side of flagging (tags inside at
 code blocks and macro calls are read too; html-tags.ts).
 \*/
 import type { TiddlerFields } from '../store/wiki-port';
-import { decodeEntities, tagsIn, urlText, type Tag } from './html-tags';
+import { decodeEntities, eventHandler, tagsIn, urlText, type Tag } from './html-tags';
 
 /** Content types that are plain documents: anything else is flagged. */
 const DOCUMENT_TYPES = new Set(['', 'text/vnd.tiddlywiki', 'text/plain', 'text/markdown', 'text/x-markdown', 'application/json', 'application/x-tiddler-dictionary', 'text/csv']);
@@ -67,7 +67,7 @@ function scan(text: string): string[] {
   if (widgets.includes('<$password>') || tags.some((t) => t.name === '$genesis' && t.attributes.some((a) => a.name === '$type' && /^\$password$/i.test(a.value.trim())))) out.push(PASSWORD);
   if (/tm-http-request|password-(header|query)-|-from-store\b/i.test(text)) out.push(HTTP_REQUEST);
   out.push(...elementFlags(tags));
-  if (tags.some((t) => t.attributes.some((a) => /^on[a-z]/.test(a.name)))) out.push('event handler attributes (on…=)');
+  if (tags.some((t) => eventHandler(t))) out.push('event handler attributes (on…=)');
   for (const src of unique(text, /\[img[^[\]]*\[(?:[^|\]]*\|)?([^\]]+)\]\]/g)) {
     if (/^(https?:)?\/\//i.test(src.trim()) || /^data:/i.test(src.trim())) out.push(`external image ${src.trim()}`);
   }

@@ -48,6 +48,16 @@ export function tagsIn(text: string): Tag[] {
   return tags;
 }
 
+/**
+ * The event handler attribute (on…=) of an HTML element, or of <$genesis>, which hands its
+ * attributes to the element it makes; other widgets take on… names as their own parameters
+ * (<$let one=1>, a procedure's `only`), which never reach an element.
+ */
+export function eventHandler(tag: Tag): Attribute | undefined {
+  if (tag.name.startsWith('$') && tag.name !== '$genesis') return undefined;
+  return tag.attributes.find((a) => /^on[a-z]/.test(a.name));
+}
+
 /** The attributes from `i` to the end of the tag, as TiddlyWiki (`tw`) or a browser reads them; undefined when the tag never closes. */
 function readAttributes(text: string, i: number, tw: boolean): Attribute[] | undefined {
   const out: Attribute[] = [];

@@ -7,7 +7,7 @@ when clicked, and a note is not always shown by TiddlyWiki's own renderer (an ex
 tool, a plugin). So none of these may be written:
 - <script>, <object>, <embed>, <applet> (also as <$genesis $type=…>);
 - an <iframe srcdoc> (any element with a srcdoc attribute);
-- an event handler attribute (on…=) on any tag;
+- an event handler attribute (on…=) on an HTML or SVG element, or on <$genesis>;
 - a javascript: or vbscript: URL, or an HTML data: URL (data:text/html, xhtml), anywhere:
   in an attribute, a link, [ext[…]], Markdown; with character references (`&colon;`, `&#106;`)
   and the tabs or line breaks a browser drops from a URL taken into account.
@@ -20,7 +20,7 @@ The text as written cannot show what wikitext puts together when it is shown (a 
 (scriptInRenderedHtml).
 \*/
 import type { TiddlerFields } from '../store/wiki-port';
-import { tagsIn, urlText, type Tag } from './html-tags';
+import { eventHandler, tagsIn, urlText, type Tag } from './html-tags';
 
 const SCRIPT_URL = /(?:^|[^a-z0-9+.-])(javascript|vbscript):|data:\s*(?:text\/html|application\/xhtml\+xml)/i;
 
@@ -82,7 +82,7 @@ function scriptInTags(tags: Tag[]): string | undefined {
       const rule = RUNNING_ELEMENTS[name];
       if (rule) return rule;
     }
-    const handler = tag.attributes.find((a) => /^on[a-z]/.test(a.name));
+    const handler = eventHandler(tag);
     if (handler) return `an event handler attribute (${handler.name}=)`;
     if (tag.attributes.some((a) => a.name === 'srcdoc')) return SRCDOC;
   }

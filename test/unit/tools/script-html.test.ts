@@ -27,6 +27,7 @@ test.each([
   ['<svg onload=alert(1)>', 'an event handler attribute (onload=)'],
   ['<svg><animate onbegin=alert(1) attributeName=x dur=1s>', 'an event handler attribute (onbegin=)'],
   ['<$button actions="<div onclick=alert(1)>x</div>">Go</$button>', 'an event handler attribute (onclick=)'],
+  ['<$genesis $type="div" onclick="alert(1)">x</$genesis>', 'an event handler attribute (onclick=)'],
   ['<a href="javascript:alert(1)">x</a>', JS],
   ['<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>', JS],
   ['<a href="javascript&colon;alert(1)">x</a>', JS],
@@ -58,6 +59,8 @@ test.each([
   '<img src="https://example.com/cat.png"> and [ext[https://example.com]] and [[Garden]] and data:image/png',
   '<iframe src="https://www.youtube.com/embed/x"></iframe>',
   '<a href="#javascript-notes">notes</a>',
+  // Widgets take on… names as their own parameters, which never reach an element.
+  '<$let one="1" only="2"><<one>></$let> <$transclude $variable="greet" online="yes"/> <$action-setfield ongoing="yes"/>',
 ])('ordinary text is not refused: %s', (text) => {
   expect(scriptInText(text)).toBeUndefined();
 });
