@@ -66,6 +66,7 @@ export function withoutSecrets<T>(fn: () => T): T {
 
 /** The root widget's entry points: a render, a refresh or an action run of the whole tree. */
 const ENTRY_POINTS = ['render', 'refresh', 'invokeActions', 'invokeActionString'] as const;
+/** Roots already wrapped: a sandbox over a view makes its widgets through the view's makeWidget. */
 const guarded = new WeakSet<object>();
 
 /**
