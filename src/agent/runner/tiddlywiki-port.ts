@@ -11,6 +11,8 @@ through:
   change can be computed (and rendered, filtered, relinked) exactly as it would land and
   then be checked before it touches the wiki.
 
+In both, the password store does not exist while they render or filter (secret-free.ts).
+
 Both inherit from the wiki (Object.create) and override the closures that TiddlyWiki's
 Wiki constructor defines per instance; every prototype method then works through them.
 \*/
@@ -18,6 +20,7 @@ import type { Wiki } from 'tiddlywiki';
 import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { plainTextOf } from './plain-text';
+import { secretFree } from './secret-free';
 import { keepTagIndex, tagGeneration } from './tag-index';
 import { textIndexOf } from './text-index-host';
 
@@ -247,6 +250,7 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
   const b = base as ViewWiki;
   const view = Object.create(base) as ViewWiki;
   viewBases.set(view, { base, layered: !!overlay });
+  secretFree(view);
   const lookup = (title: string): Tiddler | undefined => {
     if (overlay?.has(title)) return overlay.get(title) ?? undefined;
     return b.getTiddler(title);

@@ -14,6 +14,9 @@ The rules, for the tiddler as it is and as it would be:
   RawMarkup, StartupAction, ViewTemplate, the AI/* definitions…);
 - it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin),
   nor `_canonical_uri` (content loaded from another address);
+- as it would be, no field holds script-bearing HTML, as written or as it renders
+  (script-html.ts). Only the result is judged: a user's tiddler that already holds such HTML
+  may be deleted by the agent (and a rollback restores it), but not kept in a write;
 - it matches the agent's `agent-write-filter` (the result: in a sandbox where it has landed);
 - it is not open in an editor (a draft), and the call that makes it has not timed out or
   been stopped.
@@ -22,6 +25,7 @@ import { AgentDefinitionSchema, parseTiddler, type AgentDefinition } from '../st
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { journaled, type Journal } from './journal';
 import { isAgentDefinition, ownDefinitionProblem, restoreOwnDefinition } from './own-definition';
+import { renderedScriptProblem, scriptProblem } from './script-html';
 import { isHiddenFromAgent } from './visibility';
 
 /** Non-system tiddlers; chats and messages are excluded by the rules above. */
@@ -97,7 +101,7 @@ export class WriteGate {
     if (this.options.signal.aborted) throw new WriteRefused(`The call was stopped or timed out before it wrote "${title}"; nothing was written.`);
     // The agent of the calling chat, as the chat names it now, and as the turn started with it.
     const owner = this.wiki.getFields(this.options.chat)?.agent === this.options.agent.title ? this.options.agent.title : undefined;
-    const problem = ownDefinitionProblem(title, before, after, owner);
+    const problem = ownDefinitionProblem(title, before, after, owner) ?? scriptProblem(title, after);
     if (problem) throw new WriteRefused(`Refused: ${problem}`);
     try {
       parseTiddler(AgentDefinitionSchema, 'Agent definition', after);
@@ -137,10 +141,21 @@ export class WriteGate {
       const landed = view.sandbox();
       landed.putTiddler(after);
       if (!matches(landed, title, filter)) throw new WriteRefused(`Refused: ${outside}`);
+      const rendered = renderedScriptProblem(title, renderedHtml(landed, title));
+      if (rendered) throw new WriteRefused(`Refused: ${rendered}`);
     }
     if (this.wiki.filter('[all[tiddlers]field:draft.of<title>]', { title }).length) {
       throw new WriteRefused(`"${title}" is open in an editor right now; the user's draft must be saved or cancelled first.`);
     }
+  }
+}
+
+/** The tiddler as the story river would show it; a tiddler that cannot be rendered shows nothing that runs. */
+function renderedHtml(wiki: WikiPort, title: string): string {
+  try {
+    return wiki.renderHtml(title);
+  } catch {
+    return '';
   }
 }
 
@@ -172,7 +187,7 @@ export function resultProblem(title: string, fields: TiddlerFields): string | un
   if (fields.title !== title) return `the fields of "${title}" carry another title ("${fields.title ?? ''}").`;
   const field = Object.keys(fields).find((name) => FORBIDDEN_FIELD.test(name));
   if (field) return `the field "${field}" is reserved (it marks chats, messages, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
-  return tiddlerProblem(title, fields);
+  return tiddlerProblem(title, fields) ?? scriptProblem(title, fields);
 }
 
 /**
