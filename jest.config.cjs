@@ -7,7 +7,11 @@ const transform = {
 const common = {
   testEnvironment: 'node',
   transform,
-  moduleNameMapper: { '^\\$:/plugins/tiddlyagent/agent/lib\\.js$': '<rootDir>/src/agent/lib.ts' },
+  moduleNameMapper: {
+    '^\\$:/plugins/tiddlyagent/agent/lib\\.js$': '<rootDir>/src/agent/lib.ts',
+    // zod's English words (store/schemas.ts): the ES module is bundled; jest, which runs CommonJS, takes its twin.
+    '^zod/v4/locales/en\\.js$': '<rootDir>/node_modules/zod/v4/locales/en.cjs',
+  },
   setupFiles: ['<rootDir>/test/helpers/owner-config.cjs'],
 };
 module.exports = {

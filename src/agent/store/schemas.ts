@@ -4,8 +4,14 @@ messages. Tiddler fields are strings, so each schema parses strings into typed v
 reports a bad field by name.
 \*/
 import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { parseModelFactsTable, type ModelFactsTable } from './model-facts';
 import { parseTitleList } from './wiki-port';
+
+// zod/mini carries no words for what is wrong: without its English locale a model's invalid
+// arguments read "Invalid input", or, when the full zod was loaded first in the same process
+// (the MCP SDK on a server), its words: one locale, the same everywhere.
+z.config(en());
 
 export const AGENT_TAG = '$:/tags/AI/Agent';
 export const PROVIDER_TAG = '$:/tags/AI/Provider';
