@@ -85,12 +85,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const hub = new PushHub({
     wiki: $tw.wiki,
     snapshot: (chat) => runner.snapshot(chat),
-    chatTiddlers: (chat) => {
-      const journals = $tw.wiki.filterTiddlers('[prefix<p>]', $tw.rootWidget.makeFakeWidgetWithVariables({ p: `$:/ai/journal/${chat}/` }));
-      // Messages and the chat's schedules (both carry agent-chat), journals, the todo list.
-      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat }));
-      return [chat, ...own, ...journals, agent.todoTitle(chat)].filter((t) => $tw.wiki.tiddlerExists(t));
-    },
+    // What a page showing the chat needs of it (its own parts only: never a chat's whose title starts with this one's).
+    chatTiddlers: (chat) => [chat, ...agent.chatPartTitles(port, chat, agent.SHOWN_PARTS)].filter((t) => $tw.wiki.tiddlerExists(t)),
     hello: () => ({ runner: 'server', keys: keyStates() }),
     shared: () => [agent.SEMANTIC_STATUS],
   });

@@ -371,6 +371,29 @@ export function writeChat(dir: string, title: string, fields: Fields = {}): void
   fs.writeFileSync(path.join(dir, 'tiddlers', `${name}.tid`), `${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
 }
 
+/**
+ * A chat and, beside it, everything it can own on disk (two messages, a turn journal, a kept
+ * image, a todo list, a parked version, a tool-made schedule): the titles a page that shows it
+ * gets whole. `status` is the chat's (a turn left `working` by a kill, say).
+ */
+export function writeFurnishedChat(dir: string, chat: string, status = 'idle'): string[] {
+  writeChat(dir, chat, { 'agent-status': status });
+  const parts: Fields[] = [
+    { title: `$:/ai/messages/${chat}/000000`, 'agent-chat': chat, 'agent-seq': '0', role: 'user', type: 'text/plain', text: `hello from ${chat}` },
+    { title: `$:/ai/messages/${chat}/000001`, 'agent-chat': chat, 'agent-seq': '1', role: 'tool', 'tool-name': 'mcp-x-y', 'tool-status': 'ok', type: 'text/plain', text: 'an image', attachments: `[[$:/ai/images/${chat}/1]]` },
+    { title: `$:/ai/journal/${chat}/000000`, 'agent-chat-journal': chat, 'agent-turn': `$:/ai/messages/${chat}/000000`, type: 'application/json', text: '{}' },
+    { title: `$:/ai/images/${chat}/1`, 'agent-image-chat': chat, type: 'image/png', text: 'iVBORw0KGgo=' },
+    { title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: `- [ ] ${chat}` },
+    { title: `$:/ai/branches/${chat}/1/000001`, 'agent-branch-chat': chat, 'agent-branch': '1', 'agent-branch-at': '1', 'agent-version': '1', 'agent-seq': '1', role: 'assistant', type: 'text/plain', text: 'an earlier answer' },
+    { title: `$:/ai/schedules/${chat}/abc`, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'interval', 'schedule-interval': '3600', 'schedule-enabled': 'no' },
+  ];
+  for (const [i, { text, ...fields }] of parts.entries()) {
+    const name = `${chat.replace(/[^\w -]/g, '_')}-part-${i}.tid`;
+    fs.writeFileSync(path.join(dir, 'tiddlers', name), `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
+  }
+  return [chat, ...parts.map((f) => f.title!)];
+}
+
 /** Resident memory of a process, in MB (Linux). */
 export function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;

@@ -23,6 +23,7 @@ import {
   until,
   watch,
   writeChat,
+  writeFurnishedChat,
   type MockLlm,
   type SseEvent,
   type TwServer,
@@ -35,6 +36,9 @@ let server: TwServer;
 let url: string;
 let dir: string;
 const clients: SseClient[] = [];
+/** Two chats whose titles nest, each with every part a chat can have on disk. */
+let nest: string[];
+let nestPrivate: string[];
 
 const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat', 'Todo chat', 'Branch chat'];
 /** 'Big chat' has a long history: 40 messages of 50 kB, 2 MB in all. */
@@ -44,6 +48,8 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 2 });
   dir = serverWikiFolder(mock.url);
   for (const chat of CHATS) writeChat(dir, chat);
+  nest = writeFurnishedChat(dir, 'Nest');
+  nestPrivate = writeFurnishedChat(dir, 'Nest/Private');
   for (const { text, ...fields } of BIG) fs.writeFileSync(`${dir}/tiddlers/big-${fields['agent-seq']}.tid`, `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
   server = await startServer(dir);
   url = server.url;
@@ -145,6 +151,16 @@ test('a page that closes mid-turn: the reply is still written, on disk and over 
   expect(sync.data.chat).toBe(chat);
   expect(sync.data.titles).toContain(chat);
   expect(fresh.events.find(isReply(chat))?.data.text).toBe(`Long reply: ${words}`);
+});
+
+test("a page that shows chat Nest gets it whole (messages, journal, image, todo list, parked version, schedule) and not one tiddler of chat Nest/Private", async () => {
+  const page = await open(['Nest']);
+  const sync = page.events.find((e) => e.event === 'chat-sync')!;
+  expect(sync.data.chat).toBe('Nest');
+  expect([...sync.data.titles].sort()).toEqual([...nest].sort());
+  const pushed = page.events.filter((e) => e.event === 'tiddler').map((e) => e.data);
+  expect(pushed.map((t) => t.title).sort()).toEqual([...nest].sort());
+  expect(pushed.filter((t) => nestPrivate.includes(t.title) || Object.values(t).includes('Nest/Private'))).toEqual([]);
 });
 
 test("the todo list the model writes on the server reaches the page that shows the chat, is saved, and comes with the chat to a page that resyncs", async () => {

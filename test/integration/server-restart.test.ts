@@ -21,6 +21,7 @@ import {
   until,
   watch,
   writeChat,
+  writeFurnishedChat,
   type MockLlm,
   type SseClient,
   type SseEvent,
@@ -33,6 +34,8 @@ let mock: MockLlm;
 let server: TwServer;
 let dir: string;
 const clients: SseClient[] = [];
+let nest: string[];
+let nestPrivate: string[];
 
 beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 2 });
@@ -44,6 +47,9 @@ beforeAll(async () => {
     'title: $:/demo/agents/auto-writer\ntags: $:/tags/AI/Agent\nagent-provider: $:/demo/providers/mock-llm\nagent-tools: wiki-create\nagent-approval: {"wiki-create":{"mode":"auto"}}\n\nYou write notes.',
   );
   writeChat(dir, 'Crash chat', { agent: '$:/demo/agents/auto-writer' });
+  // Two chats whose titles nest; the inner one was left working (as a kill leaves a turn).
+  nest = writeFurnishedChat(dir, 'Nest');
+  nestPrivate = writeFurnishedChat(dir, 'Nest/Private', 'working');
   server = await startServer(dir);
 });
 
@@ -279,6 +285,25 @@ test('killed after a decision was accepted (logged, answered 202) but before it 
   await back.waitFor('completed', isStatus(chat, 'completed'));
   expect(await getTiddler(url, note.title)).toMatchObject(note);
   expect(savedMessages(dir, chat).at(-1)).toMatchObject({ role: 'assistant', text: expect.stringMatching(/The tool returned/) });
+});
+
+test("after a restart, recovery touches only the chat it concerns, and a page that shows chat Nest is resynced with Nest's tiddlers, none of Nest/Private's", async () => {
+  // The first start recovered Nest/Private (left working): interrupted, with the message that says so; Nest is as it was.
+  expect(await chatStatus(server.url, 'Nest/Private')).toBe('interrupted');
+  expect(savedMessages(dir, 'Nest/Private').at(-1)!.text).toMatch(/^Interrupted by server restart/);
+  expect(await chatStatus(server.url, 'Nest')).toBe('idle');
+  expect(savedMessages(dir, 'Nest').map((m) => m.title)).toEqual(nest.filter((t) => t.startsWith('$:/ai/messages/')));
+  const page = await open(['Nest']);
+  const oldId = page.lastId!;
+  page.close();
+  await server.stop();
+  server = await startServer(dir);
+  const back = await open(['Nest'], { lastEventId: oldId });
+  expect(back.events.map((e) => e.event).slice(0, 2)).toEqual(['hello', 'stale']);
+  const sync = back.events.find((e) => e.event === 'chat-sync')!;
+  expect([...sync.data.titles].sort()).toEqual([...nest].sort());
+  const pushed = back.events.filter((e) => e.event === 'tiddler').map((e) => e.data);
+  expect(pushed.filter((t) => nestPrivate.includes(t.title) || Object.values(t).includes('Nest/Private'))).toEqual([]);
 });
 
 test('killed at many moments of a turn whose tool writes a note, the folder is consistent after every restart: no chat working, every file whole, the user message once, the note written and journaled or neither, no reply twice', async () => {

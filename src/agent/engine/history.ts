@@ -9,7 +9,7 @@ import type { Message } from '../store/schemas';
 import type { HistoryEntry } from './context';
 import { renderToolResults } from './text-tool-protocol';
 import { HEARTBEAT_SOURCE } from '../schedules/heartbeat';
-import { SCHEDULE_PREFIX } from '../schedules/schedule-book';
+import { SCHEDULE_PREFIX } from '../store/chat-parts';
 import { SCHEDULE_SOURCE } from '../schedules/scheduler';
 
 export function parseToolCalls(message: Message): ToolCall[] {

@@ -14,7 +14,7 @@ saying what to change, and nothing is sent.
 import { modelFacts } from '../store/model-facts';
 import type { Message } from '../store/schemas';
 import { UNTRUSTED_NOTE } from '../tools/format';
-import { imagePrefix } from '../store/chat-store';
+import { hasScheme } from '../store/chat-parts';
 import { checkImage, imageBytes, isImageTiddler, sizeText, tiddlerImage } from '../tools/images';
 import type { AttachmentPart } from './history';
 import type { TurnContext } from './hooks';
@@ -34,7 +34,7 @@ function notShown(ctx: TurnContext, title: string): string {
  * image tiddler (the caller shows its text). A tool message's attachments are always images.
  */
 export function imageAttachment(ctx: TurnContext, title: string, message: Message): AttachmentPart | undefined {
-  if (message.role === 'tool' && title.startsWith(imagePrefix(ctx.chat))) {
+  if (message.role === 'tool' && hasScheme('images', ctx.chat, title)) {
     const kept = ctx.store.readImage(ctx.chat, title);
     if (!kept) return { text: '[An image this tool returned is not available any more.]' };
     const checked = checkImage(kept.text);

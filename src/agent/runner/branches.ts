@@ -17,10 +17,10 @@ among the versions at its seq ("2/3"); the newest version has none until it is p
 A parked journal ($:/ai/branches/<chat>/<id>/journal/<seq>) keeps its fields without
 `agent-chat-journal`, with `agent-branch-chat` and `agent-branch`.
 \*/
-import { messagePrefix, seqName, type ChatStore } from '../store/chat-store';
+import { seqName, type ChatStore } from '../store/chat-store';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
-import { journalTitle } from '../tools/journal';
-import { activeVersion, branchPrefix, forkVersions, heads, whole, type ForkVersions } from '../store/branch-versions';
+import { branchPrefix, chatPartTitles, isPart, JOURNAL_CHAT_FIELD, journalTitle, messagePrefix } from '../store/chat-parts';
+import { activeVersion, forkVersions, heads, whole, type ForkVersions } from '../store/branch-versions';
 
 const BRANCH_FIELDS = ['agent-branch-chat', 'agent-branch', 'agent-branch-at', 'agent-branch-parent'];
 
@@ -65,8 +65,8 @@ export class Branches {
       this.wiki.deleteTiddler(m.title);
       const journal = journalTitle(chat, m.title);
       const j = m.role === 'user' ? this.wiki.getFields(journal) : undefined;
-      if (j) {
-        const { 'agent-chat-journal': _journalChat, ...rest } = j;
+      if (j && isPart('journals', chat, journal, j)) {
+        const { [JOURNAL_CHAT_FIELD]: _journalChat, ...rest } = j;
         this.wiki.putTiddler({ ...rest, 'agent-branch-chat': chat, 'agent-branch': id, title: `${base}journal/${seqName(seq)}` });
         this.wiki.deleteTiddler(journal);
       }
@@ -101,7 +101,7 @@ export class Branches {
       for (const key of BRANCH_FIELDS) delete rest[key];
       const seq = title.slice(title.lastIndexOf('/') + 1);
       const message = `${messagePrefix(chat)}${seq}`;
-      if (title.startsWith(`${base}journal/`)) this.wiki.putTiddler({ ...rest, 'agent-chat-journal': chat, title: journalTitle(chat, message) });
+      if (title.startsWith(`${base}journal/`)) this.wiki.putTiddler({ ...rest, [JOURNAL_CHAT_FIELD]: chat, title: journalTitle(chat, message) });
       else this.wiki.putTiddler({ ...rest, 'agent-chat': chat, title: message });
       this.wiki.deleteTiddler(title);
     }
@@ -129,7 +129,6 @@ export class Branches {
 
   /** Titles of the chat's parked messages and journals. */
   private parkedTitles(chat: string): string[] {
-    const prefix = branchPrefix(chat);
-    return this.wiki.filter('[field:agent-branch-chat<chat>]', { chat }).filter((t) => t.startsWith(prefix));
+    return chatPartTitles(this.wiki, chat, ['branches']);
   }
 }

@@ -14,6 +14,7 @@ import { CHAT_CONTEXT_USAGE, compactNow, previewPrompt, runTurn, type EngineDeps
 import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
+import { chatFamily, chatPartTitles, PART_KINDS } from '../store/chat-parts';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { SemanticPort } from '../search/semantic';
 import type { WikiPort } from '../store/wiki-port';
@@ -83,6 +84,8 @@ export interface RunnerHost {
 const DEFAULT_TIMEOUT_SECONDS = 120;
 /** Chat field: the chat is in the bin (when it was put there); its messages stay until it is deleted forever. */
 export const CHAT_DELETED = 'agent-deleted';
+/** What "delete forever" removes of each chat of the family (the user's schedules that wake it stay). */
+const OWNED_PARTS = PART_KINDS.filter((kind) => kind !== 'wakers' && kind !== 'sub-agents');
 /** Chat field: `yes` hides the chat from the Chats list but under "Archived". */
 export const CHAT_ARCHIVED = 'agent-archived';
 /** `no` turns the automatic title after a chat's first turn off. */
@@ -429,8 +432,10 @@ export class LocalRunner implements ChatRunner {
     try {
       this.requireIdle(chat);
       if (!this.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is not in the bin: delete it first, then delete it forever.`);
-      // Everything the chat owns; the user's own schedule tiddlers that name it stay (they are notes).
-      const owned = planChatMove(this.host.wiki, chat, chat).puts.map((f) => f.title!).filter((t) => t === chat || t.startsWith('$:/ai/'));
+      // The chat, its parts, its sub-agents' chats and theirs; of the parts only hidden ones (`$:/ai/`): a tiddler of the user's stays.
+      const owned = chatFamily(this.host.wiki, chat)
+        .flatMap((c) => [c, ...chatPartTitles(this.host.wiki, c, OWNED_PARTS)])
+        .filter((t) => t === chat || t.startsWith('$:/ai/'));
       for (const title of owned) this.host.wiki.deleteTiddler(title);
       return Promise.resolve({ deleted: owned });
     } catch (e) {

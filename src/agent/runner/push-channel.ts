@@ -9,6 +9,8 @@ so the library is still compiled only when a chat is shown) and:
 - resumes after a dropped connection from the last event id (the browser sends it), or from
   the cursor the server rendered into the page, so nothing written in between is missed.
 \*/
+import { chatPartTitles, SHOWN_PARTS, type PartsReader } from '../store/chat-parts';
+
 export const name = 'tiddlyagent-push';
 export const platforms = ['browser'];
 export const after = ['startup'];
@@ -118,8 +120,8 @@ export class PushChannel {
       track(e as MessageEvent);
       const { chat, titles } = JSON.parse((e as MessageEvent).data) as { chat: string; titles: string[] };
       const keep = new Set(titles);
-      const own = $tw.wiki.filterTiddlers('[field:agent-chat<chat>] [prefix<journal>] [field:agent-chat-todo<chat>]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat, journal: `$:/ai/journal/${chat}/` }));
-      for (const title of own) if (!keep.has(title)) removeTiddler(title);
+      // The server sent the chat's parts whole: what this page holds of them besides is gone (another chat's are not its to drop).
+      for (const title of chatPartTitles(pageWiki, chat, SHOWN_PARTS)) if (!keep.has(title)) removeTiddler(title);
     });
     source.addEventListener('stale', (e) => {
       track(e as MessageEvent);
@@ -138,6 +140,12 @@ export class PushChannel {
     });
   }
 }
+
+/** This page's wiki, as store/chat-parts.ts reads it. */
+const pageWiki: PartsReader = {
+  filter: (expression, variables = {}) => $tw.wiki.filterTiddlers(expression, $tw.rootWidget.makeFakeWidgetWithVariables(variables)),
+  getFields: (title) => $tw.wiki.getTiddler(title)?.getFieldStrings() as Fields | undefined,
+};
 
 function storeTiddler(fields: Fields): void {
   const syncer = ($tw as unknown as { syncer?: Syncer }).syncer;

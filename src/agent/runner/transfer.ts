@@ -5,13 +5,14 @@ checked, so a refused file leaves nothing behind. The UI (ui/transfer-widget.ts,
 Export menu) calls these; a download goes through TiddlyWiki's tm-download-file.
 \*/
 import type { Wiki } from 'tiddlywiki';
-import { imagePrefix, messagePrefix } from '../store/chat-store';
+import { chatParts, chatPartTitles, type PartKind } from '../store/chat-parts';
 import { AGENT_TAG } from '../store/schemas';
 import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
 import { exportBundle, exportMarkdown, exportTranscript, type ChatExport, type ExportFormat, type ExportWords } from '../store/transfer/export';
 import { planImport } from '../store/transfer/import-file';
 import { ImportError, type ImportPlan, type ImportTarget } from '../store/transfer/plan';
 import { lingoOf } from './lingo';
+import { createTiddlyWikiPort } from './tiddlywiki-port';
 
 export { checkImportSize, formatSize } from '../store/transfer/import-file';
 export { ImportError, MAX_IMPORT_BYTES, type ImportPlan } from '../store/transfer/plan';
@@ -29,15 +30,6 @@ function fieldsOf(wiki: Wiki, title: string): TiddlerFields | undefined {
   return out;
 }
 
-/** The tiddlers whose titles start with `prefix` (an export or an import runs once: a walk over the titles is fine). */
-function allTitles(wiki: Wiki): string[] {
-  return (wiki as unknown as { allTitles(): string[] }).allTitles();
-}
-
-function withPrefix(wiki: Wiki, prefix: string): TiddlerFields[] {
-  return allTitles(wiki).filter((t) => t.startsWith(prefix)).map((t) => fieldsOf(wiki, t)!);
-}
-
 function words(wiki: Wiki): ExportWords {
   const read = (title: string) => wiki.getTiddlerText(title) ?? undefined;
   const w = (key: string) => lingoOf(read, `Transfer/Words/${key}`);
@@ -48,12 +40,12 @@ function words(wiki: Wiki): ExportWords {
 export function gatherChat(wiki: Wiki, chat: string, options: { journals?: boolean } = {}): ChatExport {
   const fields = fieldsOf(wiki, chat);
   if (!fields?.agent) throw new ImportError(`"${chat}" is not a chat.`);
-  const messages = withPrefix(wiki, messagePrefix(chat))
-    .filter((m) => m['agent-chat'] === chat && m['agent-seq'] !== undefined)
-    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
-  const images = withPrefix(wiki, imagePrefix(chat));
-  const journals = options.journals ? withPrefix(wiki, `$:/ai/journal/${chat}/`) : [];
-  return { chat: fields, messages, images, journals, running: fields['agent-status'] === 'working', exportedAt: new Date().toISOString() };
+  // The chat's own parts (store/chat-parts.ts): never another chat's whose title starts with this one's.
+  const kinds: PartKind[] = options.journals ? ['messages', 'images', 'journals'] : ['messages', 'images'];
+  const parts = chatParts(createTiddlyWikiPort(wiki), chat, kinds);
+  const read = (titles: string[] | undefined) => (titles ?? []).map((t) => fieldsOf(wiki, t)!);
+  const messages = read(parts.messages).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  return { chat: fields, messages, images: read(parts.images), journals: read(parts.journals), running: fields['agent-status'] === 'working', exportedAt: new Date().toISOString() };
 }
 
 export interface ExportResult {
@@ -89,10 +81,10 @@ function targetOf(wiki: Wiki): ImportTarget {
   const agent = (wiki.getTiddlerText(DEFAULT_AGENT) ?? '').trim();
   const definition = wiki.getTiddler(agent);
   const ceiling = wiki.getTiddlerText(IMPORT_TOOL_CEILING);
-  const titles = allTitles(wiki);
+  const port = createTiddlyWikiPort(wiki);
   return {
     exists: (title) => wiki.tiddlerExists(title) || wiki.isShadowTiddler(title),
-    existsWithPrefix: (prefix) => titles.some((t) => t.startsWith(prefix)),
+    hasParts: (chat) => chatPartTitles(port, chat).length > 0,
     now: twNow(),
     agent,
     provider: definition?.getFieldString('agent-provider') ?? '',

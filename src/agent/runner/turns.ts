@@ -7,7 +7,8 @@ a journal never plants code). Answering it again is a fork (runner/branches.ts).
 import type { ChatStore } from '../store/chat-store';
 import type { Message } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
-import { journalTitle, planRollback, readJournal } from '../tools/journal';
+import { isPart, journalTitle } from '../store/chat-parts';
+import { planRollback, readJournal } from '../tools/journal';
 import { restoreJournal } from '../tools/write-gate';
 import { RunnerError, type RollbackResult } from './chat-runner';
 
@@ -41,7 +42,15 @@ export class Turns {
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
   delete(chat: string, userMessage: string): void {
     this.store.deleteMessages(chat, this.require(chat, userMessage).map((m) => m.title));
-    this.wiki.deleteTiddler(journalTitle(chat, userMessage));
+    const journal = this.journal(chat, userMessage);
+    if (journal) this.wiki.deleteTiddler(journal);
+  }
+
+  /** The title of the turn's journal, if the chat has one for it. */
+  private journal(chat: string, userMessage: string): string | undefined {
+    const title = journalTitle(chat, userMessage);
+    const fields = this.wiki.getFields(title);
+    return fields && isPart('journals', chat, title, fields) ? title : undefined;
   }
 
   /**
@@ -49,8 +58,8 @@ export class Turns {
    * (the user edited it), nothing happens unless `force`, and the titles are returned.
    */
   rollback(chat: string, userMessage: string, force: boolean): RollbackResult {
-    const title = journalTitle(chat, typeof userMessage === 'string' ? userMessage : '');
-    if (!this.wiki.getFields(title)) throw new RunnerError('not-found', 'This turn changed no tiddler: there is nothing to roll back.');
+    const title = this.journal(chat, typeof userMessage === 'string' ? userMessage : '');
+    if (!title) throw new RunnerError('not-found', 'This turn changed no tiddler: there is nothing to roll back.');
     const journal = readJournal(this.wiki, title);
     const plan = planRollback(this.wiki, journal);
     if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };

@@ -6,9 +6,9 @@ Tool-made schedules live under `$:/ai/schedules/`, hidden from the model's view 
 a user may tag any tiddler `$:/tags/AI/Schedule`.
 \*/
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
+import { isPart, SCHEDULE_PREFIX } from '../store/chat-parts';
 import { checkTimeZone, finished, isoTime, nextRunAfter, parseActiveHours, parseSchedule, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedule';
 
-export const SCHEDULE_PREFIX = '$:/ai/schedules/';
 /** Enabled schedules one chat may have (the tools refuse more). */
 export const MAX_SCHEDULES_PER_CHAT = 10;
 /** The fields the scheduler keeps up to date (a browser's stale copy must not put back old values). */
@@ -113,7 +113,7 @@ export class ScheduleBook {
     const fields = this.wiki.getFields(title);
     // Another chat's schedule is "not found", like one that does not exist: nothing about it leaks.
     if (!fields || fields['agent-chat'] !== chat || !parseTitleList(fields.tags).includes(SCHEDULE_TAG)) throw new ScheduleError(`This chat has no schedule "${title}". Use list-schedules to see its schedules.`);
-    if (!title.startsWith(`${SCHEDULE_PREFIX}${chat}/`)) throw new ScheduleError(`"${title}" is a schedule the user made; only the user changes it (in the Background tab).`);
+    if (!isPart('schedules', chat, title, fields)) throw new ScheduleError(`"${title}" is a schedule the user made; only the user changes it (in the Background tab).`);
     this.wiki.deleteTiddler(title);
   }
 

@@ -22,7 +22,8 @@ import { ChatStore } from '../store/chat-store';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { CHAT_HEARTBEAT_NEXT, HEARTBEAT_SOURCE, heartbeats } from './heartbeat';
 import { inActiveHours, isoTime, isScheduleTiddler, nextRunAfter, parseIsoTime, repeats, type Schedule } from './schedule';
-import { SCHEDULE_PREFIX, ScheduleBook } from './schedule-book';
+import { ScheduleBook } from './schedule-book';
+import { isPart } from '../store/chat-parts';
 
 /** `schedule:<title>` or `heartbeat:<agent>`: what woke a chat (the user message's `agent-source`). */
 export type WakeSource = string;
@@ -155,7 +156,7 @@ export class Scheduler {
     const after: Schedule = runs ? { ...schedule, runCount: schedule.runCount + 1, lastRun: now } : schedule;
     const next = nextRunAfter(after, now);
     const fields = this.host.wiki.getFields(schedule.title)!;
-    if (next === undefined && !repeats(schedule) && schedule.title.startsWith(SCHEDULE_PREFIX)) {
+    if (next === undefined && !repeats(schedule) && isPart('schedules', schedule.chat, schedule.title, fields)) {
       // A one-off alarm the agent set has done its work: it goes, so alarms do not pile up.
       this.host.wiki.deleteTiddler(schedule.title);
       this.titles.delete(schedule.title);

@@ -3,11 +3,7 @@ The versions of a chat at its forks, read from its parked messages (runner/branc
 writes them; the fields are documented there): which seqs fork, how many versions each has
 and which one the chat shows. Pure, so the chat UI counts "2/3" the way the runner does.
 \*/
-export const BRANCH_PREFIX = '$:/ai/branches/';
-
-export function branchPrefix(chat: string): string {
-  return `${BRANCH_PREFIX}${chat}/`;
-}
+import { isPart } from './chat-parts';
 
 /** The versions at one fork: their numbers in order, and the active one's (absent when the active path has no message there). */
 export interface ForkVersions {
@@ -28,12 +24,11 @@ export function whole(value: string | undefined): number | undefined {
 
 /** The first message of each top-level parked version: a parked message that starts its branch (its seq is the fork's). */
 export function heads(chat: string, titles: readonly string[], read: (title: string) => Record<string, unknown> | undefined): Head[] {
-  const prefix = branchPrefix(chat);
   const out: Head[] = [];
   for (const title of titles) {
     const f = read(title);
-    // Only under the chat's own prefix: a tiddler elsewhere with these fields is no branch.
-    if (!title.startsWith(prefix) || !f || f['agent-branch-chat'] !== chat || f['agent-branch-parent']) continue;
+    // Only under the chat's own title scheme: a tiddler elsewhere with these fields is no branch.
+    if (!f || !isPart('branches', chat, title, f) || f['agent-branch-parent']) continue;
     const at = whole(f['agent-branch-at'] as string | undefined);
     if (at === undefined || whole(f['agent-seq'] as string | undefined) !== at) continue;
     out.push({ id: String(f['agent-branch']), at, version: whole(f['agent-version'] as string | undefined) ?? 0 });

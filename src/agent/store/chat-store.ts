@@ -23,18 +23,8 @@ import {
   type ProviderProfile,
 } from './schemas';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
+import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart, messagePrefix, SUB_AGENT_PREFIX } from './chat-parts';
 
-export const MESSAGE_PREFIX = '$:/ai/messages/';
-/** Where sub-agents' chats live (hidden: `$:/ai/`). */
-export const SUB_AGENT_PREFIX = '$:/ai/sub-agents/';
-/**
- * Where a chat keeps images that have no tiddler of their own (an MCP tool's result): one
- * hidden tiddler each (`$:/ai/`), named in the `attachments` of the tool message that returned
- * it and deleted with that message.
- */
-export const IMAGE_PREFIX = '$:/ai/images/';
-/** The chat an image tiddler under IMAGE_PREFIX belongs to. */
-export const IMAGE_CHAT_FIELD = 'agent-image-chat';
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
@@ -81,17 +71,9 @@ export class StatusError extends Error {
   }
 }
 
-export function messagePrefix(chat: string): string {
-  return `${MESSAGE_PREFIX}${chat}/`;
-}
-
 /** A message's number as its title ends: `agent-seq`, six digits, so titles sort in order. */
 export function seqName(seq: number): string {
   return String(seq).padStart(6, '0');
-}
-
-export function imagePrefix(chat: string): string {
-  return `${IMAGE_PREFIX}${chat}/`;
 }
 
 export class ChatStore {
@@ -199,13 +181,17 @@ export class ChatStore {
   deleteMessages(chat: string, titles: string[]): void {
     for (const title of titles) {
       const fields = this.wiki.getFields(title);
-      if (fields?.['agent-chat'] !== chat || fields['agent-seq'] === undefined) continue;
+      if (!fields || !isPart('messages', chat, title, fields)) continue;
       for (const image of parseTitleList(fields.attachments)) if (this.readImage(chat, image)) this.wiki.deleteTiddler(image);
       this.wiki.deleteTiddler(title);
     }
   }
 
-  /** Keep an image that has no tiddler of its own for a chat; returns its title, for the message's `attachments`. */
+  /**
+   * Keep an image that has no tiddler of its own (an MCP tool's result) for a chat: a hidden
+   * tiddler (`$:/ai/images/<chat>/<n>`), named in the `attachments` of the tool message that
+   * returned it and deleted with that message. Returns its title.
+   */
   saveImage(chat: string, image: { mediaType: string; data: string }): string {
     const base = imagePrefix(chat);
     let n = 1;
@@ -217,9 +203,8 @@ export class ChatStore {
 
   /** An image the chat keeps (saveImage), or undefined: any other title, another chat's image included. */
   readImage(chat: string, title: string): { type: string; text: string } | undefined {
-    if (!title.startsWith(imagePrefix(chat))) return undefined;
-    const fields = this.wiki.getFields(title);
-    return fields?.[IMAGE_CHAT_FIELD] === chat ? { type: fields.type ?? '', text: fields.text ?? '' } : undefined;
+    const fields = hasScheme('images', chat, title) ? this.wiki.getFields(title) : undefined;
+    return fields && isPart('images', chat, title, fields) ? { type: fields.type ?? '', text: fields.text ?? '' } : undefined;
   }
 
   /** Change fields of an existing chat or message (a decision, a tool result); one write; `undefined` removes a field. */

@@ -8,15 +8,9 @@ TodoList scoped to its own chat. Plain text, never markdown or wikitext: the mod
 \*/
 import { formatChecklist, parseChecklist, type ChecklistItem } from './checklist';
 import type { WikiPort } from './wiki-port';
+import { TODO_CHAT_FIELD, todoTitle } from './chat-parts';
 
-export const TODO_PREFIX = '$:/ai/todo/';
-/** The field naming a todo tiddler's chat (not `agent-chat`, which marks messages). */
-export const TODO_CHAT_FIELD = 'agent-chat-todo';
 export const TODO_TYPE = 'text/plain';
-
-export function todoTitle(chat: string): string {
-  return TODO_PREFIX + chat;
-}
 
 /** A list that was not written: why, for the model. */
 export class TodoError extends Error {}

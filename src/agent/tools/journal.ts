@@ -5,18 +5,13 @@ One JSON tiddler per turn, $:/ai/journal/<chat>/<seq of the user message>, so a 
 be shown as a diff and rolled back, and a rollback can tell when the user edited since.
 \*/
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
-
-export const JOURNAL_PREFIX = '$:/ai/journal/';
+import { JOURNAL_CHAT_FIELD, journalTitle } from '../store/chat-parts';
 
 export interface JournalEntry {
   before: TiddlerFields | null;
   after: TiddlerFields | null;
 }
 export type Journal = Record<string, JournalEntry>;
-
-export function journalTitle(chat: string, turn: string): string {
-  return `${JOURNAL_PREFIX}${chat}/${turn.slice(turn.lastIndexOf('/') + 1)}`;
-}
 
 export function readJournal(wiki: WikiPort, title: string): Journal {
   try {
@@ -36,7 +31,7 @@ export function journaled(wiki: WikiPort, chat: string, turn: string, titles: st
   for (const t of titles) if (!(t in journal)) journal[t] = { before: wiki.getFields(t) ?? null, after: null };
   change();
   for (const t of titles) journal[t]!.after = wiki.getFields(t) ?? null;
-  wiki.putTiddler({ title, type: 'application/json', 'agent-chat-journal': chat, 'agent-turn': turn, text: JSON.stringify(journal) });
+  wiki.putTiddler({ title, type: 'application/json', [JOURNAL_CHAT_FIELD]: chat, 'agent-turn': turn, text: JSON.stringify(journal) });
 }
 
 /** The syncer's bookkeeping, which a tiddler gains when it comes back from a server: not a user's change. */

@@ -27,6 +27,7 @@ import type { IChangedTiddlers, IParseTreeNode } from 'tiddlywiki';
 import type { AgentEvent } from '$:/plugins/tiddlyagent/agent/lib.js';
 import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine/live-state';
 import { lib } from './library';
+import { hasScheme, isPart } from '../store/chat-parts';
 import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
 import { copyChatButton } from './copy-chat';
@@ -141,13 +142,12 @@ class AiChatWidget extends Widget {
       this.refreshSelf();
       return true;
     }
-    const journals = `$:/ai/journal/${this.chat}/`;
     const titles = Object.keys(changed);
     const touched = this.list.touched(titles);
     if (touched.length) {
       this.list.sync(touched);
       this.handOver();
-    } else if (titles.some((title) => title.startsWith(journals))) {
+    } else if (titles.some((title) => this.isOwnJournal(title))) {
       this.list.syncBars();
     }
     const repriced = this.cost.refreshPricing(changed, this.list.messages);
@@ -159,6 +159,12 @@ class AiChatWidget extends Widget {
     this.subAgents.refresh(changed);
     this.list.refresh(changed);
     return false;
+  }
+
+  /** Whether a changed title is (or, deleted, was) a journal of this chat: another chat's, whose title starts with this one's, is not. */
+  private isOwnJournal(title: string): boolean {
+    const fields = this.wiki.getTiddler(title)?.fields;
+    return fields ? isPart('journals', this.chat, title, fields) : hasScheme('journals', this.chat, title);
   }
 
   override removeChildDomNodes(): void {

@@ -6,7 +6,7 @@ the chat's todo tiddler and re-renders only when that tiddler changes; without a
 hidden. The box keeps its open or closed state across updates.
 \*/
 import { checklistProgress, parseChecklist, type ChecklistItem } from '../store/checklist';
-import { todoTitle } from '../store/todo-list';
+import { todoTitle } from '../store/chat-parts';
 import { el, type ChatContext } from './chat-context';
 
 export class TodoView {

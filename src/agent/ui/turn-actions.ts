@@ -7,6 +7,7 @@ no more than a short one. Every action is a request to the runner.
 \*/
 import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { parseJournal, renderChanges } from './cards';
+import { isPart, journalTitle } from '../store/chat-parts';
 import type { AttachedBar } from './message-view';
 
 export interface ListedMessage {
@@ -51,14 +52,16 @@ export function placeTurnBars(all: readonly ListedMessage[], first: number, acti
   return bars;
 }
 
-/** The turn's journal: what its tools changed (runner/tools write it; the UI only reads it). */
-export function journalTitle(chat: string, userMessage: string): string {
-  return `$:/ai/journal/${chat}/${userMessage.slice(userMessage.lastIndexOf('/') + 1)}`;
+/** The turn's journal (what its tools changed; runner/tools write it, the UI only reads it), if the chat has one. */
+function turnJournal(ctx: ChatContext, userMessage: string): Record<string, unknown> | undefined {
+  const title = journalTitle(ctx.chat, userMessage);
+  const fields = ctx.wiki.getTiddler(title)?.fields;
+  return fields && isPart('journals', ctx.chat, title, fields) ? fields : undefined;
 }
 
 /** What a bar shows, as a string: the bar is rebuilt only when this changes. */
 export function barKey(ctx: ChatContext, spec: TurnBarSpec): string {
-  const fields = ctx.wiki.getTiddler(journalTitle(ctx.chat, spec.user))?.fields;
+  const fields = turnJournal(ctx, spec.user);
   const journal = fields ? `${String(fields.text ?? '').length}:${fields['agent-rolled-back'] ? 'rb' : ''}` : '';
   return `${spec.user}|${spec.last}|${spec.reply ?? ''}|${journal}`;
 }
@@ -82,8 +85,8 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
     b.addEventListener('click', onClick);
     element.appendChild(b);
   };
-  const journalTiddler = ctx.wiki.getTiddler(journalTitle(chat, user));
-  const journal = parseJournal(journalTiddler?.fields.text);
+  const journalFields = turnJournal(ctx, user);
+  const journal = parseJournal(journalFields?.text);
   const changed = Object.keys(journal).length;
   if (changed) {
     button('changes', ctx.lingo(changed === 1 ? 'Turn/ChangedOne' : 'Turn/Changed').replace('$count$', String(changed)), 'show-changes', () => {
@@ -91,7 +94,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
       closePanel();
       if (!open) diff = renderChanges(ctx, journal, panel, 'turn');
     });
-    if (journalTiddler?.fields['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
+    if (journalFields?.['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
     else {
       button('rollback', ctx.lingo('Turn/Rollback'), 'rollback', () => {
         void ctx.request(ctx.runner().rollback(chat, user)).then((result) => {

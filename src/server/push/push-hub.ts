@@ -32,7 +32,7 @@ export interface PushHubOptions {
   wiki: Wiki;
   /** A chat's live state (runner.snapshot). */
   snapshot(chat: string): LiveChatState;
-  /** Titles of a chat's own tiddlers: the chat, its messages, journals and todo list. */
+  /** Titles of a chat's own tiddlers: the chat and the parts a page shows (store/chat-parts.ts). */
   chatTiddlers(chat: string): string[];
   /** What every page learns when it connects (which API keys the server has). */
   hello(): unknown;

@@ -7,7 +7,7 @@ would run a call the file made up; they become errors), the chat's "allowed in t
 tools, heartbeat and queue, and attachments that name the wiki's own tiddlers.
 \*/
 import { MESSAGE_FINISHES, MESSAGE_ROLES, TOOL_STATUSES } from '../schemas';
-import { imagePrefix, IMAGE_CHAT_FIELD } from '../chat-store';
+import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart } from '../chat-parts';
 import { parseTitleList, stringifyTitleList, type TiddlerFields } from '../wiki-port';
 import { chatTiddlers, freeTitle, ImportError, type ImportPlan, type ImportTarget, type PlannedMessage } from './plan';
 
@@ -50,7 +50,8 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
   const images = new Map<string, TiddlerFields>();
   let n = 1;
   for (const t of tiddlers) {
-    if (!t.title!.startsWith(imagePrefix(old.title!))) continue;
+    // The chat's own images only: a file can carry another chat's, under a title that starts the same.
+    if (!hasScheme('images', old.title!, t.title!) || !isPart('images', old.title!, t.title!, t)) continue;
     if (!IMAGE_TYPES.includes(t.type ?? '') || !/^[A-Za-z0-9+/=\s]*$/.test(t.text ?? '')) {
       notMapped.push(`The image "${t.title}" is not a PNG, JPEG, GIF or WebP image.`);
       continue;
@@ -87,7 +88,7 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
     planned.push({ role, text, created: TW_DATE.test(m.created ?? '') ? m.created : undefined, extra });
   }
   if (leftOutAttachments) notMapped.push(`${leftOutAttachments} attachment(s) naming tiddlers of the other wiki were left out.`);
-  const journals = tiddlers.filter((t) => t.title!.startsWith(`$:/ai/journal/${old.title}/`)).length;
+  const journals = tiddlers.filter((t) => isPart('journals', old.title!, t.title!, t)).length;
   if (journals) notMapped.push(`${journals} turn journal(s) were left out: roll back works only in the wiki that made the changes.`);
 
   const chatFields: TiddlerFields = {};

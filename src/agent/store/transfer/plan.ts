@@ -5,7 +5,8 @@ what could not be mapped. Importers are pure: they read a file's text and a view
 ImportError; the runner writes the plan in one go, so a bad file leaves nothing behind.
 \*/
 import { AGENT_TAG } from '../schemas';
-import { messagePrefix, seqName, REPLY_TYPE } from '../chat-store';
+import { seqName, REPLY_TYPE } from '../chat-store';
+import { messagePrefix } from '../chat-parts';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 
 /** Files above this size are refused before they are read or parsed. */
@@ -25,8 +26,8 @@ export class ImportError extends Error {
 export interface ImportTarget {
   /** Whether a tiddler (or shadow) with this title exists. */
   exists(title: string): boolean;
-  /** Whether any tiddler's title starts with this prefix (stale messages of a deleted chat). */
-  existsWithPrefix(prefix: string): boolean;
+  /** Whether tiddlers of a chat by this title exist (store/chat-parts.ts), as a chat deleted by hand leaves its messages. */
+  hasParts(chat: string): boolean;
   /** Now, in TiddlyWiki's date format. */
   now: string;
   /** The agent imported chats use when the file names none that exists here. */
@@ -53,7 +54,7 @@ export interface ImportPlan {
  */
 export function freeTitle(base: string, target: ImportTarget, used: Set<string>, prefix = ''): string {
   const clean = prefix + (plainWords(base.replace(/^(\$:\/)+/, '')).slice(0, 200) || 'Imported chat');
-  const taken = (t: string) => used.has(t) || target.exists(t) || target.existsWithPrefix(messagePrefix(t));
+  const taken = (t: string) => used.has(t) || target.exists(t) || target.hasParts(t);
   let title = clean;
   for (let n = 1; taken(title); n++) title = n === 1 ? `${clean} (imported)` : `${clean} (imported ${n})`;
   used.add(title);
