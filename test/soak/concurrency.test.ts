@@ -1,7 +1,7 @@
 // Concurrent users, the long variant of test/integration/server-concurrency.test.ts (issue
 // 14.4): 50 trials in which the user saves a tiddler the agent is about to write (25 with the
-// write waiting for approval, 25 mid-turn; in half of each the save keeps `modified`, issue
-// 23), and 50 in which two pages send to one chat at once. Prints the counts; lost edits must
+// write waiting for approval, 25 mid-turn; in about half of each the save keeps `modified`,
+// issue 23), and 50 in which two pages send to one chat at once. Prints the counts; lost edits must
 // be 0.
 import { conflictTrial, startLab, twoSendersTrial, USER_EDITS, type ConflictOutcome, type Lab, type SendsOutcome } from '../helpers/concurrency';
 
