@@ -26,7 +26,6 @@ export { WriteGate, WriteRefused, restoreJournal } from './tools/write-gate';
 export { findActiveContent } from './tools/active-content';
 export { sameFields } from './tools/journal';
 export { fingerprint } from './store/fingerprint';
-export { READ_FIELD, readLedger, parseReads, type Reads } from './store/read-ledger';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';

@@ -2,9 +2,10 @@
 Google Gemini native API (`POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse`,
 key in `x-goog-api-key`). Each SSE event is a partial GenerateContentResponse; there is no
 `[DONE]`, so the reply is complete only if some event carried a `finishReason` and the body
-then ended without an error (an event that is not valid JSON damages it). Function calls arrive whole (name + args object) in one part;
-they are announced at once and completed at the end, like the OpenAI adapter does, so an
-error after them never leaves complete-looking calls behind.
+then ended without an error (an event that is not valid JSON damages it). Function calls
+arrive whole (name + args object) in one part; they are announced at once and completed at
+the end, like the OpenAI adapter does, so an error after them never leaves complete-looking
+calls behind.
 Gemini 3 rejects a replayed functionCall without its `thoughtSignature`, which the engine's
 ToolCall has no field for: signatures are remembered here by tool-call id (bounded, per
 page) and echoed back; when one is missing for a Gemini 3 model the documented sentinel
