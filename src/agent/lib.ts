@@ -28,6 +28,7 @@ export { createToolContext, defineTool, type ToolContext, type ToolDefinition, t
 export { WriteGate, WriteRefused, restoreJournal } from './tools/write-gate';
 export { findActiveContent } from './tools/active-content';
 export { sameFields } from './tools/journal';
+export { fingerprint } from './store/fingerprint';
 export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';

@@ -1,5 +1,7 @@
 // A turn in a real browser where the mock model calls a tool that needs confirmation: the
-// card shows the call, survives a reload, and "Allow once" runs it and brings the answer.
+// card shows the call, survives a reload, and "Allow once" runs it and brings the answer;
+// unless the user changed the tiddler meanwhile, even keeping its `modified`: then the write
+// is refused as a conflict.
 import type { BrowserContext, Page } from 'playwright-core';
 import { navigate, openWiki, serveDemoWiki, waitForSync, type ServedWiki } from '../helpers/e2e';
 
@@ -55,6 +57,49 @@ test('a tool call that needs confirmation waits in a card, survives a reload, an
   expect(note).toBe('Written by the agent after approval');
   expect(await chat().locator('.tc-ai-approval').count()).toBe(0);
   expect(await chat().locator('.tc-ai-message-tool[data-tool-status="ok"]').count()).toBe(1);
+  expect(errors).toEqual([]);
+});
+
+test('a user\'s edit with $timestamp="no" while the write waits is kept: after a reload, "Allow once" refuses the write as a conflict, shown in the chat', async () => {
+  const title = 'E2E shared note';
+  const modified = '20260101000000000';
+  // The note, and a button that changes it the way a user's action wikitext can: keeping its modified.
+  await page.evaluate(
+    ([t, m]) => {
+      const tw = (window as any).$tw;
+      tw.wiki.addTiddler({ title: t, text: 'The original words.', modified: m });
+      tw.wiki.addTiddler({ title: 'E2E quiet edit', text: `<$button class="e2e-quiet-edit">Mark<$action-setfield $tiddler="${t}" $field="text" $value="The user's words." $timestamp="no"/></$button>` });
+    },
+    [title, modified],
+  );
+  await waitForSync(page);
+  wiki.mock.queue([
+    { toolCalls: [{ name: 'wiki-read', arguments: { title } }] },
+    { toolCalls: [{ name: 'wiki-update', arguments: { title, modified, text: 'The agent\'s words.' } }] },
+  ]);
+  const before = wiki.mock.requests.length;
+  await chat().locator('textarea.tc-ai-chat-input').fill('Rewrite the shared note.');
+  await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  await chat().locator('.tc-ai-approval').waitFor();
+
+  await navigate(page, 'E2E quiet edit');
+  await page.locator('button.e2e-quiet-edit').click();
+  expect(await page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t).getFieldString('modified'), title)).toBe(modified);
+  await waitForSync(page);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  await navigate(page, 'Demo chat');
+  await chat().locator('.tc-ai-approval').waitFor();
+  await chat().locator('button[data-ai-action="approve-once"]').click();
+
+  const refused = chat().locator('.tc-ai-message-tool[data-tool="wiki-update"][data-tool-status="error"]');
+  await refused.waitFor();
+  expect(await refused.locator('.tc-ai-tool-error').textContent()).toContain(`"${title}" changed since you read it`);
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  expect(await page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t), title)).toBe("The user's words.");
+  // The model got the refusal as the call's result.
+  expect(wiki.mock.requests.at(-1).body.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('changed since you read it') });
+  expect(wiki.mock.requests.length).toBe(before + 3);
   expect(errors).toEqual([]);
 });
 

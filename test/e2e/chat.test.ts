@@ -129,6 +129,28 @@ test('an HTTP error ends the turn with a clear error in the chat', async () => {
   expect(await chat.getAttribute('data-status')).toBe('failed');
 });
 
+test('a chunk of the stream that cannot be read marks the reply damaged: its words kept, marked incomplete, a note saying so, and Retry', async () => {
+  const chat = page.locator(chatSelector('Chat'));
+  wiki.mock.queue({ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } });
+  await sendInChat('Chat', 'a reply that breaks');
+  const error = chat.locator('.tc-ai-message-error').last();
+  await error.locator('[data-error-kind="damaged"]').waitFor();
+  expect(await error.locator('.tc-ai-error-headline').textContent()).toBe('Part of the reply could not be read');
+  expect(await error.locator('.tc-ai-error-detail').textContent()).toMatch(/not valid JSON.*The partial reply above is kept and marked incomplete/s);
+  const partial = chat.locator('.tc-ai-message-assistant[data-message]').last();
+  expect((await partial.locator('.tc-ai-message-body').textContent())?.trim()).toBe('Before the bad');
+  expect(await partial.locator('.tc-ai-message-incomplete').count()).toBe(1);
+  expect(await chat.getAttribute('data-status')).toBe('failed');
+
+  // Retry answers the turn again, whole, in place of the damaged reply and its note.
+  await chat.locator('[data-ai-action="retry"]').last().click();
+  await page.waitForFunction((c) => document.querySelector(c)?.getAttribute('data-status') === 'completed', chatSelector('Chat'));
+  const answer = chat.locator('.tc-ai-message-assistant[data-message]').last();
+  await answer.filter({ hasText: 'You wrote' }).filter({ hasText: 'a reply that breaks' }).waitFor();
+  expect(await answer.locator('.tc-ai-message-incomplete').count()).toBe(0);
+  expect(await chat.locator('[data-error-kind="damaged"]').count()).toBe(0);
+});
+
 test('a reload shows the history; a reload during a turn leaves the chat interrupted', async () => {
   await sendInChat('Chat', 'mock:slow and then reload');
   const chat = page.locator(chatSelector('Chat'));

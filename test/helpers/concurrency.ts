@@ -1,8 +1,10 @@
 // Concurrent users on one server (issue 14.4), shared by the quick suite (test/integration)
 // and the long one (test/soak): a user's browser saves a tiddler (a PUT, as its syncer does)
 // that the agent is about to write, with the agent's write waiting for approval or between
-// its read and its write in one turn; and two pages sending to one chat at once. Every step
-// waits on something the server shows (an event, a model request, a file), never on time.
+// its read and its write in one turn, the save stamping a new `modified` or keeping it (as
+// `<$action-setfield $timestamp="no"/>` does, issue 23); and two pages sending to one chat at
+// once. Every step waits on something the server shows (an event, a model request, a file),
+// never on time.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -34,8 +36,12 @@ export interface Lab {
   close(): Promise<void>;
 }
 
-const noteTitle = (kind: string, i: number) => `Shared note ${kind} ${i}`;
-const conflictChat = (kind: string, i: number) => `Conflict chat ${kind} ${i}`;
+/** How the user's save treats `modified`: a new one, as the editor stamps it, or the one it had. */
+export type UserEdit = 'stamped' | 'kept';
+export const USER_EDITS: UserEdit[] = ['stamped', 'kept'];
+
+const noteTitle = (kind: string, edit: UserEdit, i: number) => `Shared note ${kind} ${edit} ${i}`;
+const conflictChat = (kind: string, edit: UserEdit, i: number) => `Conflict chat ${kind} ${edit} ${i}`;
 const sendsChat = (i: number) => `Two pages chat ${i}`;
 
 /** One server with every chat and note the trials need (written before it boots). */
@@ -50,8 +56,10 @@ export async function startLab(trials: number): Promise<Lab> {
   fs.writeFileSync(path.join(dir, 'tiddlers', 'trusting-agent.tid'), trusting);
   for (let i = 0; i < trials; i++) {
     for (const kind of ['approval', 'mid-turn']) {
-      fs.writeFileSync(path.join(dir, 'tiddlers', `${noteTitle(kind, i)}.tid`), `title: ${noteTitle(kind, i)}\nmodified: 20240101000000000\n\nThe original text ${i}.\n`);
-      writeChat(dir, conflictChat(kind, i), kind === 'mid-turn' ? { agent: TRUSTING_AGENT } : {});
+      for (const edit of USER_EDITS) {
+        fs.writeFileSync(path.join(dir, 'tiddlers', `${noteTitle(kind, edit, i)}.tid`), `title: ${noteTitle(kind, edit, i)}\nmodified: 20240101000000000\n\nThe original text ${i}.\n`);
+        writeChat(dir, conflictChat(kind, edit, i), kind === 'mid-turn' ? { agent: TRUSTING_AGENT } : {});
+      }
     }
     writeChat(dir, sendsChat(i));
   }
@@ -74,12 +82,12 @@ function twNow(): string {
 }
 
 /** What a browser's syncer sends when the user saves an edit of `title`. */
-async function userSaves(url: string, title: string, text: string): Promise<void> {
+async function userSaves(url: string, title: string, text: string, edit: UserEdit): Promise<void> {
   const current = (await (await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`)).json()) as Record<string, unknown>;
   const res = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, {
     method: 'PUT',
     headers: WRITE_HEADERS,
-    body: JSON.stringify({ ...current, text, modified: twNow() }),
+    body: JSON.stringify({ ...current, text, ...(edit === 'stamped' ? { modified: twNow() } : {}) }),
   });
   if (res.status !== 204) throw new Error(`the user's PUT of ${title}: ${res.status}`);
 }
@@ -98,6 +106,7 @@ const isStatus = (chat: string, status: string) => (e: SseEvent) => e.event === 
 
 export interface ConflictOutcome {
   kind: 'approval' | 'mid-turn';
+  edit: UserEdit;
   /** The user's text is not the tiddler's text on the server or on disk. */
   lostEdit: boolean;
   /** The agent's write was refused as a conflict (the tool message says so, status error). */
@@ -113,14 +122,15 @@ export interface ConflictOutcome {
  * The user edits a tiddler the agent is about to write. `approval`: the agent read it and its
  * wiki-update waits for the user's approval; the user saves an edit, then approves. `mid-turn`:
  * the agent (no confirmation needed) read it in round 1; its wiki-update comes in round 2,
- * whose model request is held until the user's save has landed.
+ * whose model request is held until the user's save has landed. The agent sends back the
+ * `modified` it read: when the save kept it, only the content tells the versions apart.
  */
-export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: number): Promise<ConflictOutcome> {
+export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: number, edit: UserEdit = 'stamped'): Promise<ConflictOutcome> {
   const started = Date.now();
   const { mock, server, dir } = lab;
   const { url } = server;
-  const title = noteTitle(kind, i);
-  const chat = conflictChat(kind, i);
+  const title = noteTitle(kind, edit, i);
+  const chat = conflictChat(kind, edit, i);
   const page = await watch(url, [chat]);
   try {
     const read = (await getTiddler(url, title))!;
@@ -136,13 +146,13 @@ export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: 
     if (sent.status !== 202) throw new Error(`send: ${sent.status} ${JSON.stringify(sent.body)}`);
     if (kind === 'approval') {
       const waiting = await page.waitFor('the approval card', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting');
-      await userSaves(url, title, userText);
+      await userSaves(url, title, userText, edit);
       const decided = await post(url, 'decide', { chat, message: waiting.data.message, choice: 'once' });
       if (decided.status !== 202) throw new Error(`decide: ${decided.status} ${JSON.stringify(decided.body)}`);
     } else {
       // Round 2's request has arrived: the agent has read the tiddler and is about to write it.
       await until('the round after the read', () => mock.requests.length >= base + 2 && !!mock.requests[base + 1]!.reply);
-      await userSaves(url, title, userText);
+      await userSaves(url, title, userText, edit);
       hold.resolve();
     }
     await page.waitFor('the turn to complete', isStatus(chat, 'completed'));
@@ -153,6 +163,7 @@ export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: 
     const toolResult = requestMessages(mock, mock.requests.length - 1)[0]!.at(-1)!;
     return {
       kind,
+      edit,
       lostEdit: onServer.text !== userText || !onDisk.endsWith(`\n\n${userText}`),
       refused: toolMessage?.['tool-status'] === 'error' && conflict(toolMessage.text),
       modelTold: mock.requests.length === base + 3 && toolResult.role === 'tool' && conflict(toolResult.content),

@@ -298,7 +298,9 @@ export class CrashBench {
       args = { title, modified: prior!.modified ?? '', edits: [{ find: `count: ${count}`, replace: `count: ${count + 1}` }] };
     }
     const beforeFields = create ? undefined : prior;
-    this.mock.queue([{ toolCalls: [{ name: create ? 'wiki-create' : 'wiki-edit', arguments: args }], delayMs: 40 }, { text: `Done ${k}:${words(15, `d${k}`)}`, delayMs: 40 }]);
+    // An edit is made from a version the agent read (in the round before).
+    const read = create ? [] : [{ toolCalls: [{ name: 'wiki-read', arguments: { title } }], delayMs: 40 }];
+    this.mock.queue([...read, { toolCalls: [{ name: create ? 'wiki-create' : 'wiki-edit', arguments: args }], delayMs: 40 }, { text: `Done ${k}:${words(15, `d${k}`)}`, delayMs: 40 }]);
     const sent = await post(this.server.url, 'send', { chat: CHAT['tool-write'], text: `Write ${k}` });
     expect(sent.status).toBe(202);
     await until('the mock to see the request', () => this.mock.requests.length >= 1);

@@ -4,7 +4,7 @@
 // runner (`tiddlywiki --listen` with the server plugin, POST /agent/send, the push channel).
 // Every scenario ends in a checked end state: a clear error or a successful retry, the partial
 // reply kept and marked, the status not `working`, the user's message kept once, no tiddler
-// half-written, and the chat answering the next send. Used by the quick test
+// half-written, and the chat answering the next send (after Retry, where the scenario says). Used by the quick test
 // (test/integration/faults.test.ts) and the soak variant (test/soak/faults.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,8 +52,12 @@ export interface Scenario {
   expect: 'completed' | 'failed' | 'canceled';
   /** The error message in the chat (failed), or a note after a completed reply. */
   error?: RegExp;
-  /** A partial reply is kept, marked (agent-finish error or canceled). */
-  partial?: boolean;
+  /** The error message's kind (`error-kind`, which picks its headline in the UI). */
+  kind?: string;
+  /** A partial reply is kept, marked (agent-finish error or canceled); a string: exactly these words. */
+  partial?: boolean | string;
+  /** Retry the failed turn: it is answered again, whole. */
+  retry?: boolean;
   /** Model requests the turn makes. */
   requests: number;
   /** The completed turn's last reply: exactly this, or matching (default: the mock's reply to the message). */
@@ -117,8 +121,9 @@ export const SCENARIOS: Scenario[] = [
   { name: 'an HTML page in a 200', scripts: [{ raw: ['<html><body>Login</body></html>'], headers: { 'content-type': 'text/html' } }], expect: 'failed', error: /HTML page/, requests: 1 },
   { name: 'plain text in a 200 event stream', scripts: [{ raw: ['Hello, this is not a stream\n'] }], expect: 'failed', error: /Expected server-sent events/, requests: 1 },
   // Inside the stream
-  { name: 'a malformed JSON chunk between words', scripts: [{ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } }], expect: 'completed', reply: 'Before the bad chunk, after it.', requests: 1, quick: true },
-  { name: 'only a malformed JSON chunk, then [DONE]', scripts: [{ raw: ['data: {"choices":[{"delta":{"content":"bro\n\n', DONE] }], expect: 'failed', error: /empty reply/, requests: 1 },
+  // A chunk that cannot be read lost words: the reply is damaged, never complete (issue 23).
+  { name: 'a malformed JSON chunk between words', scripts: [{ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } }], expect: 'failed', error: /could not be read.*not valid JSON.*kept and marked incomplete/s, kind: 'damaged', partial: 'Before the bad ', retry: true, requests: 1, quick: true },
+  { name: 'only a malformed JSON chunk, then [DONE]: nothing shown yet, so retried', scripts: [{ raw: ['data: {"choices":[{"delta":{"content":"bro\n\n', DONE] }], expect: 'completed', requests: 2 },
   { name: 'invalid UTF-8 inside a delta', scripts: [{ chunks: ['Before ', { hex: 'ff fe c3' }, ' after'] }], expect: 'completed', reply: /^Before \ufffd+ after$/, requests: 1, quick: true },
   { name: 'an error event inside a 200 stream', scripts: [{ text: PARTIAL, errorInStream: 'Upstream failed mid-reply (scripted)' }], expect: 'failed', error: /Upstream failed mid-reply/, partial: true, requests: 1, quick: true },
   { name: 'an error object before any words, then success', scripts: [{ raw: [sse({ error: { message: 'Upstream hiccup (scripted)', type: 'server_error' } })], end: 'close' }], expect: 'completed', requests: 2 },
@@ -145,6 +150,8 @@ export const SCENARIOS: Scenario[] = [
 export interface FaultRunner {
   readonly name: 'browser' | 'server';
   send(chat: string, text: string): Promise<string>;
+  /** Retry the chat's last turn (its user message); resolves with the status it ends in. */
+  retry(chat: string, message: string): Promise<string>;
   stop(chat: string): Promise<void>;
   /** Resolves once the first words of a reply reached whoever watches the chat. */
   words(chat: string): Promise<void>;
@@ -170,6 +177,7 @@ export async function browserRunner(mock: MockLlm): Promise<FaultRunner> {
       if (!$tw.wiki.tiddlerExists(chat)) $tw.wiki.addTiddler({ title: chat, agent: AGENT, 'agent-status': 'idle', text: '' });
       return (await runner.send(chat, text)).status;
     },
+    retry: async (chat, message) => (await runner.retry(chat, message)).status,
     stop: async (chat) => runner.stop(chat),
     words: (chat) =>
       new Promise<void>((resolve) => {
@@ -205,19 +213,22 @@ export async function serverRunner(mock: MockLlm, chats: string[]): Promise<Faul
   /** Where each chat's current turn starts in its client's events. */
   const marks = new Map<string, number>();
   const json = async (route: string) => (await (await fetch(`${url}${route}`)).json()) as Fields[];
+  /** POST `action`, then the status the chat's turn ends in, as its page sees it. */
+  const turn = async (chat: string, action: string, body: Record<string, string>) => {
+    const c = await client(chat);
+    const from = c.events.length;
+    marks.set(chat, from);
+    const answer = await post(url, action, body);
+    if (answer.status !== 202) throw new Error(`${action}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    const end = await c.waitFor(`the end of the turn in ${chat}`, (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && TERMINAL.has(e.data.status) && c.events.indexOf(e) >= from, { from, ms: 60_000 });
+    return end.data.status as string;
+  };
   return {
     name: 'server',
     dir,
     server,
-    async send(chat, text) {
-      const c = await client(chat);
-      const from = c.events.length;
-      marks.set(chat, from);
-      const answer = await post(url, 'send', { chat, text });
-      if (answer.status !== 202) throw new Error(`send: ${answer.status} ${JSON.stringify(answer.body)}`);
-      const end = await c.waitFor(`the end of the turn in ${chat}`, (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && TERMINAL.has(e.data.status) && c.events.indexOf(e) >= from, { from, ms: 60_000 });
-      return end.data.status as string;
-    },
+    send: (chat, text) => turn(chat, 'send', { chat, text }),
+    retry: (chat, message) => turn(chat, 'retry', { chat, message }),
     async stop(chat) {
       await post(url, 'stop', { chat });
     },
@@ -320,10 +331,11 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
     check(where, last.role, 'error', 'the last message is the error');
     checkMatch(where, last.text!, s.error!, 'the error message');
   }
+  if (s.kind) check(where, last['error-kind'], s.kind, 'the kind of error');
   if (s.partial) {
     const partial = replies.at(-1);
     check(where, partial?.['agent-finish'], s.expect === 'canceled' ? 'canceled' : 'error', 'the partial reply is marked');
-    check(where, !!partial?.text, true, 'the partial reply keeps its words');
+    check(where, typeof s.partial === 'string' ? partial?.text : !!partial?.text, typeof s.partial === 'string' ? s.partial : true, 'the partial reply keeps its words');
     if (s.expect === 'failed') checkMatch(where, last.text!, /kept and marked incomplete/, 'the error says the partial reply is kept');
   } else if (s.expect !== 'completed') {
     check(where, replies.filter((m) => m.text).length, 0, 'no reply when none arrived');
@@ -346,6 +358,14 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   const added = [...(await runner.titles())].filter((t) => !titlesBefore.has(t));
   check(where, added.sort(), Object.keys(s.writes ?? {}).sort(), 'new tiddlers');
   for (const [title, body] of Object.entries(s.writes ?? {})) check(where, (await runner.tiddler(title))?.text, body, `${title} written in full`);
+
+  // Retry answers the turn again, whole, in place of the damaged reply and its error.
+  if (s.retry) {
+    mock.reset();
+    check(where, await runner.retry(chat, users[0]!.title!), 'completed', 'the retry');
+    const retried = await runner.messages(chat);
+    check(where, retried.map((m) => [m.role, m.text, m['agent-finish']]), [['user', text, undefined], ['assistant', defaultReply(text), 'stop']], 'the chat after the retry');
+  }
 
   // The chat answers the next send.
   mock.reset();

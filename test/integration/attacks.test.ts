@@ -26,10 +26,14 @@ afterAll(() => disposeRunners());
 
 const ALL_TOOLS = () => ['wiki-search', 'wiki-read', 'wiki-list', 'wiki-get-errors', 'wiki-create', 'wiki-update', 'wiki-edit', 'wiki-rename', 'wiki-delete'].join(' ');
 
-/** One turn in a new trusting chat: the model makes `calls`, then says "done". Returns the tool results by call id. */
-async function attack(calls: [string, string, unknown][], agentFields: Record<string, string> = {}, extraTools: ToolDefinition[] = []) {
+/**
+ * One turn in a new trusting chat: the model reads `read` (a round of wiki-read, as it must
+ * before it writes them), makes `calls`, then says "done". Returns the tool results by call id.
+ */
+async function attack(calls: [string, string, unknown][], agentFields: Record<string, string> = {}, extraTools: ToolDefinition[] = [], read: string[] = []) {
   const chat = h.newChat({ ...TRUSTING, 'agent-tools': ALL_TOOLS(), ...agentFields }, 'Attack');
-  const { model } = scriptedModel([toolCalls(...calls), reply('done')]);
+  const reads = read.length ? [toolCalls(...read.map((title, i): [string, string, unknown] => [`read-${i}`, 'wiki-read', { title }]))] : [];
+  const { model } = scriptedModel([...reads, toolCalls(...calls), reply('done')]);
   const runner = scriptedRunner(h, model, [...tools, ...extraTools]);
   const result = await within(runner.send(chat, 'go'), 'the attack turn');
   expect(result.status).toBe('completed');
@@ -145,6 +149,8 @@ describe('writes are checked as they would land', () => {
         ['c2', 'wiki-rename', { title: 'Garden', modified: garden.modified, newTitle: 'Garden notes' }],
       ],
       { 'agent-write-filter': '[all[]]' },
+      [],
+      ['Garden'],
     );
     expect(results.get('c1')!.text).toContain('system tiddler');
     expect(h.$tw.wiki.tiddlerExists('$:/config/Evil')).toBe(false);
@@ -290,7 +296,7 @@ describe('what the user is asked to approve', () => {
   test('a pending write carries exactly what would land: every field, before and after', async () => {
     h.$tw.wiki.addTiddler({ title: 'Recipe', text: 'Flour', tags: 'Food', caption: 'Bread', modified: '20260101000000000' });
     const chat = h.newChat({ 'agent-tools': ALL_TOOLS() }, 'Card');
-    const { model } = scriptedModel([toolCalls(['c1', 'wiki-update', { title: 'Recipe', modified: '20260101000000000', text: 'Flour, water', tags: ['Food', 'Baking'], fields: { caption: 'Sourdough', servings: '4' } }])]);
+    const { model } = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Recipe' }]), toolCalls(['c1', 'wiki-update', { title: 'Recipe', modified: '20260101000000000', text: 'Flour, water', tags: ['Food', 'Baking'], fields: { caption: 'Sourdough', servings: '4' } }])]);
     expect((await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn')).status).toBe('input-required');
     const pending = h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
     const changes = JSON.parse(pending['tool-changes']!);
@@ -316,7 +322,7 @@ describe('approval rules match the titles a call touches', () => {
     h.$tw.wiki.addTiddler({ title: 'Drafts/one', text: 'A draft', modified: '20260101000000000' });
     const chat = h.newChat({ 'agent-tools': ALL_TOOLS(), 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: ['Drafts/'] } }) }, 'Allow');
     const edit = (title: string, id: string) => [id, 'wiki-edit', { title, modified: '20260101000000000', edits: [{ find: title === 'Diary' ? 'Dear diary' : 'A draft', replace: 'See Drafts/one' }] }] as [string, string, unknown];
-    const { model } = scriptedModel([toolCalls(edit('Drafts/one', 'c1'), edit('Diary', 'c2')), reply('done')]);
+    const { model } = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Drafts/one' }], ['r2', 'wiki-read', { title: 'Diary' }]), toolCalls(edit('Drafts/one', 'c1'), edit('Diary', 'c2')), reply('done')]);
     const result = await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
     expect(result.status).toBe('input-required');
     const messages = h.messages(chat).filter((m) => m.role === 'tool');

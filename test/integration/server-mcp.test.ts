@@ -9,12 +9,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { post, savedMessages, serverWikiFolder, startMockLlm, startServer, tiddlerFiles, until, type Fields, type MockLlm, type TwServer } from '../helpers/server';
+import { getTiddler, post, savedMessages, serverWikiFolder, startMockLlm, startServer, tiddlerFiles, until, type Fields, type MockLlm, type TwServer } from '../helpers/server';
 
 jest.setTimeout(60_000);
 
 const AGENT = 'MCP test agent';
 const NOTE = 'MCP note';
+/** Notes an MCP client and a user both edit: one its updates write at once, one they wait for the user. */
+const SHARED = ['Auto/Shared over MCP', 'Shared over MCP', 'Auto/Never read over MCP'];
 const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 const ALICE = basic('alice', 'wonderland'); // writer
 const BOB = basic('bob', 'builder'); // reader
@@ -34,9 +36,9 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
     tags: '$:/tags/AI/Agent',
     'agent-provider': '$:/demo/providers/mock-llm',
     'agent-tools': 'wiki-search wiki-read wiki-create wiki-update summary ask-question manage-todo',
-    // Under Auto/ a create runs at once; any other create waits for the user.
+    // Under Auto/ a create or an update runs at once; any other waits for the user.
     // Reads of Private/… are denied (for a reader's session too).
-    'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-read": {"deny": ["^Private/"]}}',
+    'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-update": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-read": {"deny": ["^Private/"]}}',
     // Short, so a confirmation nobody answers times out within the test.
     'agent-approval-timeout': '5',
     text: 'An agent for MCP clients.',
@@ -45,6 +47,7 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
   if (enabled) writeTiddler(dir, 'mcp-enabled.tid', { title: '$:/config/tiddlyagent/mcp-server/enabled', text: 'yes' });
   writeTiddler(dir, 'mcp-note.tid', { title: NOTE, text: 'hello from the wiki, zebra-words' });
   writeTiddler(dir, 'mcp-private.tid', { title: 'Private/Salary', text: 'private figures: 4711' });
+  for (const [i, title] of SHARED.entries()) writeTiddler(dir, `mcp-shared-${i}.tid`, { title, text: 'The original words.', modified: '20260101000000000' });
   return dir;
 }
 
@@ -151,6 +154,50 @@ describe('the wiki as an MCP server', () => {
     expect(rollback.status).toBe(200);
     expect((rollback.body.restored as string[]).sort()).toEqual(['Auto/Made over MCP', 'Confirmed over MCP']);
     await until('the rollback on disk', () => !tiddlerFiles(auth.dir).tiddlers.has('Auto/Made over MCP'));
+  });
+
+  test('a client writes only over the version it read: a user\'s edit that keeps modified, also while the write waits, is kept', async () => {
+    const { url } = auth.server;
+    const client = await connect(url, 'conflicted', ALICE);
+    const [auto, confirmed, unread] = SHARED as [string, string, string];
+    /** A browser saving the user's edit, the way `$timestamp="no"` leaves it: the same modified. */
+    const userSaves = async (title: string, text: string) => {
+      const current = await (await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, { headers: ALICE })).json();
+      const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, { method: 'PUT', headers: { ...CSRF, ...ALICE }, body: JSON.stringify({ ...current, text }) });
+      expect(put.status).toBe(204);
+    };
+    const update = (title: string, words: string) => client.callTool({ name: 'wiki-update', arguments: { title, modified: '20260101000000000', text: words } });
+
+    // Never read in this session: refused.
+    const blind = await update(unread, 'Blind words.');
+    expect(blind.isError).toBe(true);
+    expect(text(blind)).toContain(`You have not read "${unread}"`);
+
+    // Read, then the user's edit, then the client's write: refused, the edit kept.
+    for (const title of [auto, confirmed]) expect((await client.callTool({ name: 'wiki-read', arguments: { title } })).isError).toBeFalsy();
+    await userSaves(auto, 'The user\'s words.');
+    const stale = await update(auto, 'The client\'s words.');
+    expect(stale.isError).toBe(true);
+    expect(text(stale)).toContain(`"${auto}" changed since you read it`);
+    expect((await getTiddler(url, auto, ALICE))!.text).toBe('The user\'s words.');
+
+    // While a write waits for the user's approval, the user edits the note and then allows the write: refused.
+    const waiting = update(confirmed, 'The client\'s words.');
+    const chat = `MCP: conflicted`;
+    let pending: Fields | undefined;
+    await until('the pending call', () => !!(pending = savedMessages(auth.dir, chat).find((m) => m['tool-status'] === 'pending')));
+    await userSaves(confirmed, 'The user\'s words.');
+    expect((await post(url, 'decide', { chat, message: pending!.title, choice: 'once' }, { ...CSRF, ...ALICE })).status).toBe(202);
+    const refused = await waiting;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain(`"${confirmed}" changed since you read it`);
+    expect((await getTiddler(url, confirmed, ALICE))!.text).toBe('The user\'s words.');
+    expect(savedMessages(auth.dir, chat).filter((m) => m['tool-name'] === 'wiki-update').map((m) => m['tool-status'])).toEqual(['error', 'error', 'error']);
+
+    // Read again: the write lands on the version the client has seen.
+    expect((await client.callTool({ name: 'wiki-read', arguments: { title: auto } })).isError).toBeFalsy();
+    expect((await update(auto, 'The client\'s words, after reading.')).isError).toBeFalsy();
+    expect((await getTiddler(url, auto, ALICE))!.text).toBe('The client\'s words, after reading.');
   });
 
   test('a confirmation nobody answers times out: the client gets "timed out", nothing lands, the chat is usable again', async () => {

@@ -3,7 +3,9 @@
 // folder. The chat is usable (interrupted, not working; the user's words kept exactly once;
 // every file whole, no temp file taken for a tiddler; the operations failed with "Interrupted
 // by server restart"), a page that comes back with the old run's event id is resynced, and a
-// pending approval decided after the restart runs its tool and finishes the turn.
+// pending approval decided after the restart runs its tool and finishes the turn, unless the
+// user changed the tiddler meanwhile (keeping its `modified`): then it is refused as a
+// conflict, since what the agent read is on disk with its messages.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -22,6 +24,7 @@ import {
   watch,
   writeChat,
   writeFurnishedChat,
+  WRITE_HEADERS,
   type MockLlm,
   type SseClient,
   type SseEvent,
@@ -30,6 +33,7 @@ import {
 
 jest.setTimeout(30_000);
 
+const RESTART_NOTE = 'Note edited while the server was down';
 let mock: MockLlm;
 let server: TwServer;
 let dir: string;
@@ -50,6 +54,8 @@ beforeAll(async () => {
   // Two chats whose titles nest; the inner one was left working (as a kill leaves a turn).
   nest = writeFurnishedChat(dir, 'Nest');
   nestPrivate = writeFurnishedChat(dir, 'Nest/Private', 'working');
+  writeChat(dir, 'Restart conflict chat');
+  fs.writeFileSync(path.join(dir, 'tiddlers', 'restart-note.tid'), `title: ${RESTART_NOTE}\nmodified: 20260101000000000\n\nThe original words.`);
   server = await startServer(dir);
 });
 
@@ -184,6 +190,38 @@ test('a pending approval survives a SIGKILL; deciding it after the restart runs 
   expect(after.at(-1)!.role).toBe('assistant');
   expect(after.at(-1)!.text).toMatch(/^''Mock reply'' from the offline test model \(not a real AI\)\. The tool returned: /);
   expect(await chatStatus(url, chat)).toBe('completed');
+});
+
+test('a user\'s edit that keeps modified while a write waits for approval, then a SIGKILL: deciding after the restart refuses the write; the retry after the re-read lands', async () => {
+  const chat = 'Restart conflict chat';
+  const modified = '20260101000000000';
+  const update = (text: string) => ({ toolCalls: [{ name: 'wiki-update', arguments: { title: RESTART_NOTE, modified, text } }] });
+  mock.queue([{ toolCalls: [{ name: 'wiki-read', arguments: { title: RESTART_NOTE } }] }, update('The agent\'s words.'), update('The agent\'s words, again.')]);
+  const page = await open([chat]);
+  expect((await post(server.url, 'send', { chat, text: 'Rewrite the note.' })).status).toBe(202);
+  const first = (await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting')).data.message as string;
+  // The user's edit, saved as `<$action-setfield $timestamp="no"/>` leaves it: the same modified.
+  const current = await (await fetch(`${server.url}/recipes/default/tiddlers/${encodeURIComponent(RESTART_NOTE)}`)).json();
+  const put = await fetch(`${server.url}/recipes/default/tiddlers/${encodeURIComponent(RESTART_NOTE)}`, { method: 'PUT', headers: WRITE_HEADERS, body: JSON.stringify({ ...current, text: 'The user\'s words.', tags: 'Checked' }) });
+  expect(put.status).toBe(204);
+  await until('the edit on disk', () => tiddlerFiles(dir).tiddlers.get(RESTART_NOTE)?.text === 'The user\'s words.');
+  await server.kill();
+
+  server = await startServer(dir);
+  const back = await open([chat]);
+  expect((await post(server.url, 'decide', { chat, message: first, choice: 'once' })).status).toBe(202);
+  const second = (await back.waitFor('the retried write', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting' && e.data.message !== first)).data.message as string;
+  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: 'The user\'s words.', tags: 'Checked', modified });
+  const refused = savedMessages(dir, chat).find((m) => m.title === first)!;
+  expect(refused['tool-status']).toBe('error');
+  expect(refused.text).toContain(`"${RESTART_NOTE}" changed since you read it`);
+  // The model was told, and shown the user's version; the write it makes from that version lands.
+  const told = mock.requests.at(-1)!.body.messages as { role: string; content: string }[];
+  expect(told.some((m) => m.role === 'tool' && m.content.includes('changed since you read it'))).toBe(true);
+  expect(told.some((m) => m.role === 'system' && m.content.startsWith('Current tiddler') && m.content.includes('The user\'s words.'))).toBe(true);
+  expect((await post(server.url, 'decide', { chat, message: second, choice: 'once' })).status).toBe(202);
+  await back.waitFor('completed', isStatus(chat, 'completed'));
+  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: 'The agent\'s words, again.', tags: 'Checked' });
 });
 
 test('killed after a send saved its message but before the turn saved anything else: after the restart the chat says the turn was cut off', async () => {

@@ -1,8 +1,9 @@
 // Concurrent users, the long variant of test/integration/server-concurrency.test.ts (issue
 // 14.4): 50 trials in which the user saves a tiddler the agent is about to write (25 with the
-// write waiting for approval, 25 mid-turn), and 50 in which two pages send to one chat at once.
-// Prints the counts; lost edits must be 0.
-import { conflictTrial, startLab, twoSendersTrial, type ConflictOutcome, type Lab, type SendsOutcome } from '../helpers/concurrency';
+// write waiting for approval, 25 mid-turn; in about half of each the save keeps `modified`,
+// issue 23), and 50 in which two pages send to one chat at once. Prints the counts; lost edits must
+// be 0.
+import { conflictTrial, startLab, twoSendersTrial, USER_EDITS, type ConflictOutcome, type Lab, type SendsOutcome } from '../helpers/concurrency';
 
 jest.setTimeout(600_000);
 
@@ -24,11 +25,11 @@ const ms = (list: { ms: number }[]) => {
 
 test(`${TRIALS} edits by the user while the agent is about to write`, async () => {
   const outcomes: ConflictOutcome[] = [];
-  for (let i = 0; i < TRIALS; i++) outcomes.push(await conflictTrial(lab, i % 2 ? 'mid-turn' : 'approval', i));
+  for (let i = 0; i < TRIALS; i++) outcomes.push(await conflictTrial(lab, i % 2 ? 'mid-turn' : 'approval', i, USER_EDITS[Math.floor(i / 2) % 2]!));
   const count = (f: (o: ConflictOutcome) => boolean) => outcomes.filter(f).length;
   console.log(
     [
-      `Concurrent edits: ${outcomes.length} trials (${count((o) => o.kind === 'approval')} approval pending, ${count((o) => o.kind === 'mid-turn')} mid-turn), ${ms(outcomes)}`,
+      `Concurrent edits: ${outcomes.length} trials (${count((o) => o.kind === 'approval')} approval pending, ${count((o) => o.kind === 'mid-turn')} mid-turn; ${count((o) => o.edit === 'kept')} kept modified), ${ms(outcomes)}`,
       `  lost edits: ${count((o) => o.lostEdit)}`,
       `  agent write refused as a conflict: ${count((o) => o.refused)}`,
       `  refusal given to the model: ${count((o) => o.modelTold)}`,

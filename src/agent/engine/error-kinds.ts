@@ -17,6 +17,7 @@ export type ErrorKind =
   | 'http' // any other error status
   | 'invalid-response' // an answer in an unexpected format
   | 'truncated' // the reply stopped before its end
+  | 'damaged' // a part of the stream could not be read
   | 'empty-reply' // neither text nor a tool call
   | 'length' // cut off at the output token limit
   | 'context-overflow' // the prompt does not fit the context window
@@ -38,6 +39,7 @@ export function providerErrorKind(e: ProviderError): ErrorKind {
     case 'network':
     case 'timeout':
     case 'truncated':
+    case 'damaged':
     case 'invalid-response':
     case 'refused':
       return e.kind;

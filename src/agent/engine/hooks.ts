@@ -7,6 +7,7 @@ agent enables it by listing that name in `agent-plugins`.
 \*/
 import type { ModelMessage, StreamPart, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
+import type { Reads } from '../store/read-ledger';
 import type { AgentDefinition, ChatStatus, Message, ProviderProfile } from '../store/schemas';
 import type { ToolDefinition, ToolServices } from '../tools/tool';
 import type { PromptSection } from './context';
@@ -52,6 +53,8 @@ export interface PromptBuild {
   sections: PromptSection[];
   toolSpecs: ToolSpec[];
   history: Message[];
+  /** Versions of tiddlers the prompt shows as current (the Current tiddler section): recorded on the reply as read. */
+  reads: Reads;
 }
 
 export interface ModelResponse {
@@ -64,6 +67,8 @@ export interface ModelResponse {
   error?: string;
   /** What kind of failure `error` is (engine/error-kinds.ts). */
   errorKind?: ErrorKind;
+  /** The versions the prompt of this reply showed as current (PromptBuild.reads). */
+  reads?: Reads;
   /** Filled in by the persistence plugin. */
   title?: string;
 }

@@ -17,6 +17,7 @@ import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { formatUsd, replyCost, totalCost } from '../store/cost';
 import { modelFacts } from '../store/model-facts';
+import { readLedger, type Reads } from '../store/read-ledger';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
@@ -24,11 +25,11 @@ import { createToolContext, type ToolContext, type ToolDefinition, type ToolServ
 import { errorText } from '../tools/write-gate';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
 import { DEFAULT_COMPACT_AT, KEEP_TURNS, liveHistory, overThreshold } from './compaction';
-import { estimateMessageTokens, estimateTokens, fitToWindow, type ContextUsage, type PromptSection } from './context';
+import { estimateMessageTokens, estimateTokens, fitToWindow, type ContextUsage } from './context';
 import type { AgentEvent } from './events';
 import { parseToolCalls } from './history';
 import { attachmentRefusal } from './images';
-import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type TurnContext } from './hooks';
+import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type PromptBuild, type TurnContext } from './hooks';
 import { BUILTIN_PLUGINS } from './plugins';
 import { retryStream, type RetryOptions } from './retry';
 import { compactChat, type CompactionOutcome } from './summarize';
@@ -149,7 +150,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ctx.metadata.turn = messages[messages.length - turn.length - 1]?.title ?? '';
     ctx.round = turn.filter((m) => m.role === 'assistant').length;
 
-    const phase = await runToolPhase(ctx, hooks, turn, approvals, deps, now);
+    const phase = await runToolPhase(ctx, hooks, all, turn, approvals, deps, now);
     if (ctx.signal.aborted) return cancel();
     if (phase.kind === 'wait') {
       await setStatus('input-required');
@@ -228,13 +229,16 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
   return tools;
 }
 
-/** A tool call's context: the agent's view of the wiki and the write gate (tools/tool.ts). */
-function toolContext(ctx: TurnContext, signal = ctx.signal): ToolContext {
-  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? '') }, ctx.services);
+/**
+ * A tool call's context: the agent's view of the wiki, the write gate and what the agent had
+ * read when it made the call (tools/tool.ts).
+ */
+function toolContext(ctx: TurnContext, reads: ReadonlyMap<string, string>, signal = ctx.signal): ToolContext {
+  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? ''), reads }, ctx.services);
 }
 
-function toolTurn(ctx: TurnContext) {
-  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, signal) };
+function toolTurn(ctx: TurnContext, reads: ReadonlyMap<string, string> = new Map()) {
+  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, reads, signal) };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
@@ -273,11 +277,14 @@ function moneyBudgetExceeded(ctx: TurnContext, messages: Message[], turn: Messag
 /**
  * Run what the last reply asked for: every tool call without a result. Calls are checked
  * against the approval rules; confirmations and questions become pending tool messages and
- * the turn waits. Returns what the loop does next.
+ * the turn waits. Each call works with what the agent had read when it made the reply (the
+ * chat's messages through it), so a call resumed after a reload checks the same versions.
+ * Returns what the loop does next.
  */
 async function runToolPhase(
   ctx: TurnContext,
   hooks: EngineHooks,
+  messages: Message[],
   turn: Message[],
   approvals: ReturnType<typeof parseApprovalConfig>,
   deps: EngineDeps,
@@ -286,6 +293,8 @@ async function runToolPhase(
   const reply = [...turn].reverse().find((m) => m.role === 'assistant');
   const calls = reply ? parseToolCalls(reply) : [];
   if (!reply || !calls.length) return { kind: 'none' };
+  const reads = readLedger(messages, reply['agent-seq']);
+  const context = () => toolContext(ctx, reads);
   const results = new Map(turn.filter((m) => m.role === 'tool' && m['agent-seq'] > reply['agent-seq']).map((m) => [m['tool-call-id'], m]));
   const chatAllowed = new Set(parseTitleList(ctx.store.wiki.getFields(ctx.chat)?.[CHAT_ALLOWED_TOOLS]));
   const toRun: { call: ToolCallRequest; pendingTitle?: string }[] = [];
@@ -309,12 +318,12 @@ async function runToolPhase(
       toRun.push({ call }); // the executor reports the unknown tool or the bad arguments
       continue;
     }
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, () => toolContext(ctx)) : undefined);
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, context) : undefined);
     if (verdict.decision === 'allow') toRun.push({ call });
     else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
     else {
       // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
-      const planned = plannedChanges(tool, call.args, () => toolContext(ctx));
+      const planned = plannedChanges(tool, call.args, context);
       if ('refused' in planned) {
         await finish({ call, status: 'error', content: planned.refused, durationMs: 0 });
         continue;
@@ -322,7 +331,7 @@ async function runToolPhase(
       const timeout = (ctx.agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
       const title = ctx.store.appendMessage(ctx.chat, {
         role: 'tool',
-        text: tool.preview ? safePreview(tool, call.args, () => toolContext(ctx)) : '',
+        text: tool.preview ? safePreview(tool, call.args, context) : '',
         toolName: call.name,
         toolCallId: call.id,
         toolArgs: call.args,
@@ -343,7 +352,7 @@ async function runToolPhase(
     const executed = await executeToolCalls(
       toRun.map((r) => r.call),
       ctx.tools,
-      toolTurn(ctx),
+      toolTurn(ctx, reads),
       {
         timeoutMs: (ctx.agent['agent-tool-timeout'] ?? 30) * 1000,
         now,
@@ -408,6 +417,8 @@ export function safePreview(tool: ToolDefinition, args: unknown, context: () => 
 /** A prompt as the next request would carry it, with its tokens per section. */
 export interface AssembledPrompt {
   request: ModelRequest;
+  /** The versions of tiddlers the prompt shows as current (PromptBuild.reads). */
+  reads: Reads;
   /** Sections after trimming, in order, with their estimated tokens. */
   sections: { id: string; kind: string; tokens: number; messages: ModelRequest['messages'] }[];
   usage: ContextUsage;
@@ -492,7 +503,7 @@ async function assemblePrompt(ctx: TurnContext, hooks: EngineHooks, history: Mes
     description: t.description,
     parameters: z.toJSONSchema(t.parameters, { io: 'input' }) as Record<string, unknown>,
   }));
-  const build: { sections: PromptSection[]; toolSpecs: ToolSpec[]; history: Message[] } = { sections: [], toolSpecs, history };
+  const build: PromptBuild = { sections: [], toolSpecs, history, reads: {} };
   await hooks.processPrompts.call(build, ctx);
   // The model's facts (presets, then the profile); the output limit a request carries is only
   // one the user set: a preset's is not harmless to send (OpenAI's reasoning models refuse
@@ -521,6 +532,7 @@ async function assemblePrompt(ctx: TurnContext, hooks: EngineHooks, history: Mes
       temperature: ctx.agent['agent-temperature'],
       maxOutputTokens: outputLimit,
     },
+    reads: build.reads,
     sections,
     usage,
     need,
@@ -548,7 +560,7 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
     return `The prompt does not fit the context window: it needs about ${usage.total} tokens of ${usage.window}. Shorten the system prompt or the message, or raise "agent-context-window".`;
   }
 
-  const response: ModelResponse = { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: false };
+  const response: ModelResponse = { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: false, reads: prompt.reads };
   ctx.emit({ type: 'reply-started', chat: ctx.chat, model: ctx.model });
   try {
     const stream = retryStream(() => model.stream(request, ctx.signal), {

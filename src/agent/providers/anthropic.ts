@@ -3,11 +3,12 @@ Anthropic Messages (`POST {baseUrl}/messages`, stream: true), baseUrl like
 https://api.anthropic.com/v1. Named SSE events (message_start, content_block_start/delta/stop,
 message_delta, message_stop, ping, error) become StreamParts. As in the OpenAI adapter, tool
 calls are reported complete only at the terminal point (message_stop), and a stream that ends
-without message_stop is reported as truncated, never as a normal reply.
+without message_stop is reported as truncated, an event that is not valid JSON as damaged,
+never as a normal reply.
 \*/
 import { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { readFailure, residueError, truncatedError } from './stream-errors';
+import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
@@ -157,6 +158,7 @@ class MessagesStreamDecoder {
     // The `type` in the JSON is authoritative; the `event:` name is the fallback.
     const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
     if (type === 'error' || name === 'error') return this.error(errorFromStreamPayload(payload ?? data, this.ctx));
+    if (payload === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
     if (!isObject(payload)) return [];
     switch (type) {
       case 'message_start':

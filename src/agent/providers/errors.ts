@@ -9,6 +9,7 @@ export type ProviderErrorKind =
   | 'timeout' // no data for too long (before or during the stream)
   | 'stream' // the provider reported an error inside a 200 stream
   | 'truncated' // the stream ended without a terminal marker
+  | 'damaged' // a frame inside the stream could not be read (not valid JSON): words are missing
   | 'invalid-response' // e.g. JSON where an event stream was expected
   | 'refused' // this process may not call that address (the server owner's rules); never retried
   | 'aborted'; // the user pressed Stop

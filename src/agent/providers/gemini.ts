@@ -2,9 +2,10 @@
 Google Gemini native API (`POST {baseUrl}/models/{model}:streamGenerateContent?alt=sse`,
 key in `x-goog-api-key`). Each SSE event is a partial GenerateContentResponse; there is no
 `[DONE]`, so the reply is complete only if some event carried a `finishReason` and the body
-then ended without an error. Function calls arrive whole (name + args object) in one part;
-they are announced at once and completed at the end, like the OpenAI adapter does, so an
-error after them never leaves complete-looking calls behind.
+then ended without an error (an event that is not valid JSON damages it). Function calls
+arrive whole (name + args object) in one part; they are announced at once and completed at
+the end, like the OpenAI adapter does, so an error after them never leaves complete-looking
+calls behind.
 Gemini 3 rejects a replayed functionCall without its `thoughtSignature`, which the engine's
 ToolCall has no field for: signatures are remembered here by tool-call id (bounded, per
 page) and echoed back; when one is missing for a Gemini 3 model the documented sentinel
@@ -12,7 +13,7 @@ page) and echoed back; when one is missing for a Gemini 3 model the documented s
 \*/
 import { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { readFailure, residueError, truncatedError } from './stream-errors';
+import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
@@ -234,6 +235,7 @@ class GeminiStreamDecoder {
   event(_name: string | undefined, data: string): StreamPart[] {
     this.events++;
     const chunk = tryParse(data);
+    if (chunk === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
     if (!isObject(chunk)) return [];
     // usageMetadata is cumulative and repeated on every chunk: the last one counts.
     const usage = readUsage(chunk.usageMetadata);

@@ -2,8 +2,10 @@
 Newline-delimited JSON from a fetch Response body (Ollama's native API), the NDJSON sibling of
 sse.ts with the same behaviour: one persistent TextDecoder, lines split across reads are
 joined, `\r\n` accepted, the last line counts without a trailing newline, an idle timeout per
-read and a prompt end on abort (the body is cancelled). Lines that are not JSON are kept and
-reported once at the end (a pretty-printed error object spans several lines).
+read and a prompt end on abort (the body is cancelled). Lines that are not JSON and that the
+stream goes on after are reported as they are passed (`invalid`: the stream was damaged
+there); those after the last value are kept and reported once at the end (a pretty-printed
+error object spans several lines).
 `openNdjsonStream` does the POST in front of it. openEventStream cannot be reused because it
 reads any `…json` content type (which `application/x-ndjson` is) as a one-shot error body.
 \*/
@@ -14,7 +16,9 @@ import { abortedError, readChunk, withDeadline, type OpenStreamOptions, type Sse
 export type NdjsonItem =
   /** One parsed line. */
   | { kind: 'value'; value: unknown }
-  /** Lines that were not JSON, joined with `\n`; yielded once, after the last value. */
+  /** Lines that were not JSON, with more of the stream after them, joined with `\n`; yielded before the value that follows. */
+  | { kind: 'invalid'; text: string }
+  /** Lines after the last value that were not JSON, joined with `\n`; yielded once, at the end. */
   | { kind: 'residue'; text: string };
 
 /**
@@ -59,18 +63,23 @@ export async function openNdjsonStream(opts: OpenStreamOptions): Promise<Readabl
 export async function* readNdjson(body: ReadableStream<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<NdjsonItem, void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
-  const residue: string[] = [];
+  /** Lines since the last value that were not JSON. */
+  let residue: string[] = [];
   let pending = '';
   let finished = false;
-  const parse = (line: string): NdjsonItem | undefined => {
+  const parse = (line: string): NdjsonItem[] => {
     const text = line.replace(/^\uFEFF/, '').trim();
-    if (text === '') return undefined;
+    if (text === '') return [];
+    let value: unknown;
     try {
-      return { kind: 'value', value: JSON.parse(text) as unknown };
+      value = JSON.parse(text) as unknown;
     } catch {
       residue.push(text);
-      return undefined;
+      return [];
     }
+    const invalid = residue.join('\n');
+    residue = [];
+    return invalid ? [{ kind: 'invalid', text: invalid }, { kind: 'value', value }] : [{ kind: 'value', value }];
   };
   try {
     for (;;) {
@@ -79,14 +88,13 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, options: Sse
       pending += decoder.decode(value, { stream: true });
       let nl: number;
       while ((nl = pending.indexOf('\n')) >= 0) {
-        const item = parse(pending.slice(0, nl));
+        const items = parse(pending.slice(0, nl));
         pending = pending.slice(nl + 1);
-        if (item) yield item;
+        yield* items;
       }
     }
     finished = true;
-    const item = parse(pending + decoder.decode());
-    if (item) yield item;
+    yield* parse(pending + decoder.decode());
     const text = residue.join('\n').trim();
     if (text !== '') yield { kind: 'residue', text };
   } finally {

@@ -3,11 +3,12 @@ Ollama's native chat API (`POST {baseUrl}/api/chat`, base URL without /v1), whic
 newline-delimited JSON: `message.content` and `message.thinking` deltas, whole tool calls
 with object arguments in `message.tool_calls`, and a final `done:true` object with
 `done_reason` and the token counts. A line `{"error":"…"}` is an error inside the 200
-stream; a body that ends without `done:true` is truncated.
+stream; a body that ends without `done:true` is truncated; a line that is not valid JSON with
+more of the stream after it damages the reply (its words are lost).
 \*/
 import type { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { readFailure, residueError, truncatedError } from './stream-errors';
+import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { openNdjsonStream, readNdjson } from './ndjson';
 import { DEFAULT_IDLE_TIMEOUT_MS } from './sse';
@@ -35,7 +36,7 @@ async function* streamOllama(settings: ProviderSettings, request: ModelRequest, 
   const decoder = new OllamaStreamDecoder(ctx);
   try {
     for await (const item of readNdjson(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* item.kind === 'value' ? decoder.value(item.value) : decoder.residue(item.text);
+      yield* item.kind === 'value' ? decoder.value(item.value) : item.kind === 'invalid' ? decoder.invalid(item.text) : decoder.residue(item.text);
       if (decoder.ended) return;
     }
     yield* decoder.eof();
@@ -123,7 +124,13 @@ class OllamaStreamDecoder {
     return out;
   }
 
-  /** Lines that were not JSON: an error object is raised, anything else only matters if nothing else came. */
+  /** Lines inside the stream that were not JSON: an error object is raised, a cut or garbled line damages the reply. */
+  invalid(text: string): StreamPart[] {
+    const error = residueError(text, this.ctx, true, 'newline-delimited JSON') ?? (unreadable(text) ? damagedError(text, this.ctx) : undefined);
+    return error ? this.error(error) : [];
+  }
+
+  /** Lines after the last value that were not JSON: an error object is raised, anything else only matters if nothing else came. */
   residue(text: string): StreamPart[] {
     const error = residueError(text, this.ctx, this.values > 0, 'newline-delimited JSON');
     return error ? this.error(error) : [];

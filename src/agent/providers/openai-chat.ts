@@ -3,11 +3,12 @@ OpenAI Chat Completions (`POST {baseUrl}/chat/completions`, stream: true), which
 most OpenAI-compatible servers speak (DeepSeek, OpenRouter, Groq, vLLM, llama.cpp, Ollama /v1).
 The decoder is lenient where real servers differ (reasoning keys, where usage rides, how tool
 calls are split, `[DONE]` or not) and strict about completion: a stream that stops without a
-finish reason or `[DONE]` is reported as truncated, never as a normal reply.
+finish reason or `[DONE]` is reported as truncated, and a chunk that is not valid JSON as
+damaged, never as a normal reply.
 \*/
 import type { ProviderError } from './errors';
 import { isObject, nonEmpty, tryParse } from './json';
-import { readFailure, residueError, truncatedError } from './stream-errors';
+import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { streamSse } from './sse';
 import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
@@ -132,7 +133,9 @@ class ChatStreamDecoder {
     if (name === 'error') return this.error(errorFromStreamPayload(tryParse(data) ?? data, this.ctx));
     if (data.trim() === '[DONE]') return this.finish();
     const chunk = tryParse(data);
-    // Not JSON: gateways re-wrapping keep-alives (`data: : OPENROUTER…`); ignore.
+    // A chunk cut or run together loses words: the reply is damaged, never silently complete.
+    if (chunk === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
+    // Other text: gateways re-wrapping keep-alives (`data: : OPENROUTER…`); ignore.
     if (!isObject(chunk)) return [];
     const usage = readUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? readUsage(chunk.x_groq.usage) : undefined);
     if (usage) this.usage = usage;

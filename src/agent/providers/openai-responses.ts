@@ -2,13 +2,14 @@
 OpenAI Responses (`POST {baseUrl}/responses`, stream: true, store: false). Typed SSE events
 (`event: response.output_text.delta` …) become StreamParts. There is no `[DONE]`: the reply is
 complete only after `response.completed`, `response.incomplete` or `response.failed` (or an
-`error` event); a stream that stops before one of them is reported as truncated. As in the
-other adapters, tool calls stream live (start + argument deltas) but are reported complete only
-at the terminal point, so an error after them never leaves a complete-looking call behind.
+`error` event); a stream that stops before one of them is reported as truncated, and an event
+that is not valid JSON as damaged. As in the other adapters, tool calls stream live (start +
+argument deltas) but are reported complete only at the terminal point, so an error after them
+never leaves a complete-looking call behind.
 \*/
 import type { ProviderError } from './errors';
 import { isObject, nonEmpty, tryParse } from './json';
-import { readFailure, residueError, truncatedError } from './stream-errors';
+import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
 import { buildHeaders } from './openai-chat';
 import { streamSse } from './sse';
@@ -112,6 +113,7 @@ class ResponsesStreamDecoder {
     // The `type` in the JSON is authoritative; the `event:` name is the fallback.
     const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
     if (type === 'error' || name === 'error') return this.error(this.streamError(payload ?? data));
+    if (payload === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
     if (!isObject(payload)) return [];
     switch (type) {
       case 'response.output_text.delta':

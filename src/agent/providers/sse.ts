@@ -11,6 +11,7 @@ the response headers, HTTP errors, and bodies that are JSON or HTML instead of a
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './errors';
 import { errorFromFetchFailure, errorFromHttp, errorFromResponse, parseErrorBody, type ErrorContext } from './http-errors';
+import { unreadable } from './stream-errors';
 import type { FetchFn, ProviderSettings, StreamPart } from './types';
 
 /** Used when the settings give no idle timeout: long enough for a local model to load. */
@@ -98,8 +99,11 @@ function excerpt(text: string, max = 200): string {
 }
 
 export type SseItem =
-  /** One dispatched event; `event` is the `event:` name when the server sent one. */
-  | { kind: 'event'; event?: string; data: string }
+  /**
+   * One dispatched event; `event` is the `event:` name when the server sent one. `cut`: the
+   * body ended inside it (no blank line closed it), so it may be only a part of an event.
+   */
+  | { kind: 'event'; event?: string; data: string; cut?: true }
   /** Non-SSE lines seen anywhere in the body, joined with `\n`; yielded once, after the last event. */
   | { kind: 'residue'; text: string };
 
@@ -141,7 +145,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, options: SseRea
     // Flush the decoder, then end the last line and event: servers that close right after
     // `data: [DONE]\n` (one newline) would otherwise lose their final event.
     parser.feed(decoder.decode() + '\n\n');
-    while (queue.length > 0) yield queue.shift()!;
+    while (queue.length > 0) yield { ...queue.shift()!, cut: true } as SseItem;
     const text = residue.join('\n').trim();
     if (text !== '') yield { kind: 'residue', text };
   } finally {
@@ -225,6 +229,8 @@ export async function* streamSse(
   const decoder = makeDecoder(ctx);
   try {
     for await (const item of readSse(body, { idleTimeoutMs, signal, source: baseUrl })) {
+      // The body ended inside an event that cannot be read: the stream was cut there (eof says so), not damaged.
+      if (item.kind === 'event' && item.cut && unreadable(item.data)) continue;
       yield* item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
       if (decoder.ended) return;
     }

@@ -6,7 +6,9 @@ approval rules (engine/approval.ts), its view of the wiki and the write gate, jo
 A writer's session is shown as a chat (`MCP: <client>`, field `agent-mcp-session`): one user
 message opens it and is the turn of every call, so the journal of the whole session hangs on
 it and "Roll back" undoes what the client did. Each call is an assistant message carrying the
-call and a tool message with its result. A call that needs confirmation is a pending tool
+call and a tool message with its result; results record the versions of tiddlers the client
+read or wrote, and a write lands only on the version the session last read before the call
+(store/read-ledger.ts), as in a turn. A call that needs confirmation is a pending tool
 message, decided by the user's card through the runner (LocalRunner.attachExternal wakes the
 session) or denied when nobody answers in time. A reader's session has no chat: it may call
 read tools only, under the same approval rules (a denied read is denied; one that needs
@@ -16,6 +18,7 @@ import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from '../engine/approval';
 import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, safePreview } from '../engine/loop';
 import { executeToolCalls, type ToolCallResult } from '../engine/tool-executor';
+import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
@@ -99,7 +102,10 @@ export class ExternalToolSession {
     } catch (e) {
       return { content: (e as Error).message, isError: true };
     }
-    const context = (callSignal: AbortSignal = signal): ToolContext => createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal }, { now: Date.now, semantic: this.runner.semantic });
+    // What the session had read before this call (its chat's messages): a write lands only on that version.
+    const reads = this.record ? readLedger(this.runner.store.listMessages(this.record.chat), Number.MAX_SAFE_INTEGER) : undefined;
+    const context = (callSignal: AbortSignal = signal): ToolContext =>
+      createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads }, { now: Date.now, semantic: this.runner.semantic });
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
     const chatAllowed = new Set(this.record ? parseTitleList(this.runner.store.wiki.getFields(this.record.chat)?.[CHAT_ALLOWED_TOOLS]) : []);
     const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(name), hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined);
@@ -190,9 +196,10 @@ export class ExternalToolSession {
   /** Write the call's result into the chat (the pending message, or a new one) and announce it. */
   private finish(result: ToolCallResult, pendingTitle?: string): { content: string; isError: boolean } {
     const { chat } = this.record!;
-    const fields = { text: result.content, 'tool-status': result.status, 'agent-duration': String(result.durationMs) };
+    const read = result.output?.read;
+    const fields = { text: result.content, 'tool-status': result.status, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
     if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
-    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, duration: result.durationMs });
+    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, duration: result.durationMs, read });
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
   }

@@ -3,6 +3,7 @@ ChatStore: the only code that reads or writes agent definitions, provider profil
 and messages. Message tiddlers are system tiddlers ($:/ai/messages/<chat>/<seq>) so a chat
 never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
+import { READ_FIELD, stringifyReads, type Reads } from './read-ledger';
 import { canTransition } from './status';
 import {
   AGENT_TAG,
@@ -61,6 +62,8 @@ export interface NewMessage {
   compaction?: boolean;
   /** Error messages: what kind of failure (engine/error-kinds.ts), for a headline in the UI's language. */
   errorKind?: string;
+  /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
+  read?: Reads;
 }
 
 /** A status change the status table does not allow. */
@@ -171,6 +174,7 @@ export class ChatStore {
       'agent-child': message.child,
       'agent-compaction': message.compaction ? 'yes' : undefined,
       'error-kind': message.errorKind,
+      [READ_FIELD]: stringifyReads(message.read),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

@@ -281,6 +281,8 @@ export const MessageSchema = z.object({
   'tokens-in': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
   'tokens-out': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
   reasoning: optionalText,
+  /** The versions of tiddlers the message showed the agent, JSON {title: fingerprint} (store/read-ledger.ts). */
+  'agent-read': optionalText,
 });
 export type Message = z.output<typeof MessageSchema>;
 

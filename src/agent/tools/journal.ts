@@ -4,6 +4,7 @@ first change (null: it did not exist) and after the turn's last change (null: de
 One JSON tiddler per turn, $:/ai/journal/<chat>/<seq of the user message>, so a turn can
 be shown as a diff and rolled back, and a rollback can tell when the user edited since.
 \*/
+import { fingerprint } from '../store/fingerprint';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { JOURNAL_CHAT_FIELD, journalTitle } from '../store/chat-parts';
 
@@ -34,19 +35,13 @@ export function journaled(wiki: WikiPort, chat: string, turn: string, titles: st
   wiki.putTiddler({ title, type: 'application/json', [JOURNAL_CHAT_FIELD]: chat, 'agent-turn': turn, text: JSON.stringify(journal) });
 }
 
-/** The syncer's bookkeeping, which a tiddler gains when it comes back from a server: not a user's change. */
-const BOOKKEEPING = new Set(['revision', 'bag']);
-const DEFAULT_TYPE = 'text/vnd.tiddlywiki';
-
-/** Whether two images of a tiddler hold the same content, as far as a user can change it. */
+/**
+ * Whether two images of a tiddler hold the same content, as far as a user can change it: the
+ * same version (store/fingerprint.ts: the syncer's bookkeeping and a default type are none).
+ */
 export function sameFields(a: TiddlerFields | null | undefined, b: TiddlerFields | null | undefined): boolean {
   if (!a || !b) return !a && !b;
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) {
-    if (BOOKKEEPING.has(k)) continue;
-    if (k === 'type' ? (a[k] || DEFAULT_TYPE) !== (b[k] || DEFAULT_TYPE) : a[k] !== b[k]) return false;
-  }
-  return true;
+  return fingerprint(a) === fingerprint(b);
 }
 
 export interface RollbackPlan {

@@ -10,6 +10,7 @@ with `manage-todo`: a TodoList that can touch that chat's todo tiddler and nothi
 import type * as z from 'zod/mini';
 import { ScheduleBook } from '../schedules/schedule-book';
 import type { SemanticPort } from '../search/semantic';
+import type { Reads } from '../store/read-ledger';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
@@ -31,6 +32,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The user message that started this turn: the key of its journal (rollback). */
   turn: string;
+  /**
+   * The version (fingerprint) of each tiddler the agent last read in this chat, up to the reply
+   * that made this call (store/read-ledger.ts): a write lands only on that version.
+   */
+  reads: ReadonlyMap<string, string>;
   /** This chat's todo list (manage-todo); no other chat's. */
   todo: TodoList;
   /** The wiki's schedules; the schedule tools use it for this chat only. */
@@ -99,6 +105,8 @@ export interface ToolOutput {
   attachments?: string[];
   /** Images that have no tiddler (an MCP server's): the engine keeps them with the chat (ChatStore.saveImage). */
   images?: ImageData[];
+  /** The versions of tiddlers this result showed (read) or wrote: recorded on its message as `agent-read`. */
+  read?: Reads;
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
@@ -137,14 +145,18 @@ export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): To
   return tool as unknown as ToolDefinition;
 }
 
-/** The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`. */
+/**
+ * The context of one call: the agent's view of `wiki`, and a gate that writes into `wiki`.
+ * Without `reads` the agent has read nothing, so no existing tiddler can be written.
+ */
 export function createToolContext(
   wiki: WikiPort,
-  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal },
+  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; reads?: ReadonlyMap<string, string> },
   services: ToolServices = { now: Date.now },
 ): ToolContext {
   return {
     ...call,
+    reads: call.reads ?? new Map(),
     wiki: wiki.agentView(),
     gate: new WriteGate(wiki, call),
     todo: new TodoList(wiki, call.chat),

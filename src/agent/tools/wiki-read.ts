@@ -3,9 +3,11 @@ wiki-read: one tiddler with all its fields and its text (optionally also rendere
 text). A hidden tiddler is answered exactly like a missing one, with similar titles. An
 image tiddler (png, jpeg, gif, webp) comes back as an image the model sees (its title on the
 result, see ToolOutput.attachments); one too big or not really an image is a tool error.
-Reading a tiddler makes it the chat's "current tiddler".
+Reading a tiddler makes it the chat's "current tiddler", and the version read is recorded
+(store/read-ledger.ts): the write tools write only over the version last read.
 \*/
 import * as z from 'zod/mini';
+import { fingerprint } from '../store/fingerprint';
 import type { WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
@@ -42,7 +44,7 @@ export const wikiReadTool = defineTool({
       const checked = tiddlerImage(title, fields);
       if ('problem' in checked) return { ok: false, content: checked.problem };
       parts.push(tiddlerBlock(fields, { full: true, text: `(${checked.image.mediaType} image, ${sizeText(imageBytes(checked.image.data))}: attached to this result as an image)` }));
-      return { content: parts.join('\n'), currentTiddler: title, attachments: [title] };
+      return { content: parts.join('\n'), currentTiddler: title, attachments: [title], read: { [title]: fingerprint(fields) } };
     }
     if (isImageTiddler(fields)) {
       parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} image stored outside the wiki at its _canonical_uri; it is not fetched, so it is not shown)` }));
@@ -64,7 +66,7 @@ export const wikiReadTool = defineTool({
       if (plain.length > READ_TEXT_LIMIT) plain = `${plain.slice(0, READ_TEXT_LIMIT)}\n[… ${plain.length - READ_TEXT_LIMIT} more characters not shown]`;
       parts.push(tiddlerBlock(fields, { text: plain, attributes: { view: 'rendered' } }));
     }
-    return { content: parts.join('\n'), currentTiddler: title };
+    return { content: parts.join('\n'), currentTiddler: title, read: { [title]: fingerprint(fields) } };
   },
 });
 

@@ -13,6 +13,8 @@ search after a load), the query is answered as before the index, by [search[]], 
 the result says so.
 \*/
 import * as z from 'zod/mini';
+import { fingerprint } from '../store/fingerprint';
+import type { Reads } from '../store/read-ledger';
 import type { RankedHit, WikiPort } from '../store/wiki-port';
 import { defineTool } from './tool';
 import { chunkOf, MEANING_POOL, rankByMeaning, SEARCH_MODES } from './search-by-meaning';
@@ -81,12 +83,15 @@ export const wikiSearchTool = defineTool({
     let budget = SEARCH_TEXT_BUDGET;
     let cut = false;
     const terms = args.titlesOnly ? [] : searchTerms(query);
+    // Each tiddler shown, with its modified, is a version the agent has read (store/read-ledger.ts).
+    const read: Reads = {};
     for (const title of shown) {
       const fields = wiki.getFields(title);
       if (!fields) {
         blocks.push(tiddlerBlock({ title }, { text: '', attributes: { missing: 'yes' } }));
         continue;
       }
+      read[title] = fingerprint(fields);
       const text = fields.text ?? '';
       if (isBinaryType(fields.type)) {
         blocks.push(tiddlerBlock(fields, { text: `(${fields.type} content, not shown)` }));
@@ -118,7 +123,7 @@ export const wikiSearchTool = defineTool({
       lines.push(UNTRUSTED_NOTE, ...blocks);
     }
     if (withheld) lines.push(withheldLine(withheld));
-    return { content: lines.join('\n') };
+    return { content: lines.join('\n'), read };
   },
 });
 

@@ -5,10 +5,18 @@ hands it to the write gate, which checks the existing and the resulting tiddlers
 would land (write-gate.ts) and journals them for rollback. The same plan is what the
 approval card shows. On any failure the tiddler is refreshed into the "Current tiddler"
 section so the next attempt starts from its real text. They need confirmation by default.
+
+A write lands only on the version the agent last read (context.reads): update, edit, rename
+and delete are refused when the tiddler differs in any field or its text from that version,
+or when the agent has not read it in this chat at all; `modified` must also be the one read.
+What a write lands counts as read, so the agent can go on from its own version.
 \*/
 import * as z from 'zod/mini';
+import { fingerprint } from '../store/fingerprint';
+import type { Reads } from '../store/read-ledger';
 import type { TiddlerFields } from '../store/wiki-port';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
+import type { Journal } from './journal';
 import { errorText, WriteRefused, type Changes } from './write-gate';
 
 const title = z.string().check(z.minLength(1), z.describe('Exact tiddler title'));
@@ -42,17 +50,45 @@ function existing(context: ToolContext, title: string): TiddlerFields {
   return fields;
 }
 
-/** Refuse when the tiddler changed since the agent read it (optimistic concurrency on `modified`). */
-function unchanged(fields: TiddlerFields, modified: string): void {
+const REREAD = 'Its current text is in the "Current tiddler" section (or read it again with wiki-read); work from that version and its modified value.';
+
+/**
+ * Refuse a write unless the tiddler is exactly the version the agent last read: the same
+ * fingerprint (every field and the text) and the `modified` the call sends back.
+ */
+function unchanged(context: ToolContext, { title, modified }: Base): void {
+  const fields = context.wiki.getFields(title) ?? {};
+  const read = context.reads.get(title);
+  if (read === undefined) throw new WriteRefused(`You have not read "${title}" in this chat, so you would be writing over a version you have not seen. ${REREAD}`);
   const current = fields.modified ?? '';
-  if (current !== modified.trim()) {
-    throw new WriteRefused(`"${fields.title}" changed since you read it (modified ${current || 'never'}, you sent ${modified || 'nothing'}). Its current text is in the "Current tiddler" section; use it and its modified value.`);
+  if (current !== modified.trim()) throw new WriteRefused(`"${title}" changed since you read it (modified ${current || 'never'}, you sent ${modified || 'nothing'}). ${REREAD}`);
+  if (fingerprint(fields) !== read) throw new WriteRefused(`"${title}" changed since you read it: its text or fields are not the version you read (its modified stayed ${current || 'empty'}). ${REREAD}`);
+}
+
+/** The versions a write landed, as the agent's view shows them: they count as read. */
+function landed(context: ToolContext, changes: Changes): Reads {
+  const read: Reads = {};
+  for (const title of Object.keys(changes)) {
+    const fields = changes[title] && context.wiki.getFields(title);
+    if (fields) read[title] = fingerprint(fields);
   }
+  return read;
+}
+
+/** The existing tiddler a call was made from, and the `modified` it sends back. */
+interface Base {
+  title: string;
+  modified: string;
 }
 
 /**
- * A write tool: `plan` works out the change (throwing WriteRefused for a call that cannot be
- * made), `execute` passes it through the gate and reports; targets are the changed titles.
+ * A write tool: `changes` works out the change (throwing WriteRefused for a call that cannot
+ * be made), the gate checks it as it would land, and then, for a call made from an existing
+ * tiddler (`base`), the version the agent read: a change the gate refuses anyway is refused
+ * for that reason, which no re-reading helps. A change that cannot be worked out (a snippet
+ * not found) from a version the agent has not read is refused for that, its likely cause.
+ * `plan` is what the card shows, `execute` applies it and reports; targets are the changed
+ * titles.
  */
 function writeTool<S extends z.ZodMiniType>(tool: {
   name: string;
@@ -60,17 +96,32 @@ function writeTool<S extends z.ZodMiniType>(tool: {
   parameters: S;
   preview: (args: z.output<S>) => string;
   changes: (args: z.output<S>, context: ToolContext) => Changes;
+  base?: (args: z.output<S>) => Base;
   titles: (args: z.output<S>) => string[];
   done: (args: z.output<S>, changes: Changes) => string;
   current: (args: z.output<S>) => string;
 }): ToolDefinition {
+  const checked = (args: z.output<S>, context: ToolContext): { changes: Changes; journal: Journal } => {
+    const base = tool.base?.(args);
+    if (base) existing(context, base.title);
+    let changes: Changes;
+    try {
+      changes = tool.changes(args, context);
+    } catch (e) {
+      if (base) unchanged(context, base);
+      throw e;
+    }
+    const journal = context.gate.plan(changes);
+    if (base) unchanged(context, base);
+    return { changes, journal };
+  };
   return defineTool({
     name: tool.name,
     description: tool.description,
     access: 'write',
     parameters: tool.parameters,
     preview: tool.preview,
-    plan: (args, context) => context.gate.plan(tool.changes(args, context)),
+    plan: (args, context) => checked(args, context).journal,
     targets: (args, context) => {
       try {
         return [...new Set([...tool.titles(args), ...Object.keys(tool.changes(args, context))])];
@@ -80,9 +131,9 @@ function writeTool<S extends z.ZodMiniType>(tool: {
     },
     execute: (args, context): ToolOutput => {
       try {
-        const changes = tool.changes(args, context);
+        const { changes } = checked(args, context);
         context.gate.apply(changes);
-        return { content: tool.done(args, changes), currentTiddler: tool.current(args) };
+        return { content: tool.done(args, changes), currentTiddler: tool.current(args), read: landed(context, changes) };
       } catch (e) {
         return { ok: false, content: errorText(e), currentTiddler: tool.current(args) };
       }
@@ -130,10 +181,10 @@ export const wikiUpdateTool = writeTool({
     if (args.text !== undefined) lines.push(args.text);
     return lines.join('\n');
   },
+  base: (args) => args,
   titles: (args) => [args.title],
   changes: (args, context) => {
     const before = existing(context, args.title);
-    unchanged(before, args.modified);
     const fields = applyFields({ ...before, modified: context.wiki.now() }, args.fields);
     if (args.text !== undefined) fields.text = args.text;
     if (args.tags) fields.tags = stringifyTags(args.tags);
@@ -155,10 +206,10 @@ export const wikiEditTool = writeTool({
       .check(z.minLength(1), z.describe('One or more non-overlapping find/replace pairs')),
   }),
   preview: (args) => [`Edit "${args.title}"`, ...args.edits.map((e, i) => `#${i + 1} − ${e.find}\n#${i + 1} + ${e.replace}`)].join('\n'),
+  base: (args) => args,
   titles: (args) => [args.title],
   changes: (args, context) => {
     const before = existing(context, args.title);
-    unchanged(before, args.modified);
     return { [args.title]: { ...before, modified: context.wiki.now(), text: applyEdits(before.text ?? '', args.edits) } };
   },
   done: (args, changes) => `Edited "${args.title}": ${args.edits.length} change(s) (modified ${changes[args.title]?.modified}).`,
@@ -195,10 +246,10 @@ export const wikiRenameTool = writeTool({
     relink: z._default(z.boolean(), true),
   }),
   preview: (args) => `Rename "${args.title}" → "${args.newTitle}"${args.relink ? ' (and update references)' : ''}`,
+  base: (args) => args,
   titles: (args) => [args.title, args.newTitle],
   changes: (args, context) => {
     const before = existing(context, args.title);
-    unchanged(before, args.modified);
     context.gate.checkTitle(args.newTitle);
     if (context.wiki.getFields(args.newTitle)) throw new WriteRefused(`"${args.newTitle}" already exists.`);
     // Renamed in a sandbox of the agent's view: TiddlyWiki's own relinkers change exactly the
@@ -222,9 +273,10 @@ export const wikiDeleteTool = writeTool({
   description: 'Delete a tiddler. It can be restored by rolling back the turn.',
   parameters: z.object({ title, modified }),
   preview: (args) => `Delete "${args.title}"`,
+  base: (args) => args,
   titles: (args) => [args.title],
   changes: (args, context) => {
-    unchanged(existing(context, args.title), args.modified);
+    existing(context, args.title);
     return { [args.title]: null };
   },
   done: (args) => `Deleted "${args.title}". Rolling back this turn restores it.`,

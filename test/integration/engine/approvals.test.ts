@@ -413,7 +413,7 @@ describe('patterns match the titles a wiki call reads or writes', () => {
   test.each(['Drafts/', '^Drafts/'])('the attack of issue 9: with the allow rule %s, an edit of "Diary" whose new text contains "Drafts/" waits for confirmation', async (pattern) => {
     const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: [pattern] } }) });
     const args = { title: 'Diary', modified: M, edits: [{ find: 'Dear diary', replace: 'Moved to Drafts/x' }] };
-    const s = scriptedModel([toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
+    const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Diary' }]), toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
     const runner = scriptedRunner(h, s.model, wikiTools);
     const events = listen(runner, chat);
 
@@ -425,13 +425,13 @@ describe('patterns match the titles a wiki call reads or writes', () => {
     expect(more).toEqual([]);
     expect(pending).toMatchObject({ 'tool-name': 'wiki-edit', 'tool-call-id': 'e1', 'tool-status': 'pending' });
     expect(events.of('waiting')).toEqual([{ type: 'waiting', chat, message: pending!.title, reason: 'approval' }]);
-    expect(s.requests).toHaveLength(1);
+    expect(s.requests).toHaveLength(2);
   });
 
   test('the same rule runs an edit of "Drafts/x" without asking', async () => {
     const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: ['^Drafts/'] } }) });
     const args = { title: 'Drafts/x', modified: M, edits: [{ find: 'A draft', replace: 'A better draft' }] };
-    const s = scriptedModel([toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
+    const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Drafts/x' }]), toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
 
     expect(await within(scriptedRunner(h, s.model, wikiTools).send(chat, 'Improve the draft.'), 'the turn')).toEqual({ status: 'completed' });
 

@@ -37,9 +37,9 @@ describe('readSse framing', () => {
     expect(await readBytewise('data: 日本語 😊 Ünïcödé\n\n')).toEqual([ev('日本語 😊 Ünïcödé')]);
   });
 
-  it('dispatches a last event that lacks the closing blank line', async () => {
-    expect(await readAll(streamOf([enc('data: a\n\ndata: [DONE]\n')]))).toEqual([ev('a'), ev('[DONE]')]);
-    expect(await readAll(streamOf([enc('data: [DONE]')]))).toEqual([ev('[DONE]')]);
+  it('dispatches a last event that lacks the closing blank line, marked as cut there', async () => {
+    expect(await readAll(streamOf([enc('data: a\n\ndata: [DONE]\n')]))).toEqual([ev('a'), { ...ev('[DONE]'), cut: true }]);
+    expect(await readAll(streamOf([enc('data: [DONE]')]))).toEqual([{ ...ev('[DONE]'), cut: true }]);
   });
 
   it('reports non-SSE text (a raw JSON error after events, as Vertex sends it) once, at the end', async () => {

@@ -1,8 +1,10 @@
 /*\
 Built-in plugin: message persistence. One write per finished message: the user's message
-when it arrives, the reply when it completes, each tool result when it is ready.
+when it arrives, the reply when it completes, each tool result when it is ready. Replies and
+tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts).
 \*/
 import type { EnginePlugin } from '../hooks';
+import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
@@ -27,6 +29,8 @@ export const persistencePlugin: EnginePlugin = {
         tokensOut: response.usage.outputTokens,
         // Calls whose arguments were cut off are recorded too, so their error results pair up.
         toolCalls: [...calls, ...invalid.map(({ id, name }) => ({ id, name, args: {} }))],
+        // What the reply's prompt showed as current: its calls were made with that version in view.
+        read: response.reads,
       });
     });
     hooks.toolExecuted.tap('persistence', ({ result, pendingTitle }, ctx) => {
@@ -40,6 +44,7 @@ export const persistencePlugin: EnginePlugin = {
         'agent-round': String(ctx.round),
         'agent-child': result.output?.child,
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
+        [READ_FIELD]: stringifyReads(result.output?.read),
       };
       if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
       else
@@ -53,6 +58,7 @@ export const persistencePlugin: EnginePlugin = {
           round: ctx.round,
           child: result.output?.child,
           attachments,
+          read: result.output?.read,
         });
     });
   },

@@ -1,11 +1,12 @@
 /*\
 Built-in plugin: prompt assembly. The agent's system prompt (wikitext rendered to plain
 text), the "Current tiddler" section (seed 002: the authoritative text of the tiddler being
-worked on, re-read from the wiki every round, never trimmed) and the chat history. What the
-model reads of the wiki here (the Current tiddler, attachments) comes from the agent's view,
-where hidden tiddlers do not exist, like everything its tools read. Image tiddlers (attached,
-or returned by a tool) become image parts (engine/images.ts). A compaction summary takes the
-place of the turns it replaced (engine/compaction.ts).
+worked on, re-read from the wiki every round, never trimmed; the reply records the version it
+showed as read, store/read-ledger.ts) and the chat history. What the model reads of the wiki
+here (the Current tiddler, attachments) comes from the agent's view, where hidden tiddlers do
+not exist, like everything its tools read. Image tiddlers (attached, or returned by a tool)
+become image parts (engine/images.ts). A compaction summary takes the place of the turns it
+replaced (engine/compaction.ts).
 \*/
 import type { EnginePlugin, TurnContext } from '../hooks';
 import { isBinaryType, tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
@@ -13,6 +14,7 @@ import { buildHistory } from '../history';
 import { selectHistory } from '../context';
 import { imageAttachment } from '../images';
 import { liveHistory, summaryPromptMessage } from '../compaction';
+import { fingerprint } from '../../store/fingerprint';
 import type { Message } from '../../store/schemas';
 import { ENGLISH_PROMPT_WORDS, fill, promptWords } from '../prompt-words';
 
@@ -27,7 +29,10 @@ export const promptPlugin: EnginePlugin = {
       const current = ctx.store.wiki.getFields(ctx.chat)?.[CURRENT_TIDDLER_FIELD];
       // A failed write names its target as the Current tiddler, even when that is a chat.
       const words = promptWords(ctx.words);
-      const section = current ? currentTiddlerSection(ctx.store.wiki.agentView().getFields(current), current, words) : undefined;
+      const fields = current ? ctx.store.wiki.agentView().getFields(current) : undefined;
+      const section = current ? currentTiddlerSection(fields, current, words) : undefined;
+      // The section shows this version as the tiddler's current one: the reply's calls may write over it.
+      if (current && fields) build.reads[current] = fingerprint(fields);
       if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
       // A compaction's summary stands in for the turns it replaced (engine/compaction.ts).
       const { summary, messages } = liveHistory(build.history);
