@@ -47,6 +47,8 @@ A chat script (queue() or POST /__mock/queue) is an object; every field is optio
   cutAfter: N                              destroy the socket before text chunk N (0: after the role chunk)
   cutMidLine: true                         with cutAfter: first write half of chunk N's line
   stallAfter: N                            stop writing before text chunk N, until the client leaves
+  pauseAt: N, resume: Promise              in-process only: stop writing before text chunk N until
+                                           `resume` settles (a test acts while a reply is half done)
   errorInStream: 'message'                 an OpenAI error object after the text, no [DONE]
   inject: { N: 'raw text' }                written verbatim before text chunk N ('data: {oops\n\n')
   dripBytes: N                             every write goes out in pieces of N bytes, a delay after each
@@ -364,6 +366,10 @@ async function startMockLlm(options = {}) {
         return cut();
       }
       if (script.stallAfter === i) return stall();
+      if (script.pauseAt === i && script.resume) {
+        await Promise.race([script.resume, conn.closed]);
+        if (conn.done) return;
+      }
       if (i < textChunks.length && !(await send(chunk({ content: textChunks[i] })))) return;
     }
     if (script.cutAfter != null) return cut(); // N larger than the text: cut before the finish

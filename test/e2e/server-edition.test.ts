@@ -49,7 +49,9 @@ test('two pages watch one chat stream; a reload mid-reply finds the turn still r
   const [a, b] = [await openPage(), await openPage()];
   for (const page of [a, b]) await navigate(page, 'Demo chat');
   const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
-  wiki.mock.queue({ text: `''Shared'' reply: ${words}`, delayMs: 15 });
+  // The reply pauses halfway until the reloaded page shows it streaming (a reload takes as long as it takes).
+  let resume!: () => void;
+  wiki.mock.queue({ text: `''Shared'' reply: ${words}`, delayMs: 15, pauseAt: 60, resume: new Promise<void>((r) => (resume = r)) });
   await send(a, 'Tell both of us');
   // The page that did not send sees the user's message and the reply stream, live.
   await chatIn(b).locator('.tc-ai-message-user').filter({ hasText: 'Tell both of us' }).waitFor();
@@ -63,6 +65,7 @@ test('two pages watch one chat stream; a reload mid-reply finds the turn still r
   await navigate(a, 'Demo chat');
   await chatIn(a).locator('.tc-ai-message-streaming').waitFor();
   expect(await chatIn(a).getAttribute('data-status')).toBe('working');
+  resume();
   for (const page of [a, b]) await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
   const replyA = await chatIn(a).locator('.tc-ai-message-assistant[data-message]').last().textContent();
   const replyB = await chatIn(b).locator('.tc-ai-message-assistant[data-message]').last().textContent();

@@ -350,7 +350,7 @@ export async function runCase(adapter: FuzzAdapter, c: StreamCase): Promise<RunR
 // The properties
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool-calls', 'content-filter', 'other']);
-const ERROR_KINDS = new Set(['http', 'network', 'timeout', 'stream', 'truncated', 'invalid-response', 'aborted']);
+const ERROR_KINDS = new Set(['http', 'network', 'timeout', 'stream', 'truncated', 'invalid-response', 'damaged', 'refused', 'aborted']);
 
 /** Everything wrong with one run, as sentences; [] when the run kept every property. */
 export function violations(r: RunResult): string[] {

@@ -280,7 +280,7 @@ describe('script-bearing HTML is refused in every agent write (issue 23)', () =>
       ['c1', 'wiki-update', { title: 'My embed', modified: own.modified, tags: ['Notes'] }],
       ['c2', 'wiki-rename', { title: 'My embed', modified: own.modified, newTitle: 'Their embed' }],
       ['c3', 'wiki-delete', { title: 'My embed', modified: own.modified }],
-    ]);
+    ], {}, [], ['My embed']);
     expect(results.get('c1')!.text).toContain(SRCDOC);
     expect(results.get('c2')!.text).toContain(SRCDOC);
     expect(results.get('c3')!['tool-status']).toBe('ok');
