@@ -167,11 +167,25 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
     for (const secret of ['MOCK_KEY_VAR', KEY, DB_PASSWORD]) expect(raw).not.toContain(secret);
   });
 
+  test('a writer\'s web-fetch allow-list does not open the server\'s network: on a server only the owner\'s counts', async () => {
+    expect(await putTiddler(server.url, { title: '$:/config/tiddlyagent/web-fetch/allow-hosts', text: `${internal.host} 127.0.0.1` }, WRITER)).toBe(204);
+    const chat = await chatWith('allowlist', { 'agent-tools': 'web-fetch summary', 'agent-approval': '{"web-fetch": {"mode": "auto"}}' });
+    expect((await post(server.url, 'send', { chat, text: `mock:tool=web-fetch {"url":"${internal.url}/admin"}` }, WRITER)).status).toBe(202);
+    const messages = await turnEnds(chat);
+    const result = messages.find((m) => m.role === 'tool' && m['tool-name'] === 'web-fetch')!;
+    expect(result['tool-status']).toBe('error');
+    expect(result.text).toMatch(/loopback address/);
+    expect(JSON.stringify(messages)).not.toContain('INTERNAL-SECRET-DATA');
+    expect(internal.seen).toEqual([]);
+  });
+
   test('a reader cannot save a profile or an MCP server, nor test one', async () => {
     expect(await putTiddler(server.url, { title: 'Reader profile', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': 'mock-api-key' }, READER)).toBe(401);
     expect(await putTiddler(server.url, { title: 'Reader MCP', tags: '$:/tags/AI/MCPServer', name: 'readermcp', 'mcp-url': `${capture.url}/mcp` }, READER)).toBe(401);
     expect((await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: `${capture.url}/v1` }, READER)).status).toBe(401);
     expect((await post(server.url, 'mcp-test', { server: 'evilhttp' }, READER)).status).toBe(401);
+    expect(await putTiddler(server.url, { title: '$:/config/tiddlyagent/web-fetch/allow-hosts', text: internal.host }, READER)).toBe(401);
+    expect(await putTiddler(server.url, { title: '$:/config/FileSystemPaths', text: '[prefix[x]addprefix[../]]' }, READER)).toBe(401);
     expect(capture.seen).toEqual([]);
   });
 });

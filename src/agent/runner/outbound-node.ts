@@ -61,7 +61,7 @@ export function checkUrl(raw: string | URL): URL {
   } catch {
     throw new OutboundRefused(`"${String(raw)}" is not a valid URL.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused(`Only http and https URLs may be called; "${url.protocol}" is refused.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused(`Calls go to http and https URLs only; "${url.protocol}" is refused.`);
   if (url.username || url.password) throw new OutboundRefused(`${url.origin}: a user name or password in the URL is refused.`);
   return url;
 }

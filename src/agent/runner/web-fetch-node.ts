@@ -12,7 +12,7 @@ HTML is parsed by jsdom with scripts off and nothing loaded, then made readable
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { type AllowedHost, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
-import { OutboundRefused, pinnedLookup, resolveChecked } from './outbound-node';
+import { OutboundRefused, checkUrl, pinnedLookup, resolveChecked } from './outbound-node';
 import { WebFetchError, bytesToPage, fetchDeadline, readCapped } from './web-content';
 
 export interface NodeWebFetcherOptions {
@@ -38,16 +38,13 @@ function allowHint(url: URL): string {
   return `If the user trusts it, they can add "${url.host}" to the web-fetch allow-list in the TiddlyAgent settings.`;
 }
 
-/** The URL of one hop, refused unless http(s). */
+/** The URL of one hop, refused unless http(s) and free of credentials (outbound-node.ts). */
 export function checkScheme(raw: string | URL): URL {
-  let url: URL;
   try {
-    url = typeof raw === 'string' ? new URL(raw) : raw;
-  } catch {
-    throw new WebFetchError(`"${String(raw)}" is not a valid URL.`);
+    return checkUrl(raw);
+  } catch (e) {
+    throw new WebFetchError(`web-fetch: ${(e as Error).message}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebFetchError(`web-fetch reads http and https URLs only; "${url.protocol}" is refused.`);
-  return url;
 }
 
 function parseHtmlWithJsdom(html: string, url: string): Document {

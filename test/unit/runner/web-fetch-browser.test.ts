@@ -28,3 +28,18 @@ test('a CORS failure says so', async () => {
   const web = createBrowserWebFetcher({ fetch: (async () => Promise.reject(new TypeError('Failed to fetch'))) as unknown as typeof fetch });
   await expect(web.fetch({ url: 'https://example.com/', allowHosts: [], signal })).rejects.toThrow(CORS_MESSAGE);
 });
+
+test('the page\'s own server is never read, whatever the allow-list says (its API would hand over the hidden chats)', async () => {
+  const fetch = jest.fn(async (url: string) => textResponse(url, '[{"title":"$:/ai/messages/Private/000001"}]'));
+  const web = createBrowserWebFetcher({ fetch: fetch as unknown as typeof globalThis.fetch, ownOrigin: 'http://127.0.0.1:8080' });
+  const allowHosts = parseAllowHosts('127.0.0.1 localhost wiki.example');
+  for (const url of ['http://127.0.0.1:8080/recipes/default/tiddlers.json', 'http://localhost:8080/', 'http://127.0.0.2:8080/']) {
+    await expect(web.fetch({ url, allowHosts, signal })).rejects.toThrow(/own server/);
+  }
+  expect(fetch).not.toHaveBeenCalled();
+  // Served under a name: that origin; and a redirect that lands there is refused before reading.
+  const named = createBrowserWebFetcher({ fetch: (async () => textResponse('https://wiki.example/recipes/default/tiddlers.json', 'secret')) as unknown as typeof globalThis.fetch, ownOrigin: 'https://wiki.example' });
+  await expect(named.fetch({ url: 'https://example.com/redirect', allowHosts, signal })).rejects.toThrow(/own server/);
+  // Another port of the same machine is another server: allow-listed, it is read.
+  expect((await web.fetch({ url: 'http://127.0.0.1:8123/x', allowHosts, signal })).text).toContain('Private');
+});
