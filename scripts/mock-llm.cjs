@@ -124,6 +124,7 @@ function directiveScript(name, value, restOfLine, model) {
     case 'quota': return { status: 429, body: errorBody('You exceeded your current quota, please check your plan and billing details. (mock)', 'insufficient_quota', 'insufficient_quota') };
     case '500': return { status: 500, body: genericErrorBody(500) };
     case '529': return { status: 529, body: genericErrorBody(529) };
+    case 'damaged': return { text: "''Mock reply'' with a chunk of its stream that cannot be read, then more words.", inject: { 3: 'data: {"choices":[{"delta":{"content":"lost wor\n\n' } };
     case 'cut': return { text: "''Mock reply'' that the mock server cuts off mid-stream on purpose, without the final marker.", cutAfter: 4 };
     case 'stall': return { text: "''Mock reply'' that stalls after a few words until you press Stop.", stallAfter: 3 };
     case 'json': return { json: 'completion', text: "''Mock reply'' sent as one JSON object although a stream was requested (not a real AI)." };
