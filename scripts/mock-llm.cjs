@@ -22,6 +22,8 @@ How a chat request is answered, first match wins:
      "Chat about" and the first three words of the user's message. It never takes a
      script from the chat queue below, so queued turns stay in step;
   1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
+  1b. an "Ask AI" edit request (system message starts with "Edit request:") -> mockEdit():
+     the text plainly changed as the task says, marked as the mock's;
   2. the demo's guided tour, when the last user message is `mock:tour` or "Show me what you
      can do" (see THE TOUR below);
   3. a `mock:...` directive in the last user message (see DIRECTIVES below), unless the
@@ -93,6 +95,20 @@ function defaultReply(userText) {
 function mockTitle(userText) {
   const words = String(userText ?? '').replace(/[^\p{L}\p{N}\s]+/gu, ' ').trim().split(/\s+/).filter(Boolean).slice(0, 3);
   return words.length ? `Chat about ${words.join(' ')}` : 'Chat about nothing';
+}
+
+/**
+ * The mock's answer to "Ask AI" in the editor (an edit request: its system prompt names the
+ * task, the text comes in <text>…</text>): a plain, visible change, marked as the mock's.
+ */
+function mockEdit(system, userText) {
+  const text = (/<text>\n([\s\S]*?)\n<\/text>/.exec(userText) || [])[1] || '';
+  if (/^Continue the text/m.test(system)) return 'And then the offline mock continued the thought (not a real AI).';
+  if (/^Replace the text with a short summary/m.test(system)) return `In short (mock summary): ${text.split(/(?<=[.!?])\s/)[0] || text}`;
+  if (/^Correct spelling/m.test(system)) return text.replace(/\bteh\b/g, 'the').replace(/\bi\b/g, 'I').replace(/ {2,}/g, ' ');
+  const custom = /^The user's instruction: (.*)$/m.exec(system);
+  if (custom) return `${text} (changed by the offline mock as asked: ${custom[1]})`;
+  return `${text.trim()} (rewritten by the offline mock, not a real AI)`;
 }
 
 function toolResultReply(resultText) {
@@ -451,6 +467,9 @@ async function startMockLlm(options = {}) {
       return { source: 'title', script: { text: mockTitle(asked ? asked[1] : userText) } };
     }
     if (scripts.length) return { source: 'queue', script: scripts.shift() };
+    if (messages[0] && messages[0].role === 'system' && contentText(messages[0].content).startsWith('Edit request:')) {
+      return { source: 'edit', script: { text: mockEdit(contentText(messages[0].content), userText) } };
+    }
     const tour = tourScript(messages, userText);
     if (tour) return { source: 'tour', script: tour };
     const endsWithTool = last && last.role === 'tool';

@@ -36,6 +36,7 @@ export { rankText } from './tools/wiki-search';
 export { textIndexOf, TEXT_INDEX_STATUS } from './runner/text-index-host';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
+export { EDIT_INSTRUCTIONS, type EditInstruction, type EditRequest } from './engine/edit-request';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
 export { Scheduler, SCHEDULE_SOURCE, type SchedulerHost } from './schedules/scheduler';

@@ -27,7 +27,7 @@ function receipt(submitted: { op: Agent.Operation }): Answer {
 }
 
 /** Every action of POST /agent/<action>, by name (the access-control test walks this table). */
-const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer | Promise<Answer>> = {
+const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: AbortSignal) => Answer | Promise<Answer>> = {
   send: (runner, body) => {
     const attachments = body.attachments ?? [];
     if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new HttpError(400, '"attachments" must be a list of titles.');
@@ -66,6 +66,14 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
   'mcp-test': async (runner, body) => ({ status: 200, body: await runner.testMcpServer(str(body, 'server')) }),
   // Calls a base URL with the server's key: writers only (like every action), the key only to an
   // origin a saved profile already calls (runner/provider-test.ts); a key in the body is ignored.
+  // "Ask AI" in the editor: spends the server's key on a model request, so writers only, as every action.
+  'propose-edit': async (runner, body, signal) => ({
+    status: 200,
+    body: await runner.proposeEdit(
+      { agent: optionalStr(body, 'agent') ?? '', instruction: str(body, 'instruction') as Agent.EditInstruction, custom: optionalStr(body, 'custom'), text: typeof body.text === 'string' ? body.text : '', title: optionalStr(body, 'title'), context: optionalStr(body, 'context') },
+      signal,
+    ),
+  }),
   'provider-test': async (runner, body) => ({
     status: 200,
     body: await runner.testProvider({ profile: str(body, 'profile'), baseUrl: optionalStr(body, 'baseUrl'), model: optionalStr(body, 'model') }),
@@ -74,18 +82,23 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
 
 export const ACTION_NAMES = Object.keys(ACTIONS);
 
-async function perform(action: string, body: Body): Promise<Answer> {
+async function perform(action: string, body: Body, signal: AbortSignal): Promise<Answer> {
   const edition = getServerEdition();
   if (!edition) throw new HttpError(503, 'The TiddlyAgent server edition is not running.');
   if (!Object.hasOwn(ACTIONS, action)) throw new HttpError(404, `There is no action "${action}".`);
-  return ACTIONS[action]!(edition.runner, body);
+  return ACTIONS[action]!(edition.runner, body, signal);
 }
 
 export async function handleAction(request: IncomingMessage, response: ServerResponse, action: string): Promise<void> {
   let status: number;
   let body: unknown;
   try {
-    ({ status, body } = await perform(action, await readJsonBody(request)));
+    // A page that gives up (Stop, closed) ends what its request started where that can be stopped.
+    const gone = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    ({ status, body } = await perform(action, await readJsonBody(request), gone.signal));
   } catch (e) {
     const agent = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
     if (e instanceof HttpError) status = e.status;

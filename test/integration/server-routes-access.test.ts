@@ -128,6 +128,8 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
     'mcp-test': { server: chat === CHAT ? '$:/demo/mcp/everything' : 'No such server' },
     // Aimed at a profile (provider-test has no chat either); the unknown variant names none.
     'provider-test': { profile: chat === CHAT ? '$:/demo/providers/mock-llm' : 'No such profile' },
+    // Ask AI in the editor (no chat either); the unknown variant names no agent.
+    'propose-edit': { instruction: 'rewrite', text: 'Some words', agent: chat === CHAT ? '$:/demo/agents/offline-demo' : 'No such agent' },
   };
   if (!bodies[action]) throw new Error(`POST /agent/${action} has no line in this test: add one`);
   return bodies[action]!;

@@ -6,6 +6,7 @@ by the one reducer (engine/live-state.ts). A request that cannot be carried out 
 a RunnerError whose `code` says why (the server maps it to an HTTP status).
 \*/
 import type { AgentEventListener } from '../engine/events';
+import type { EditRequest } from '../engine/edit-request';
 import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 
 export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
@@ -54,6 +55,8 @@ export interface ChatRunner {
   testMcpServer(name: string): Promise<McpTestResult>;
   /** Test a provider profile with the values typed in the settings (runner/provider-test.ts): list its models, check the model. */
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult>;
+  /** "Ask AI" in the editor: an agent's proposed new text for a selection (engine/edit-request.ts); writes nothing. */
+  proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }>;
 }
 
 /** A prompt as the next request would carry it, as plain data (no key or header is part of it). */

@@ -34,6 +34,7 @@ import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
 import { LANGUAGE, lingoOf } from './lingo';
+import { editRequestProblem, proposeEdit, type EditRequest } from '../engine/edit-request';
 
 export type { ApprovalChoice } from './chat-runner';
 
@@ -82,6 +83,8 @@ export interface RunnerHost {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
+/** The agent new chats use, and "Ask AI" asks when none is chosen. */
+const DEFAULT_AGENT_CONFIG = '$:/config/tiddlyagent/default-agent';
 /** Chat field: the chat is in the bin (when it was put there); its messages stay until it is deleted forever. */
 export const CHAT_DELETED = 'agent-deleted';
 /** What "delete forever" removes of each chat of the family (the user's schedules that wake it stay). */
@@ -488,6 +491,35 @@ export class LocalRunner implements ChatRunner {
 
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
     return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
+  }
+
+  /**
+   * "Ask AI" from the editor (engine/edit-request.ts): the agent (default: the one new chats
+   * use) proposes a new text for a selection; no chat, no turn, nothing written. Stopped by
+   * `signal` and by the provider profile's timeout.
+   */
+  async proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }> {
+    if (!request || typeof request !== 'object' || typeof request.text !== 'string') throw new RunnerError('bad-request', '"text" must be a string.');
+    for (const key of ['custom', 'title', 'context', 'agent'] as const) {
+      if (request[key] !== undefined && typeof request[key] !== 'string') throw new RunnerError('bad-request', `"${key}" must be a string.`);
+    }
+    const problem = editRequestProblem(request);
+    if (problem) throw new RunnerError('bad-request', problem);
+    const agent = request.agent?.trim() || this.host.wiki.getFields(DEFAULT_AGENT_CONFIG)?.text?.trim() || '';
+    if (!this.host.wiki.getFields(agent)) throw new RunnerError('not-found', `There is no agent "${agent}".`);
+    let timeout = DEFAULT_TIMEOUT_SECONDS;
+    try {
+      timeout = this.store.readProvider(this.store.readAgent(agent)['agent-provider']).timeout ?? timeout;
+    } catch (e) {
+      throw new RunnerError('bad-request', e instanceof Error ? e.message : String(e));
+    }
+    const signals = [AbortSignal.timeout(timeout * 1000), ...(signal ? [signal] : [])];
+    try {
+      const text = await proposeEdit({ store: this.store, createModel: (profile) => this.createModel(profile), signal: AbortSignal.any(signals) }, { ...request, agent });
+      return { text };
+    } catch (e) {
+      throw new RunnerError(signal?.aborted ? 'conflict' : 'bad-request', e instanceof Error ? e.message : String(e));
+    }
   }
 
   /** Stop every timer (the page or process is going away). */

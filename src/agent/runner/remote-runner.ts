@@ -10,6 +10,7 @@ import type { ChatStatus } from '../store/schemas';
 import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
 import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
+import type { EditRequest } from '../engine/edit-request';
 
 interface PushChannelModule {
   pushChannel(): PushChannel | undefined;
@@ -107,13 +108,17 @@ export class RemoteRunner implements ChatRunner {
     return this.post('provider-test', { profile: request.profile, baseUrl: request.baseUrl, model: request.model }) as Promise<ProviderTestResult>;
   }
 
+  proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }> {
+    return this.post('propose-edit', { ...request }, signal) as Promise<{ text: string }>;
+  }
+
   /** Before the server's snapshot arrives: what the chat tiddler (kept in step by the push channel) says. */
   private quietState(chat: string): LiveChatState {
     const status = ($tw.wiki.getTiddler(chat)?.fields['agent-status'] as ChatStatus | undefined) || 'idle';
     return { ...initialLiveState(), status };
   }
 
-  private async post(action: string, body: { chat?: string; [key: string]: unknown }): Promise<unknown> {
+  private async post(action: string, body: { chat?: string; [key: string]: unknown }, signal?: AbortSignal): Promise<unknown> {
     if (body.chat) await savedToServer(body.chat);
     let response: Response;
     try {
@@ -122,8 +127,10 @@ export class RemoteRunner implements ChatRunner {
         headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'TiddlyWiki' },
         body: JSON.stringify(body),
         credentials: 'same-origin',
+        signal,
       });
     } catch (e) {
+      if (signal?.aborted) throw new RunnerError('conflict', 'Stopped.');
       throw new RunnerError('unavailable', `The wiki server cannot be reached (${e instanceof Error ? e.message : String(e)}).`);
     }
     const data = (await response.json().catch(() => ({}))) as { error?: string };

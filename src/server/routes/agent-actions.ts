@@ -16,6 +16,7 @@ nothing and reaches no model. The body is JSON; operations answer 202 once persi
 | preview     | chat                                   | 200 {sections…}            |
 | mcp-test    | server                                 | 200 {tools or error}       |
 | provider-test | profile, baseUrl?, model?            | 200 {ok, problem?, models} |
+| propose-edit | instruction, text, agent?, custom?, title?, context? | 200 {text} (Ask AI in the editor) |
 The names are actions.ts ACTION_NAMES; any other is 404.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
