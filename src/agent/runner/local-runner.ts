@@ -569,7 +569,7 @@ export class LocalRunner implements ChatRunner {
     this.controllers.set(chat, controller);
     let suggested: string | undefined;
     try {
-      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal });
+      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal, words: readPromptWords(read) });
     } finally {
       this.controllers.delete(chat);
     }
