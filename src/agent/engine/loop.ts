@@ -18,7 +18,7 @@ import type { ChatStore } from '../store/chat-store';
 import { formatUsd, replyCost, totalCost } from '../store/cost';
 import { modelFacts } from '../store/model-facts';
 import { readLedger, type Reads } from '../store/read-ledger';
-import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
+import { ConfigError, type ChatStatus, type Message, type ProviderProfile, type ToolOutcome } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
 import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
@@ -300,16 +300,16 @@ async function runToolPhase(
   const toRun: { call: ToolCallRequest; pendingTitle?: string }[] = [];
   let waiting = false;
   const finish = (result: ToolCallResult, pendingTitle?: string) => hooks.toolExecuted.call({ result, pendingTitle }, ctx);
-  const denied = (call: ToolCallRequest, content: string): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0 });
+  const denied = (call: ToolCallRequest, content: string, outcome: ToolOutcome): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0, outcome });
 
   for (const call of calls) {
     const existing = results.get(call.id);
     if (existing && existing['tool-status'] !== 'pending') continue;
     if (existing) {
       if (existing['tool-name'] === 'ask-question') waiting = true;
-      else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.'), existing.title);
+      else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.', 'user-denied'), existing.title);
       else if (existing.approval) toRun.push({ call, pendingTitle: existing.title });
-      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.'), existing.title);
+      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.', 'expired'), existing.title);
       else waiting = true;
       continue;
     }
@@ -320,7 +320,7 @@ async function runToolPhase(
     }
     const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, context) : undefined);
     if (verdict.decision === 'allow') toRun.push({ call });
-    else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
+    else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`, 'rule-denied'));
     else {
       // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
       const planned = plannedChanges(tool, call.args, context);

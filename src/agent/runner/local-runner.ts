@@ -169,7 +169,7 @@ export class LocalRunner implements ChatRunner {
     const handler = this.external.get(chat);
     if (handler) handler.wake();
     else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
-      this.decisions.close(chat, 'The MCP session that made this call has ended.');
+      this.decisions.close(chat, 'The MCP session that made this call has ended.', 'canceled');
       this.setStatus(chat, 'canceled');
     }
     return Promise.resolve({ status: (this.host.wiki.getFields(chat)?.['agent-status'] || 'idle') as ChatStatus });
@@ -237,7 +237,7 @@ export class LocalRunner implements ChatRunner {
     else if (waiting) {
       clearTimeout(this.expiryTimers.get(chat));
       this.expiryTimers.delete(chat);
-      this.decisions.close(chat, 'The user stopped the turn.');
+      this.decisions.close(chat, 'The user stopped the turn.', 'stopped');
       this.setStatus(chat, 'canceled');
       this.external.get(chat)?.wake();
     }
@@ -382,7 +382,7 @@ export class LocalRunner implements ChatRunner {
       const status = this.host.wiki.getFields(chat)?.['agent-status'];
       if (status === 'input-required' && this.host.wiki.getFields(chat)?.['agent-parent']) {
         // A sub-agent answers its parent's call, which no longer runs: nobody waits for it now.
-        this.decisions.close(chat, 'The parent turn ended (a restart or reload), so this sub-agent was stopped.');
+        this.decisions.close(chat, 'The parent turn ended (a restart or reload), so this sub-agent was stopped.', 'canceled');
         this.setStatus(chat, 'canceled');
         marked.add(chat);
         continue;
@@ -512,7 +512,7 @@ export class LocalRunner implements ChatRunner {
     switch (op.kind) {
       case 'send':
         // A new message supersedes whatever the last turn was waiting for.
-        this.decisions.close(chat, 'The user sent a new message instead.');
+        this.decisions.close(chat, 'The user sent a new message instead.', 'replaced');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
         return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));

@@ -8,6 +8,7 @@ its tiddler: when the tiddler changes, the message list renders a new view.
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { renderApproval, renderQuestion, toolDetails } from './cards';
+import { toolOutcomeText } from './tool-outcome';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -149,7 +150,10 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
   }
   if (fields['agent-child']) meta.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
-  if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
+  // A call that did not run to its end says so in the UI's language (its text is the model's).
+  const outcome = toolOutcomeText((key) => ctx.lingo(key), fields);
+  if (outcome) body.appendChild(el(doc, 'div', 'tc-ai-tool-outcome', outcome));
+  else if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
   const details = toolDetails(ctx, args);
   details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', result));
   body.appendChild(details);
