@@ -11,7 +11,7 @@ message in the chat; nothing is left `working`.
 \*/
 import * as z from 'zod/mini';
 import { isProviderError } from '../providers/errors';
-import { providerErrorKind, type ErrorKind } from './error-kinds';
+import { errorHint, providerErrorKind, withHint, type ErrorKind } from './error-kinds';
 import type { PromptWords } from './prompt-words';
 import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
@@ -102,8 +102,8 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   };
   let hooks = createHooks([...BUILTIN_PLUGINS]);
   const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
-  const fail = async (message: string, errorKind: ErrorKind): Promise<TurnResult> => {
-    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind });
+  const fail = async (message: string, errorKind: ErrorKind, hint?: string): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind, errorHint: hint });
     deps.emit({ type: 'error', chat: ctx.chat, message });
     await setStatus('failed');
     return { status: 'failed', error: message };
@@ -129,7 +129,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
     model = setup.languageModel;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e), 'config');
+    return fail(e instanceof Error ? e.message : String(e), 'config', errorHint(e));
   }
   const approvals = (() => {
     try {
@@ -462,9 +462,16 @@ export async function compactNow(deps: EngineDeps, chat: string, signal: AbortSi
 function agentSetup(deps: EngineDeps, chat: string) {
   const { store } = deps;
   const agent = store.readAgent(store.readChat(chat).agent);
-  const profile = store.readProvider(agent['agent-provider']);
+  const profile = (() => {
+    try {
+      return store.readProvider(agent['agent-provider']);
+    } catch (e) {
+      // A profile that is not there (not one that cannot be read): the agent needs one chosen.
+      throw e instanceof ConfigError && e.field === undefined ? withHint(e, 'no-provider') : e;
+    }
+  })();
   const model = agent['agent-model'] || profile['default-model'] || '';
-  if (!model) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  if (!model) throw withHint(new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`), 'no-model');
   const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);

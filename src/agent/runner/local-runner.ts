@@ -33,6 +33,7 @@ import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
+import { withHint } from '../engine/error-kinds';
 import { LANGUAGE, lingoOf } from './lingo';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -59,6 +60,8 @@ export interface RunnerHost {
   secrets?(): string[];
   /** Where the user sets a missing key, for the error message. */
   keyHint: string;
+  /** The same advice's language key (`Error/Hint/<name>`), for the UI: `no-key` (default, a browser) or `no-key-server`. */
+  keyHintName?: string;
   tools: ReadonlyMap<string, ToolDefinition>;
   plugins?: ReadonlyMap<string, EnginePlugin>;
   /** Replaces the provider registry, e.g. with a scripted model in tests. */
@@ -780,7 +783,7 @@ export class LocalRunner implements ChatRunner {
     const keyName = profile['api-key-name']?.trim();
     const apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
     if (keyName && !apiKey) {
-      throw new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`);
+      throw withHint(new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`), this.host.keyHintName ?? 'no-key');
     }
     return createLanguageModel(profile.api, {
       baseUrl: profile['base-url'],

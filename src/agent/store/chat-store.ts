@@ -65,6 +65,8 @@ export interface NewMessage {
   compaction?: boolean;
   /** Error messages: what kind of failure (engine/error-kinds.ts), for a headline in the UI's language. */
   errorKind?: string;
+  /** Error messages: what the user can do about it (a key, engine/error-kinds.ts), said in the UI's language. */
+  errorHint?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
 }
@@ -178,6 +180,7 @@ export class ChatStore {
       'agent-child': message.child,
       'agent-compaction': message.compaction ? 'yes' : undefined,
       'error-kind': message.errorKind,
+      'error-hint': message.errorHint,
       [READ_FIELD]: stringifyReads(message.read),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
