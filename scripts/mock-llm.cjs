@@ -16,11 +16,13 @@ connection test tells a wrong key from the rest this way).
 
 How a chat request is answered, first match wins:
   0. a chat-title request (TiddlyAgent's side request after a chat's first turn: its system
-     message starts with "Name this chat:") takes the next script of its own FIFO queue
-     (queueTitles() in-process, or POST /__mock/title-queue; same script format, e.g.
-     { text: 'A hostile $:/title' } or { status: 500 }), else answers mockTitle(userText):
-     "Chat about" and the first three words of the user's message. It never takes a
-     script from the chat queue below, so queued turns stay in step;
+     message starts with "Name this chat:", or "为这段对话命名：" in zh-Hans) takes the next
+     script of its own FIFO queue (queueTitles() in-process, or POST /__mock/title-queue; same
+     script format, e.g. { text: 'A hostile $:/title' } or { status: 500 }), else answers
+     mockTitle(userText, instruction) in the language asked for (the user's message's, else
+     the instruction's): "Chat about" and the first three words of an English message; the
+     subject of a Chinese one (its first clause without greeting or "please", at most eight
+     characters). It never takes a script from the chat queue below, so queued turns stay in step;
   1. the next script in the FIFO queue (queue() in-process, or POST /__mock/queue);
   1b. an "Ask AI" edit request (system message starts with "Edit request:") -> mockEdit():
      the text plainly changed as the task says, marked as the mock's;
@@ -91,9 +93,28 @@ function defaultReply(userText) {
   return `''Mock reply'' from the offline test model (not a real AI). You wrote: ${quote(userText)}${FOOTER}`;
 }
 /** The reply to a request whose last message is a tool result. */
-/** The mock's default answer to a chat-title request: "Chat about" and the user's first three words. */
-function mockTitle(userText) {
-  const words = String(userText ?? '').replace(/[^\p{L}\p{N}\s]+/gu, ' ').trim().split(/\s+/).filter(Boolean).slice(0, 3);
+/** How a chat-title request's instruction starts, per shipped language (Prompt/Words/titleRequest). */
+const TITLE_REQUESTS = { en: 'Name this chat:', zh: '为这段对话命名：' };
+/** The language of a chat-title request's instruction, or undefined when the text is no title request. */
+function titleRequestLanguage(instruction) {
+  return Object.keys(TITLE_REQUESTS).find((lang) => String(instruction ?? '').startsWith(TITLE_REQUESTS[lang]));
+}
+// The opening words of a Chinese message that say nothing of its subject (greetings, "please help me").
+const CHINESE_OPENING = /^(?:你好|您好|嗨|哈喽|请问|请|麻烦你|麻烦|帮我|帮忙|能不能|可以|我想)+/;
+/**
+ * The mock's default answer to a chat-title request, in the language asked for: the user's
+ * message's (Chinese when it holds Han characters), else the instruction's. English: "Chat
+ * about" and the first three words; Chinese: the message's first clause without opening
+ * courtesies, at most eight characters (a noun phrase, never "Chat about").
+ */
+function mockTitle(userText, instruction) {
+  const text = String(userText ?? '');
+  const chinese = /\p{Script=Han}/u.test(text) || (!/[A-Za-z]/.test(text) && titleRequestLanguage(instruction) === 'zh');
+  if (chinese) {
+    const clause = text.split(/[^\p{L}\p{N}]+/u).map((part) => part.replace(CHINESE_OPENING, '')).find(Boolean);
+    return clause ? [...clause].slice(0, 8).join('') : '新对话';
+  }
+  const words = text.replace(/[^\p{L}\p{N}\s]+/gu, ' ').trim().split(/\s+/).filter(Boolean).slice(0, 3);
   return words.length ? `Chat about ${words.join(' ')}` : 'Chat about nothing';
 }
 
@@ -461,10 +482,11 @@ async function startMockLlm(options = {}) {
     const last = messages[messages.length - 1];
     const lastUser = [...messages].reverse().find((m) => m && m.role === 'user');
     const userText = lastUser ? contentText(lastUser.content) : '';
-    if (messages[0] && messages[0].role === 'system' && contentText(messages[0].content).startsWith('Name this chat:')) {
+    const instruction = messages[0] && messages[0].role === 'system' ? contentText(messages[0].content) : '';
+    if (titleRequestLanguage(instruction)) {
       if (titleScripts.length) return { source: 'title-queue', script: titleScripts.shift() };
       const asked = /^User:\n([\s\S]*?)\n\nAssistant:/.exec(userText);
-      return { source: 'title', script: { text: mockTitle(asked ? asked[1] : userText) } };
+      return { source: 'title', script: { text: mockTitle(asked ? asked[1] : userText, instruction) } };
     }
     if (scripts.length) return { source: 'queue', script: scripts.shift() };
     if (messages[0] && messages[0].role === 'system' && contentText(messages[0].content).startsWith('Edit request:')) {
@@ -674,7 +696,7 @@ function hashedEmbedding(text, dims) {
   return v.map((x) => Math.round((x / norm) * 1e6) / 1e6);
 }
 
-module.exports = { startMockLlm, defaultReply, toolResultReply, mockTitle, hashedEmbedding, TOUR_FIND, TOUR_REPLACE };
+module.exports = { startMockLlm, defaultReply, toolResultReply, mockTitle, titleRequestLanguage, hashedEmbedding, TOUR_FIND, TOUR_REPLACE };
 
 if (require.main === module) {
   const argv = process.argv.slice(2);

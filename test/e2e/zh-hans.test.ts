@@ -1,9 +1,12 @@
 // The UI in Chinese, in a real browser: with $:/language set to zh-Hans, a chat holding a user
-// message, a reply, a tool line, an error, an incomplete reply and an approval card, with its
-// composer, status line and footer, the page controls, the Chats and Background sidebar tabs
-// show no English UI word (in text, tooltips, aria-labels or placeholders). What the user or
-// the model wrote, tiddler titles, tool names, model ids and code are not UI words and are
-// left out. Switched back to en-GB, the same page reads English again, without a reload.
+// message, a reply, a tool line, a denied call, an error, a setup error with its hint, an
+// incomplete reply and an approval card, with its composer, status line and footer, the page
+// controls, the Chats and Background sidebar tabs show no English UI word (in text, tooltips,
+// aria-labels or placeholders). What the user or the model wrote, tiddler titles, tool names,
+// model ids and code are not UI words and are left out. Switched back to en-GB, the same page
+// reads English again, without a reload. Beyond the controls: a new chat's first turn takes a
+// Chinese title, and the demo's welcome tiddler and translated manual chapters read Chinese,
+// their links leading to Chinese chapters, and English again once switched back.
 import type { BrowserContext, Page } from 'playwright-core';
 import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
 
@@ -121,6 +124,12 @@ function englishWords(found: Found[]): string[] {
 }
 
 const setLanguage = (language: string) => page.evaluate((l) => (window as any).$tw.wiki.addTiddler({ title: '$:/language', text: l }), language);
+/** The demo provider's `api-key-name` (undefined: none, as shipped). */
+const setProviderKeyName = (name: string | undefined) =>
+  page.evaluate((n) => {
+    const tw = (window as any).$tw;
+    tw.wiki.addTiddler(new tw.Tiddler(tw.wiki.getTiddler('$:/demo/providers/mock-llm'), { 'api-key-name': n }));
+  }, name);
 const status = () => chat().getAttribute('data-status');
 const waitForStatus = (...wanted: string[]) =>
   page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [`.tc-ai-chat[data-chat="${CHAT}"]`, wanted] as const);
@@ -171,6 +180,18 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
   // An error with its kind: the provider refuses the key.
   await turn('mock:401', 'failed');
   await chat().locator('.tc-ai-error-headline').waitFor();
+  // A setup error a new user meets: the provider needs a key this browser does not have.
+  await setProviderKeyName('zh-test-key');
+  await turn('你好', 'failed');
+  await chat().locator('.tc-ai-error-hint').waitFor();
+  expect(await chat().locator('.tc-ai-error-hint').textContent()).toContain('控制台 → 设置 → TiddlyAgent → 服务商');
+  await setProviderKeyName(undefined);
+  // A write the user denies: the line says so in Chinese (the model was told in English).
+  await turn('mock:tool=wiki-create {"title":"被拒绝的笔记","text":"不要写"}', 'input-required');
+  await chat().locator('.tc-ai-approval button.tc-ai-approve-deny').click();
+  await waitForStatus('completed');
+  const denied = chat().locator('.tc-ai-message-tool[data-tool="wiki-create"][data-tool-status="denied"] .tc-ai-tool-outcome');
+  expect(await denied.textContent()).toBe('你没有允许这次调用。');
   // An incomplete reply: stopped while it streams.
   await send('mock:stall');
   await chat().locator('.tc-ai-message-streaming').filter({ hasText: 'Mock' }).waitFor();
@@ -191,7 +212,7 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
 
   // Every part was there, in Chinese.
   const all = found.map((f) => f.text).join('\n');
-  for (const part of ['.tc-ai-error-headline', '.tc-ai-message-incomplete', '.tc-ai-tool-status', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
+  for (const part of ['.tc-ai-error-headline', '.tc-ai-error-hint', '.tc-ai-tool-outcome', '.tc-ai-message-incomplete', '.tc-ai-tool-status', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
     const text = (await chat().locator(part).first().textContent()) ?? '';
     expect({ part, chinese: /[\u4e00-\u9fff]/.test(text) }).toEqual({ part, chinese: true });
   }
@@ -206,6 +227,9 @@ test('switched back to en-GB, the same page reads English again, without a reloa
   await page.waitForFunction(() => /Allow once/.test(document.querySelector('.tc-ai-approval')?.textContent ?? ''));
   const found = await sidebarAndPage();
   const all = found.map((f) => f.text).join('\n');
+  // In English the error's detail says what to do: no hint line; the denied call's line is English.
+  expect(await chat().locator('.tc-ai-error-hint').count()).toBe(0);
+  expect(await chat().locator('.tc-ai-tool-outcome').first().textContent()).toBe('You did not allow this call.');
   for (const words of ['Allow once', 'Deny', 'Send', 'Show prompt', 'Compact now', 'incomplete', 'The provider refused the API key', 'Waiting for you', 'Chats', 'Background', 'Schedules and alarms', 'new chat', 'Ranked', 'Best matches first', 'talk with AI']) {
     expect(all).toContain(words);
   }
@@ -263,4 +287,79 @@ test('in zh-Hans, every tab of the settings holds no English UI word', async () 
       [NOT_UI] as const,
     );
   }
+});
+
+test('in zh-Hans, a new chat\'s first turn takes a Chinese title: a short noun phrase, not "Chat about"', async () => {
+  await setLanguage('$:/languages/zh-Hans');
+  await page.locator('.tc-page-controls [data-ai-action="new-chat"]').click();
+  const fresh = page.locator('.tc-story-river .tc-ai-chat[data-chat="对话"]');
+  await fresh.locator('textarea.tc-ai-chat-input').fill('你好，请帮我整理花园笔记。');
+  await fresh.locator('textarea.tc-ai-chat-input').press('Control+Enter');
+  // The mock answers the Chinese title request in Chinese: the message's subject.
+  const titled = page.locator('.tc-story-river .tc-ai-chat[data-chat="整理花园笔记"]');
+  await titled.locator('.tc-ai-message-assistant[data-message]').waitFor();
+  const request = wiki.mock.requests.find((r: { body: { messages?: { role: string; content: unknown }[] } }) => String(r.body?.messages?.[0]?.content ?? '').startsWith('为这段对话命名：'));
+  expect(request).toBeDefined();
+  const chats = await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]') as string[]);
+  expect(chats).toContain('整理花园笔记');
+  expect(chats.filter((t) => /Chat about/.test(t))).toEqual([]);
+  expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('对话'))).toBe(false);
+  expect(errors).toEqual([]);
+});
+
+/** The demo's translated pages (the English titles) and the Chinese captions they show in zh-Hans. */
+const PAGES: [string, string][] = [
+  ['Welcome to TiddlyAgent', '欢迎使用 TiddlyAgent'],
+  ['TiddlyAgent Manual', 'TiddlyAgent 手册'],
+  ['TiddlyAgent Manual: Getting started', 'TiddlyAgent 手册：入门'],
+  ['TiddlyAgent Manual: Providers', 'TiddlyAgent 手册：服务商'],
+  ['TiddlyAgent Manual: Approvals and rollback', 'TiddlyAgent 手册：审批与回滚'],
+  ['TiddlyAgent Manual: Security', 'TiddlyAgent 手册：安全'],
+  ['TiddlyAgent Manual: Who may do what', 'TiddlyAgent 手册：谁可以做什么'],
+];
+const frame = (title: string) => page.locator(`.tc-story-river .tc-tiddler-frame[data-tiddler-title="${title}"]`);
+const hanCount = (text: string) => (text.match(/[\u4e00-\u9fff]/g) ?? []).length;
+
+test('in zh-Hans, the welcome tiddler and each translated manual chapter read Chinese, and their links open Chinese chapters', async () => {
+  await setLanguage('$:/languages/zh-Hans');
+  for (const [title, caption] of PAGES) {
+    await navigate(page, title);
+    await frame(title).locator('.tc-ai-demo-translation[lang="zh-Hans"]').waitFor();
+    expect(await frame(title).locator('.tc-title').textContent()).toBe(caption);
+    const body = (await frame(title).locator('.tc-tiddler-body').textContent()) ?? '';
+    expect({ title, chinese: hanCount(body) > 50 }).toEqual({ title, chinese: true });
+  }
+  // Links between chapters, as a reader follows them: the welcome tiddler to Providers, Providers to Who may do what, that to Security.
+  const follow = async (from: string, label: string, to: string, caption: string) => {
+    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: [t] }), from);
+    const link = frame(from).locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: label }).first();
+    expect(await link.getAttribute('class')).not.toContain('tc-tiddlylink-missing');
+    await link.click();
+    await frame(to).locator('.tc-ai-demo-translation[lang="zh-Hans"]').waitFor();
+    expect(await frame(to).locator('.tc-title').textContent()).toBe(caption);
+  };
+  await follow('Welcome to TiddlyAgent', '服务商', 'TiddlyAgent Manual: Providers', 'TiddlyAgent 手册：服务商');
+  await follow('TiddlyAgent Manual: Providers', '谁可以做什么', 'TiddlyAgent Manual: Who may do what', 'TiddlyAgent 手册：谁可以做什么');
+  await follow('TiddlyAgent Manual: Who may do what', '安全', 'TiddlyAgent Manual: Security', 'TiddlyAgent 手册：安全');
+  await follow('TiddlyAgent Manual: Security', '审批与回滚', 'TiddlyAgent Manual: Approvals and rollback', 'TiddlyAgent 手册：审批与回滚');
+  // The manual's contents lead to each chapter under its Chinese caption.
+  await follow('TiddlyAgent Manual', 'TiddlyAgent 手册：入门', 'TiddlyAgent Manual: Getting started', 'TiddlyAgent 手册：入门');
+  expect(errors).toEqual([]);
+});
+
+test('switched back to en-GB, the open pages read English at once, and their links work', async () => {
+  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security'] }));
+  await frame('TiddlyAgent Manual: Security').locator('.tc-ai-demo-translation').waitFor();
+  await setLanguage('$:/languages/en-GB');
+  for (const title of ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security']) {
+    await page.waitForFunction((t) => document.querySelector(`.tc-tiddler-frame[data-tiddler-title="${t}"] .tc-title`)?.textContent?.trim() === t, title);
+    expect(await frame(title).locator('.tc-ai-demo-translation').count()).toBe(0);
+    expect(hanCount((await frame(title).locator('.tc-tiddler-body').textContent()) ?? '')).toBe(0);
+  }
+  await frame('Welcome to TiddlyAgent').locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: 'Providers' }).first().click();
+  await frame('TiddlyAgent Manual: Providers').waitFor();
+  expect(await frame('TiddlyAgent Manual: Providers').locator('.tc-title').textContent()).toBe('TiddlyAgent Manual: Providers');
+  await frame('TiddlyAgent Manual: Providers').locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: 'Who may do what' }).first().click();
+  await frame('TiddlyAgent Manual: Who may do what').locator('.tc-tiddler-body').filter({ hasText: 'The owner\'s configuration' }).waitFor();
+  expect(errors).toEqual([]);
 });

@@ -208,6 +208,28 @@ describe('automatic title after the first turn', () => {
     expect($tw.wiki.tiddlerExists('$:/core/ui/PageTemplate')).toBe(false);
   });
 
+  test('under zh-Hans the request is Chinese, a Chinese first turn gets a Chinese noun phrase, and the fallback is the message\'s first characters', async () => {
+    $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+    try {
+      const chat = newChat('对话');
+      const asked = mock.requests.length;
+      await runner().send(chat, '你好，请帮我整理花园笔记。');
+      const request = mock.requests.slice(asked).find((r: { body: { messages: { content: unknown }[] } }) => String(r.body.messages[0]?.content).startsWith('为这段对话命名：'));
+      expect(request).toBeDefined();
+      expect(String(request.body.messages[0].content)).toContain('不超过 12 个字');
+      // The mock's title: the message's subject, no "Chat about".
+      expect(fields('整理花园笔记')).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
+      // The model's answer unusable: the first sentence of the message, without its greeting, in characters.
+      const second = newChat('对话');
+      mock.queueTitles({ text: '这是一段关于如何在春天规划花园并安排浇水时间以及购买工具的对话' });
+      await runner().send(second, '你好！请把我所有关于花园和阳台种植的笔记都按照季节重新分类整理成清单');
+      expect(fields('请把我所有关于花园和阳台种植的笔…')).toMatchObject({ agent: AGENT, 'agent-renamed-from': second });
+      expect(titles('[has[agent]prefix[Chat about]]')).toEqual([]);
+    } finally {
+      $tw.wiki.deleteTiddler('$:/language');
+    }
+  });
+
   test('no automatic title for a chat the user named, or with the setting off', async () => {
     const named = newChat('My own chat name');
     await runner().send(named, 'hello there');

@@ -1,7 +1,7 @@
 // The UI's words follow the wiki's language: <<ai-lingo>> in wikitext and lingo() in the
 // chat widget read the zh-Hans translation while $:/language names zh-Hans, and fall back to
 // English for a key without one.
-import { bootWiki, type TW } from '../helpers/tw';
+import { agentLib, bootWiki, type TW } from '../helpers/tw';
 import { lingo } from '../../src/agent/ui/lingo';
 
 let $tw: TW;
@@ -99,6 +99,91 @@ test('an error message shows a headline in the UI language above its technical d
     expect(html).toContain('Could not connect to http://127.0.0.1:9/v1 (connection refused).');
     expect(html).toContain('An old error without a kind.');
     expect(html).toContain('>错误<');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+});
+
+test('a tool call that did not run to its end shows a line in the UI language, from its fields; the English the model was sent stays in its details', () => {
+  const chat = 'Lingo tool chat';
+  $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'completed' });
+  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'tool', 'tool-name': 'wiki-create', 'tool-call-id': `c${seq}`, 'tool-args': '{}', ...fields });
+  $tw.wiki.addTiddler(message(0, { 'tool-status': 'denied', 'tool-outcome': 'user-denied', approval: 'deny', text: 'The user denied it.' }));
+  $tw.wiki.addTiddler(message(1, { 'tool-status': 'denied', 'tool-outcome': 'expired', text: 'Nobody confirmed it in time, so it was denied.' }));
+  $tw.wiki.addTiddler(message(2, { 'tool-status': 'timeout', text: 'The tool wiki-create did not finish within 30 s and was given up.' }));
+  $tw.wiki.addTiddler(message(3, { 'tool-status': 'denied', 'tool-outcome': 'canceled', text: 'The MCP session ended.' }));
+  // Written before tool-outcome existed: the user's Deny is on the message.
+  $tw.wiki.addTiddler(message(4, { 'tool-status': 'denied', approval: 'deny', text: 'Denied: the user denied it.' }));
+  // A failure that is no outcome keeps its own text.
+  $tw.wiki.addTiddler(message(5, { 'tool-status': 'error', text: 'Refused: "$:/x" is a system tiddler.' }));
+  const html = (): string => {
+    const parser = $tw.wiki.parseText('text/vnd.tiddlywiki', `<$ai-chat chat="${chat}"/>`);
+    const widget = $tw.wiki.makeWidget(parser, { document: $tw.fakeDocument });
+    const container = $tw.fakeDocument.createElement('div');
+    widget.render(container, null);
+    return container.innerHTML as string;
+  };
+  const lines = (text: string) => [...text.matchAll(/<div class="tc-ai-tool-outcome">([^<]*)<\/div>/g)].map((m) => m[1]);
+  try {
+    const english = html();
+    expect(lines(english)).toEqual(['You did not allow this call.', 'Nobody confirmed it in time, so it was not run.', 'It did not finish in time and was given up.', 'Canceled: the session or turn it belonged to has ended.', 'You did not allow this call.']);
+    $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+    const chinese = html();
+    expect(lines(chinese)).toEqual(['你没有允许这次调用。', '没有人及时确认，所以它没有执行。', '它没有在限定时间内完成，已被放弃。', '已取消：它所属的会话或本轮已经结束。', '你没有允许这次调用。']);
+    expect(chinese).toContain('<div class="tc-ai-tool-error">Refused: "$:/x" is a system tiddler.</div>');
+    // What the model was sent stays, one click away.
+    expect(chinese).toMatch(/<pre class="tc-ai-tool-result">The user denied it\.<\/pre>/);
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+});
+
+test('a setup error a new user meets carries a hint, shown in Chinese under zh-Hans (the English detail already says it in English)', async () => {
+  const add = (f: Record<string, string>) => $tw.wiki.addTiddler(f);
+  delete process.env.OPENAI_API_KEY;
+  add({ title: 'Hint OpenAI', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://api.openai.com/v1', 'default-model': 'gpt-test', 'api-key-name': 'openai-api-key' });
+  add({ title: 'Hint custom key', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://llm.example/v1', 'default-model': 'm', 'api-key-name': 'my-own-key' });
+  add({ title: 'Hint no model', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://llm.example/v1' });
+  const cases: [string, string, string, RegExp][] = [
+    ['no-key-server', 'Hint OpenAI', '服务器从环境变量读取密钥', /No API key is set for the provider "Hint OpenAI"/],
+    ['key-refused', 'Hint custom key', '只使用其所有者允许的密钥', /not one this server may use/],
+    ['no-provider', 'Hint missing profile', '为这个智能体选择服务商', /The provider profile "Hint missing profile" does not exist/],
+    ['no-model', 'Hint no model', '为服务商选择默认模型', /No model is set/],
+  ];
+  const render = (chat: string): string => {
+    const parser = $tw.wiki.parseText('text/vnd.tiddlywiki', `<$ai-chat chat="${chat}"/>`);
+    const widget = $tw.wiki.makeWidget(parser, { document: $tw.fakeDocument });
+    const container = $tw.fakeDocument.createElement('div');
+    widget.render(container, null);
+    return container.innerHTML as string;
+  };
+  for (const [hint, provider, chinese, detail] of cases) {
+    const agent = `Hint agent ${hint}`;
+    add({ title: agent, tags: '$:/tags/AI/Agent', 'agent-provider': provider, text: 'A test agent.' });
+    const chat = `Hint chat ${hint}`;
+    add({ title: chat, agent, 'agent-status': 'idle' });
+    await agentLib($tw).getLocalRunner().send(chat, 'hello');
+    const error = $tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]role[error]]`).map((t: string) => $tw.wiki.getTiddler(t).fields)[0];
+    expect({ hint, kind: error['error-kind'], stored: error['error-hint'] }).toEqual({ hint, kind: 'config', stored: hint });
+    expect(error.text).toMatch(detail);
+    expect(render(chat)).not.toContain('tc-ai-error-hint');
+    $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+    try {
+      const html = render(chat);
+      expect(html).toContain(`<div class="tc-ai-error-hint">${$tw.wiki.getTiddlerText(`$:/plugins/tiddlyagent/agent/language/zh-Hans/Error/Hint/${hint}`)}</div>`);
+      expect(html).toContain(chinese);
+      expect(html).toMatch(detail);
+    } finally {
+      $tw.wiki.deleteTiddler('$:/language');
+    }
+  }
+  // Without a hint of its own, an error's kind may have one: an address the owner's rules refuse.
+  const chat = 'Hint chat refused';
+  add({ title: chat, agent: 'Hint agent no-model', 'agent-status': 'failed' });
+  add({ title: `$:/ai/msg/${chat}/0`, 'agent-chat': chat, 'agent-seq': '0', role: 'error', 'error-kind': 'refused', text: 'http://10.0.0.5/v1 is a private address. The server\'s owner can allow it by adding "10.0.0.5" to "allowHosts" in the TiddlyAgent configuration (TIDDLYAGENT_CONFIG).' });
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    expect(render(chat)).toContain('<div class="tc-ai-error-hint">服务器的所有者可以在 TiddlyAgent 配置中允许这个地址');
   } finally {
     $tw.wiki.deleteTiddler('$:/language');
   }

@@ -4,14 +4,19 @@ request through the same provider code as a turn, with no tools and no history b
 first user message and the reply, that writes nothing to the chat and is no turn. What comes
 back is untrusted text: only a short clean title is taken (store/chat-titles.ts); anything
 else (an error, an empty or long answer, Stop) gives undefined and the caller derives the
-title from the first message instead.
+title from the first message instead. The request's words are the runner's (`titleRequest`
+of the prompt words, in the wiki's language); the title is asked in the language of the
+user's message, which the fallback title is in too.
 \*/
 import type { LanguageModel } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
-import { MAX_TITLE_WORDS, titleFromSuggestion } from '../store/chat-titles';
+import { MAX_TITLE_CHARACTERS, MAX_TITLE_WORDS, titleFromSuggestion } from '../store/chat-titles';
+import { fill, promptWords, type PromptWords } from './prompt-words';
 
-/** The request's instruction; the mock LLM (scripts/mock-llm.cjs) recognises a title request by its first words. */
-export const TITLE_REQUEST = `Name this chat: reply with a title of at most ${MAX_TITLE_WORDS} words for the conversation below, in the language of the user's message. Reply with the title only: no quotes, no punctuation at the end, no markup.`;
+/** The request's instruction in the runner's words (English by default). */
+export function titleInstruction(words?: Partial<PromptWords>): string {
+  return fill(promptWords(words).titleRequest, { words: String(MAX_TITLE_WORDS), characters: String(MAX_TITLE_CHARACTERS) });
+}
 /** How much of each message the request carries. */
 const EXCERPT = 2000;
 
@@ -22,6 +27,8 @@ export interface TitleRequest {
   firstReply: string;
   createModel: (profile: ReturnType<ChatStore['readProvider']>) => LanguageModel;
   signal: AbortSignal;
+  /** The prompt's fixed words in the wiki's language (only `titleRequest` is used). */
+  words?: Partial<PromptWords>;
 }
 
 /** The model's title for the chat, cleaned, or undefined when it gave none worth taking. */
@@ -37,7 +44,7 @@ export async function suggestChatTitle(request: TitleRequest): Promise<string | 
       {
         model,
         messages: [
-          { role: 'system', content: TITLE_REQUEST },
+          { role: 'system', content: titleInstruction(request.words) },
           { role: 'user', content: conversation },
         ],
       },

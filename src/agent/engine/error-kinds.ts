@@ -3,6 +3,9 @@ What kind of failure an error message in the chat reports, stored on it as `erro
 UI can show a headline in the user's language (language key `Error/<kind>`) above the
 technical detail, which stays as written (it quotes servers and names fields). The engine
 only records the kind: it knows no language.
+An error thrown where a turn is set up may carry a `hint` (a key such as `no-key`): what the
+user can do about it, stored as `error-hint` so the UI can say it in the user's language
+(`Error/Hint/<hint>`) where the English detail says it already.
 \*/
 import type { ProviderError } from '../providers/errors';
 
@@ -31,6 +34,17 @@ export type ErrorKind =
   | 'unexpected';
 
 const BAD_KEY = /key|auth/i;
+
+/** The hint a thrown error carries (a lower-case key), if any. */
+export function errorHint(e: unknown): string | undefined {
+  const hint = (e as { hint?: unknown } | null)?.hint;
+  return typeof hint === 'string' && /^[a-z][a-z-]*$/.test(hint) ? hint : undefined;
+}
+
+/** `error` with a hint for the user attached (see above). */
+export function withHint<T extends Error>(error: T, hint: string): T & { hint: string } {
+  return Object.assign(error, { hint });
+}
 
 /** The kind of a failed model call, from the provider's classification. */
 export function providerErrorKind(e: ProviderError): ErrorKind {

@@ -11,14 +11,14 @@ message in the chat; nothing is left `working`.
 \*/
 import * as z from 'zod/mini';
 import { isProviderError } from '../providers/errors';
-import { providerErrorKind, type ErrorKind } from './error-kinds';
+import { errorHint, providerErrorKind, withHint, type ErrorKind } from './error-kinds';
 import type { PromptWords } from './prompt-words';
 import type { LanguageModel, ModelRequest, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import { formatUsd, replyCost, totalCost } from '../store/cost';
 import { modelFacts } from '../store/model-facts';
 import { readLedger, type Reads } from '../store/read-ledger';
-import { ConfigError, type ChatStatus, type Message, type ProviderProfile } from '../store/schemas';
+import { ConfigError, type ChatStatus, type Message, type ProviderProfile, type ToolOutcome } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
 import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
@@ -102,8 +102,8 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   };
   let hooks = createHooks([...BUILTIN_PLUGINS]);
   const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
-  const fail = async (message: string, errorKind: ErrorKind): Promise<TurnResult> => {
-    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind });
+  const fail = async (message: string, errorKind: ErrorKind, hint?: string): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind, errorHint: hint });
     deps.emit({ type: 'error', chat: ctx.chat, message });
     await setStatus('failed');
     return { status: 'failed', error: message };
@@ -129,7 +129,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
     model = setup.languageModel;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e), 'config');
+    return fail(e instanceof Error ? e.message : String(e), 'config', errorHint(e));
   }
   const approvals = (() => {
     try {
@@ -300,16 +300,16 @@ async function runToolPhase(
   const toRun: { call: ToolCallRequest; pendingTitle?: string }[] = [];
   let waiting = false;
   const finish = (result: ToolCallResult, pendingTitle?: string) => hooks.toolExecuted.call({ result, pendingTitle }, ctx);
-  const denied = (call: ToolCallRequest, content: string): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0 });
+  const denied = (call: ToolCallRequest, content: string, outcome: ToolOutcome): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0, outcome });
 
   for (const call of calls) {
     const existing = results.get(call.id);
     if (existing && existing['tool-status'] !== 'pending') continue;
     if (existing) {
       if (existing['tool-name'] === 'ask-question') waiting = true;
-      else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.'), existing.title);
+      else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.', 'user-denied'), existing.title);
       else if (existing.approval) toRun.push({ call, pendingTitle: existing.title });
-      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.'), existing.title);
+      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.', 'expired'), existing.title);
       else waiting = true;
       continue;
     }
@@ -320,7 +320,7 @@ async function runToolPhase(
     }
     const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, context) : undefined);
     if (verdict.decision === 'allow') toRun.push({ call });
-    else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`));
+    else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`, 'rule-denied'));
     else {
       // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
       const planned = plannedChanges(tool, call.args, context);
@@ -462,9 +462,16 @@ export async function compactNow(deps: EngineDeps, chat: string, signal: AbortSi
 function agentSetup(deps: EngineDeps, chat: string) {
   const { store } = deps;
   const agent = store.readAgent(store.readChat(chat).agent);
-  const profile = store.readProvider(agent['agent-provider']);
+  const profile = (() => {
+    try {
+      return store.readProvider(agent['agent-provider']);
+    } catch (e) {
+      // A profile that is not there (not one that cannot be read): the agent needs one chosen.
+      throw e instanceof ConfigError && e.field === undefined ? withHint(e, 'no-provider') : e;
+    }
+  })();
   const model = agent['agent-model'] || profile['default-model'] || '';
-  if (!model) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  if (!model) throw withHint(new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`), 'no-model');
   const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);

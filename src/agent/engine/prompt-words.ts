@@ -1,9 +1,9 @@
 /*\
 The fixed words the engine puts around the user's content in a prompt: the Current tiddler
 heading, the todo list's intro, an attachment's label, a compaction's summary heading and its
-request. The runner passes them in the wiki's language (runner/prompt-words.ts, from the
+request, and the request for a chat's automatic title. The runner passes them in the wiki's language (runner/prompt-words.ts, from the
 language tiddlers `Prompt/Words/*`); these English ones serve tests and headless use.
-`$title$` and `$tool$` are filled in here. The security notes (tools/format.ts UNTRUSTED_NOTE),
+`$title$`, `$tool$`, `$words$` and `$characters$` are filled in here. The security notes (tools/format.ts UNTRUSTED_NOTE),
 tool descriptions and protocol markers stay English: they are not the user's words, and
 models follow them best as written.
 \*/
@@ -17,6 +17,7 @@ export interface PromptWords {
   attachedMissing: string;
   summaryHeading: string;
   summaryRequest: string;
+  titleRequest: string;
 }
 
 export const ENGLISH_PROMPT_WORDS: PromptWords = {
@@ -33,6 +34,11 @@ export const ENGLISH_PROMPT_WORDS: PromptWords = {
     'what the user asked for and decided, the facts you found, the exact titles of tiddlers you read, created or changed and how, ' +
     'open questions and the work still to do. Keep names, numbers and titles exactly. Write plain text, no preamble; ' +
     'the summary replaces these messages in your prompt.',
+  // The mock LLM (scripts/mock-llm.cjs) recognises a title request by its first words, in every shipped language.
+  titleRequest:
+    'Name this chat: reply with a short noun phrase that names what the conversation below is about, like the title of a note: ' +
+    'at most $words$ words (in Chinese or Japanese, at most $characters$ characters), not a sentence, not "Chat about …". ' +
+    "Write it in the language of the user's message. Reply with the title only: no quotes, no punctuation at the end, no markup.",
 };
 
 /** The words for a turn: the runner's, where it gave one (a blank translation falls back to English). */

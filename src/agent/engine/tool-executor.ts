@@ -6,6 +6,7 @@ AbortSignal, aborted by Stop and by its timeout, so a tool that is given up is c
 a write it still attempts afterwards is refused by the write gate.
 \*/
 import * as z from 'zod/mini';
+import type { ToolOutcome } from '../store/schemas';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../tools/tool';
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -24,6 +25,8 @@ export interface ToolCallResult {
   content: string;
   output?: ToolOutput;
   durationMs: number;
+  /** Why the call did not run to its end, for the UI (the model reads `content`). */
+  outcome?: ToolOutcome;
 }
 
 export async function executeToolCalls(
@@ -49,7 +52,7 @@ export async function executeToolCalls(
       if (!tool) return done('error', `Unknown tool "${call.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
       const parsed = tool.parameters.safeParse(call.args ?? {});
       if (!parsed.success) return done('error', `Invalid arguments for ${call.name}:\n${z.prettifyError(parsed.error)}`);
-      const stopped = () => done('error', `The user stopped the turn before ${call.name} finished.`);
+      const stopped = (): ToolCallResult => ({ ...done('error', `The user stopped the turn before ${call.name} finished.`), outcome: 'stopped' });
       if (turn.signal.aborted) return stopped();
       options.onStart?.(call);
       const own = new AbortController();

@@ -6,7 +6,7 @@ turn can resume, and when an unanswered confirmation expires, after a reload or 
 \*/
 import { CHAT_ALLOWED_TOOLS } from '../engine/loop';
 import type { ChatStore } from '../store/chat-store';
-import type { Message } from '../store/schemas';
+import type { Message, ToolOutcome } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
 import { RunnerError, type ApprovalChoice } from './chat-runner';
@@ -53,9 +53,9 @@ export class Decisions {
     }
   }
 
-  /** Deny every waiting call (a new message supersedes them, Stop ends them). */
-  close(chat: string, reason: string): void {
-    for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', text: reason, 'approval-expires': undefined });
+  /** Deny every waiting call (a new message supersedes them, Stop ends them): `reason` for the model, `outcome` for the UI. */
+  close(chat: string, reason: string, outcome: ToolOutcome): void {
+    for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', 'tool-outcome': outcome, text: reason, 'approval-expires': undefined });
   }
 
   /**
@@ -84,8 +84,8 @@ export class Decisions {
     const fields = this.waiting(chat, message);
     if (!fields) return { error: 'The question was already answered.' };
     if (answers === null) {
-      this.store.updateFields(message, { 'tool-status': 'denied', text: 'The user dismissed the question.' });
-      this.close(chat, 'The user dismissed the question.');
+      this.store.updateFields(message, { 'tool-status': 'denied', 'tool-outcome': 'dismissed', text: 'The user dismissed the question.' });
+      this.close(chat, 'The user dismissed the question.', 'dismissed');
       return 'dismissed';
     }
     let question = '';

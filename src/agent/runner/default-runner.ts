@@ -131,6 +131,7 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     getApiKey: getSecret,
     ...(browser ? {} : { addressRefusal, secrets: () => ownerSecrets(ownerPolicy()) }),
     keyHint: keyHint(),
+    keyHintName: browser ? 'no-key' : 'no-key-server',
     tools,
     plugins,
     saveQueueInChat: browser,

@@ -121,7 +121,7 @@ export class ExternalToolSession {
     this.settle();
     try {
       this.runner.store.appendMessage(chat, { role: 'assistant', text: '', toolCalls: [call], model: `MCP client: ${this.runner.store.wiki.getFields(chat)?.[CHAT_MCP_SESSION] ?? ''}` });
-      if (verdict.decision === 'deny') return this.finish({ call, status: 'denied', content: `Not allowed: ${verdict.reason}.`, durationMs: 0 });
+      if (verdict.decision === 'deny') return this.finish({ call, status: 'denied', content: `Not allowed: ${verdict.reason}.`, durationMs: 0, outcome: 'rule-denied' });
       let pendingTitle: string | undefined;
       if (verdict.decision === 'confirm') {
         const planned = plannedChanges(tool, call.args, () => context());
@@ -143,10 +143,10 @@ export class ExternalToolSession {
         await this.decision(pendingTitle, expires, signal);
         const fields = this.runner.store.wiki.getFields(pendingTitle);
         if (!fields || fields['tool-status'] !== 'pending') return { content: `Denied: ${fields?.text || 'the call was closed'}`, isError: true };
-        if (fields.approval === 'deny') return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0 }, pendingTitle);
+        if (fields.approval === 'deny') return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0, outcome: 'user-denied' }, pendingTitle);
         if (!fields.approval) {
           const why = signal.aborted ? 'Denied: the MCP client canceled the call before the user decided.' : 'Timed out: nobody confirmed it in time, so it was denied.';
-          return this.finish({ call, status: 'denied', content: why, durationMs: 0 }, pendingTitle);
+          return this.finish({ call, status: 'denied', content: why, durationMs: 0, outcome: signal.aborted ? 'canceled' : 'expired' }, pendingTitle);
         }
       }
       const [result] = await this.execute(call, tool, agent, signal, context);
@@ -162,7 +162,7 @@ export class ExternalToolSession {
     if (this.closed) return;
     this.closed = true;
     if (this.record) {
-      this.runner.decisions.close(this.record.chat, 'The MCP session ended.');
+      this.runner.decisions.close(this.record.chat, 'The MCP session ended.', 'canceled');
       this.wake();
       this.settle();
     }
@@ -197,9 +197,9 @@ export class ExternalToolSession {
   private finish(result: ToolCallResult, pendingTitle?: string): { content: string; isError: boolean } {
     const { chat } = this.record!;
     const read = result.output?.read;
-    const fields = { text: result.content, 'tool-status': result.status, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
+    const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
     if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
-    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, duration: result.durationMs, read });
+    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read });
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
   }

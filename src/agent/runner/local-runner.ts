@@ -33,6 +33,7 @@ import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
+import { withHint } from '../engine/error-kinds';
 import { LANGUAGE, lingoOf } from './lingo';
 import { editRequestProblem, proposeEdit, type EditRequest } from '../engine/edit-request';
 
@@ -60,6 +61,8 @@ export interface RunnerHost {
   secrets?(): string[];
   /** Where the user sets a missing key, for the error message. */
   keyHint: string;
+  /** The same advice's language key (`Error/Hint/<name>`), for the UI: `no-key` (default, a browser) or `no-key-server`. */
+  keyHintName?: string;
   tools: ReadonlyMap<string, ToolDefinition>;
   plugins?: ReadonlyMap<string, EnginePlugin>;
   /** Replaces the provider registry, e.g. with a scripted model in tests. */
@@ -172,7 +175,7 @@ export class LocalRunner implements ChatRunner {
     const handler = this.external.get(chat);
     if (handler) handler.wake();
     else if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
-      this.decisions.close(chat, 'The MCP session that made this call has ended.');
+      this.decisions.close(chat, 'The MCP session that made this call has ended.', 'canceled');
       this.setStatus(chat, 'canceled');
     }
     return Promise.resolve({ status: (this.host.wiki.getFields(chat)?.['agent-status'] || 'idle') as ChatStatus });
@@ -240,7 +243,7 @@ export class LocalRunner implements ChatRunner {
     else if (waiting) {
       clearTimeout(this.expiryTimers.get(chat));
       this.expiryTimers.delete(chat);
-      this.decisions.close(chat, 'The user stopped the turn.');
+      this.decisions.close(chat, 'The user stopped the turn.', 'stopped');
       this.setStatus(chat, 'canceled');
       this.external.get(chat)?.wake();
     }
@@ -385,7 +388,7 @@ export class LocalRunner implements ChatRunner {
       const status = this.host.wiki.getFields(chat)?.['agent-status'];
       if (status === 'input-required' && this.host.wiki.getFields(chat)?.['agent-parent']) {
         // A sub-agent answers its parent's call, which no longer runs: nobody waits for it now.
-        this.decisions.close(chat, 'The parent turn ended (a restart or reload), so this sub-agent was stopped.');
+        this.decisions.close(chat, 'The parent turn ended (a restart or reload), so this sub-agent was stopped.', 'canceled');
         this.setStatus(chat, 'canceled');
         marked.add(chat);
         continue;
@@ -544,7 +547,7 @@ export class LocalRunner implements ChatRunner {
     switch (op.kind) {
       case 'send':
         // A new message supersedes whatever the last turn was waiting for.
-        this.decisions.close(chat, 'The user sent a new message instead.');
+        this.decisions.close(chat, 'The user sent a new message instead.', 'replaced');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
         return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));
@@ -601,7 +604,7 @@ export class LocalRunner implements ChatRunner {
     this.controllers.set(chat, controller);
     let suggested: string | undefined;
     try {
-      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal });
+      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal, words: readPromptWords(read) });
     } finally {
       this.controllers.delete(chat);
     }
@@ -812,7 +815,7 @@ export class LocalRunner implements ChatRunner {
     const keyName = profile['api-key-name']?.trim();
     const apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
     if (keyName && !apiKey) {
-      throw new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`);
+      throw withHint(new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`), this.host.keyHintName ?? 'no-key');
     }
     return createLanguageModel(profile.api, {
       baseUrl: profile['base-url'],

@@ -65,6 +65,8 @@ const BUILTIN_KEYS: Record<string, string> = {
 /** Thrown where a key would be used against the owner's configuration: the message says how to allow it. */
 export class KeyRefused extends Error {
   override name = 'KeyRefused';
+  /** What the user can do, in their language (engine/error-kinds.ts): ask the owner. */
+  readonly hint = 'key-refused';
 }
 
 /** An environment variable's usual form: shells cannot set `openai-api-key`, so `OPENAI_API_KEY` too. */

@@ -22,6 +22,7 @@ import {
   type Message,
   type MessageRole,
   type ProviderProfile,
+  type ToolOutcome,
 } from './schemas';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
 import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart, messagePrefix, SUB_AGENT_PREFIX } from './chat-parts';
@@ -46,6 +47,8 @@ export interface NewMessage {
   toolCallId?: string;
   toolArgs?: unknown;
   toolStatus?: Message['tool-status'];
+  /** Why the call did not run to its end (TOOL_OUTCOMES in store/schemas.ts). */
+  toolOutcome?: ToolOutcome;
   duration?: number;
   approvalExpires?: string;
   /** A call waiting for approval that only these choices may decide (a confirm-only tool: once, deny). */
@@ -62,6 +65,8 @@ export interface NewMessage {
   compaction?: boolean;
   /** Error messages: what kind of failure (engine/error-kinds.ts), for a headline in the UI's language. */
   errorKind?: string;
+  /** Error messages: what the user can do about it (a key, engine/error-kinds.ts), said in the UI's language. */
+  errorHint?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
 }
@@ -165,6 +170,7 @@ export class ChatStore {
       'tool-call-id': message.toolCallId,
       'tool-args': message.toolArgs === undefined ? undefined : JSON.stringify(message.toolArgs),
       'tool-status': message.toolStatus,
+      'tool-outcome': message.toolOutcome,
       'agent-duration': message.duration,
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
@@ -174,6 +180,7 @@ export class ChatStore {
       'agent-child': message.child,
       'agent-compaction': message.compaction ? 'yes' : undefined,
       'error-kind': message.errorKind,
+      'error-hint': message.errorHint,
       [READ_FIELD]: stringifyReads(message.read),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);

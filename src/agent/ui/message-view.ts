@@ -8,6 +8,8 @@ its tiddler: when the tiddler changes, the message list renders a new view.
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { renderApproval, renderQuestion, toolDetails } from './cards';
+import { errorHintText } from './error-hint';
+import { toolOutcomeText } from './tool-outcome';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -74,7 +76,7 @@ export class MessageView {
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
     } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
     else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
-    else if (role === 'error') renderError(ctx, String(fields['error-kind'] ?? ''), text, body);
+    else if (role === 'error') renderError(ctx, fields, text, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
@@ -112,10 +114,12 @@ export function renderReasoning(ctx: ChatContext, reasoning: string): { details:
 }
 
 /**
- * An error: a headline in the UI's language for its kind (stored by the engine), then the
- * technical detail as written. A message without a kind (older chats) shows its text alone.
+ * An error: a headline in the UI's language for its kind (stored by the engine), what to do
+ * about it where the detail's advice is translated (ui/error-hint.ts), then the technical
+ * detail as written. A message without a kind (older chats) shows its text alone.
  */
-function renderError(ctx: ChatContext, kind: string, text: string, body: HTMLElement): void {
+function renderError(ctx: ChatContext, fields: Record<string, unknown>, text: string, body: HTMLElement): void {
+  const kind = String(fields['error-kind'] ?? '');
   const headline = kind ? ctx.lingo(`Error/${kind}`) : '';
   if (!headline) {
     body.textContent = text;
@@ -123,6 +127,8 @@ function renderError(ctx: ChatContext, kind: string, text: string, body: HTMLEle
   }
   body.setAttribute('data-error-kind', kind);
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-headline', headline));
+  const hint = errorHintText((title) => ctx.wiki.getTiddlerText(title) ?? undefined, fields);
+  if (hint) body.appendChild(el(ctx.document, 'div', 'tc-ai-error-hint', hint));
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-detail', text));
 }
 
@@ -149,7 +155,10 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
   }
   if (fields['agent-child']) meta.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
-  if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
+  // A call that did not run to its end says so in the UI's language (its text is the model's).
+  const outcome = toolOutcomeText((key) => ctx.lingo(key), fields);
+  if (outcome) body.appendChild(el(doc, 'div', 'tc-ai-tool-outcome', outcome));
+  else if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
   const details = toolDetails(ctx, args);
   details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', result));
   body.appendChild(details);

@@ -200,7 +200,7 @@ describe('the approval flow through LocalRunner', () => {
     expect(await within(t.runner.decide(t.chat, pending!.title!, 'deny')!, 'the resumed turn')).toEqual({ status: 'completed' });
 
     expect(t.written).toEqual([]);
-    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', approval: 'deny' });
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'user-denied', approval: 'deny' });
     expect(toolMessagesOf(t.requests[1]!).get('w-1')).toEqual({ toolName: 'write-note', content: 'The user did not allow this call. The user denied it.' });
     expect(h.messages(t.chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Done 1.' });
   });
@@ -264,6 +264,7 @@ describe('the approval flow through LocalRunner', () => {
     expect(t.written).toEqual([]);
     expect(t.events.of('waiting')).toEqual([]);
     expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/ (it matches the arguments).');
+    expect(h.messages(t.chat).find((m) => m.role === 'tool')).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'rule-denied' });
   });
 
   test('a tool whose targets function throws does not crash the turn: no allow pattern applies, deny patterns test the arguments', async () => {
@@ -320,7 +321,7 @@ describe('expiry and reload', () => {
 
     expect(Date.now()).toBeGreaterThanOrEqual(Number(pending!['approval-expires']));
     expect(t.written).toEqual([]);
-    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'Nobody confirmed it in time, so it was denied.' });
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'expired', text: 'Nobody confirmed it in time, so it was denied.' });
     expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Nobody confirmed it in time, so it was denied.');
     expect(h.status(t.chat)).toBe('completed');
   });
@@ -369,7 +370,7 @@ describe('expiry and reload', () => {
     t.runner.stop(t.chat);
 
     expect(h.status(t.chat)).toBe('canceled');
-    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', text: 'The user stopped the turn.' });
+    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'stopped', text: 'The user stopped the turn.' });
     await expect(t.runner.decide(t.chat, pending!.title!, 'once')).rejects.toMatchObject({ code: 'conflict' });
     expect(t.written).toEqual([]);
   });

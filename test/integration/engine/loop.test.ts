@@ -249,7 +249,7 @@ describe('the runner: Stop and queueing', () => {
     expect(runner.isActive(chat)).toBe(false);
     // The call is paired with a result, so the next turn's prompt stays valid.
     const tool = h.messages(chat).find((m) => m.role === 'tool');
-    expect(tool).toMatchObject({ 'tool-call-id': 's-1', 'tool-status': 'error', text: 'The user stopped the turn before stuck finished.' });
+    expect(tool).toMatchObject({ 'tool-call-id': 's-1', 'tool-status': 'error', 'tool-outcome': 'stopped', text: 'The user stopped the turn before stuck finished.' });
   });
 
   test('Stop while a tool that honours the signal runs: canceled, no further model call', async () => {

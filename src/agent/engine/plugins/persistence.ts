@@ -41,6 +41,7 @@ export const persistencePlugin: EnginePlugin = {
       const fields = {
         text: result.content,
         'tool-status': result.status,
+        'tool-outcome': result.outcome,
         'agent-round': String(ctx.round),
         'agent-child': result.output?.child,
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
@@ -55,6 +56,7 @@ export const persistencePlugin: EnginePlugin = {
           toolCallId: result.call.id,
           toolArgs: result.call.args,
           toolStatus: result.status,
+          toolOutcome: result.outcome,
           round: ctx.round,
           child: result.output?.child,
           attachments,
