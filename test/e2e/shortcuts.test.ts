@@ -43,7 +43,7 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   const toolLine = (title: string) => chat().locator('.tc-ai-message-tool[data-tool="wiki-create"]').filter({ hasText: `"${title}"` }).last();
   /** The turn bar of the turn whose user message asked for `title`. */
   const turnBar = (title: string) => chat().locator(`.tc-ai-turn-actions[data-turn="${userMessageOf(title)}"]`);
-  let users: Record<string, string> = {};
+  const users: Record<string, string> = {};
   const userMessageOf = (title: string) => users[title]!;
 
   /** Take a screenshot as a phone in a dark palette shows it. */
@@ -65,7 +65,6 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   }
 
   test('"Always allow" asks once, offers the scopes and shows the rule; the prefix rule lets the next write run, its tool line names the rule and Revoke works; a write outside it asks', async () => {
-    users = {};
     await create('Notes/one');
     const card = chat().locator('.tc-ai-approval');
     await card.waitFor();
@@ -137,37 +136,49 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   });
 
   test('Delete turn on a turn that changed a tiddler asks: "Roll back first" restores it, "Delete and keep" keeps it and says so; a turn that changed nothing goes at once', async () => {
-    // "Notes/two" was written by the last test's rule: its turn asks before it goes.
-    const two = turnBar('Notes/two');
+    // Two turns that each create a note (allowed once on their cards), and one whose call was denied.
+    const card = chat().locator('.tc-ai-approval');
+    for (const [title, choice] of [['Kept/one', 'once'], ['Kept/two', 'once'], ['Not made', 'deny']] as const) {
+      await create(title);
+      await card.waitFor();
+      await settled('input-required');
+      await card.locator(`button[data-ai-action="approve-${choice}"]`).click();
+      await settled('completed');
+    }
+    expect([await exists('Kept/one'), await exists('Kept/two'), await exists('Not made')]).toEqual([true, true, false]);
+
+    const two = turnBar('Kept/two');
     await two.locator('button[data-ai-action="delete-turn"]').click();
     const ask = two.locator('.tc-ai-delete-turn');
     await ask.waitFor();
-    expect(await ask.locator('.tc-ai-card-title').textContent()).toBe('This turn changed 1 tiddler ("Notes/two"). Deleting it also deletes the only way to roll it back.');
+    expect(await ask.locator('.tc-ai-card-title').textContent()).toBe('This turn changed 1 tiddler ("Kept/two"). Deleting it also deletes the only way to roll it back.');
     expect(await ask.locator('button').allTextContents()).toEqual(['Roll back first, then delete', 'Delete and keep the changes', 'Cancel']);
     await ask.screenshot({ path: path.join(SHOTS, `delete-turn-ask-${edition}.png`) });
     if (edition === 'browser') await inDarkAt360(() => ask.screenshot({ path: path.join(SHOTS, 'delete-turn-ask-360-dark.png') }));
     await ask.locator('button[data-ai-action="delete-turn-cancel"]').click();
     expect(await ask.count()).toBe(0);
-    expect(await exists('Notes/two')).toBe(true);
+    expect(await chat().locator(`[data-message="${userMessageOf('Kept/two')}"]`).count()).toBe(1);
+    expect(await exists('Kept/two')).toBe(true);
 
+    // Roll back first: the note goes back to not existing, then the turn goes.
     await two.locator('button[data-ai-action="delete-turn"]').click();
     await two.locator('button[data-ai-action="delete-turn-rollback"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Notes/two'));
-    expect(await exists('Notes/two')).toBe(false);
+    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/two'));
+    expect(await exists('Kept/two')).toBe(false);
 
-    // "Notes/one" (allowed on its card): delete and keep the change, said under the chat.
-    const one = turnBar('Notes/one');
+    // Delete and keep: the note stays, and the chat says so.
+    const one = turnBar('Kept/one');
     await one.locator('button[data-ai-action="delete-turn"]').click();
     await one.locator('button[data-ai-action="delete-turn-keep"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Notes/one'));
-    expect(await exists('Notes/one')).toBe(true);
+    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/one'));
+    expect(await exists('Kept/one')).toBe(true);
     const notice = chat().locator('.tc-ai-chat-notice');
-    expect(await notice.textContent()).toBe('Turn deleted. Its changes to "Notes/one" were kept and can no longer be rolled back.');
+    expect(await notice.textContent()).toBe('Turn deleted. Its changes to "Kept/one" were kept and can no longer be rolled back.');
     expect(await notice.getAttribute('role')).toBe('status');
 
-    // "Elsewhere" was denied: the turn changed nothing and goes at once.
-    await turnBar('Elsewhere').locator('button[data-ai-action="delete-turn"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Elsewhere'));
+    // The denied call changed nothing: its turn goes at once.
+    await turnBar('Not made').locator('button[data-ai-action="delete-turn"]').click();
+    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Not made'));
     expect(await chat().locator('.tc-ai-delete-turn').count()).toBe(0);
     if (edition === 'browser') await waitForSync(page);
     expect(errors).toEqual([]);
