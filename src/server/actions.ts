@@ -38,7 +38,9 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
     await runner.stop(str(body, 'chat'));
     return { status: 200, body: {} };
   },
-  decide: (runner, body) => receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice)),
+  // "always" carries the scope of the rule it adds (tiddler, prefix or tool), checked by the runner against the call.
+  decide: (runner, body) => receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice, body.scope)),
+  'revoke-rule': async (runner, body) => ({ status: 200, body: await runner.revokeRule(str(body, 'chat'), str(body, 'message')) }),
   answer: (runner, body) => {
     if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');
     return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));
@@ -52,8 +54,10 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
     for (const key of ['at', 'version']) if (!Number.isInteger(body[key])) throw new HttpError(400, `"${key}" must be a whole number.`);
     return receipt(runner.submitSwitch(str(body, 'chat'), body.at as number, body.version as number));
   },
+  // A turn whose changes stand is deleted only with keepChanges: true (else 409), so no client removes the way back unasked.
   'delete-turn': async (runner, body) => {
-    await runner.deleteTurn(str(body, 'chat'), str(body, 'message'));
+    if (body.keepChanges !== undefined && typeof body.keepChanges !== 'boolean') throw new HttpError(400, '"keepChanges" must be true or false.');
+    await runner.deleteTurn(str(body, 'chat'), str(body, 'message'), { keepChanges: body.keepChanges === true });
     return { status: 200, body: {} };
   },
   rollback: async (runner, body) => ({ status: 200, body: await runner.rollback(str(body, 'chat'), str(body, 'message'), body.force === true) }),

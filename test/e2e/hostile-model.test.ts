@@ -228,7 +228,7 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
 
     // The whole turn on one screenshot: a viewport tall enough for the chat's 70vh scroller.
     fs.mkdirSync(path.join(ROOT, 'output', 'e2e'), { recursive: true });
-    await page.setViewportSize({ width: 1280, height: 2600 });
+    await page.setViewportSize({ width: 1280, height: 3400 }); // each auto write also names the rule that let it run
     await page.waitForFunction(() => {
       const list = document.querySelector('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-chat-messages');
       return !!list && list.scrollHeight <= list.clientHeight;

@@ -1,5 +1,6 @@
 // Readable everywhere, in a real browser: every text of a chat (a user message, a reply, an
-// error, an incomplete reply, an approval card, the turn's diff, the composer, the footer)
+// error, an incomplete reply, an approval card and its Always allow question, the rules on
+// tool lines, the turn's diff, Delete turn's question, the composer, the footer)
 // reaches WCAG AA contrast in the default palette and in dark core palettes; the chat fits a
 // 360 px wide screen; the window follows a streaming reply until the user scrolls the page
 // up; every control has a name; and the chat's keyboard shortcuts work.
@@ -26,19 +27,27 @@ beforeAll(async () => {
   await page.evaluate((chat) => {
     const tw = (window as any).$tw;
     tw.wiki.addTiddler({ title: 'Readable note', text: 'Changed since the turn' });
-    tw.wiki.addTiddler({ title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'failed', text: '' });
+    tw.wiki.addTiddler({ title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'failed', 'agent-allowed-tools': 'wiki-edit', text: '' });
     const messages = [
       { role: 'user', text: 'Summarize [[Readable note]] please' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', text: "''Here is a summary'' of [[Readable note]]:\n\n* one point\n* `code` and //emphasis//" },
       { role: 'user', text: 'And now the details' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', 'agent-finish': 'error', text: 'The details are' },
       { role: 'error', text: 'Could not connect to the provider at http://127.0.0.1:1/v1' },
+      // A turn whose writes ran by the user's rules (one still standing, one revoked since) and whose change stands.
+      { role: 'user', text: 'Tidy the notes' },
+      { role: 'tool', 'tool-name': 'wiki-edit', 'tool-status': 'ok', 'tool-args': '{"title":"Readable third"}', text: 'Edited "Readable third".', 'approval-rule': JSON.stringify({ kind: 'chat', tool: 'wiki-edit' }) },
+      { role: 'tool', 'tool-name': 'wiki-delete', 'tool-status': 'ok', 'tool-args': '{"title":"Readable gone"}', text: 'Deleted "Readable gone".', 'approval-rule': JSON.stringify({ kind: 'mode', tool: 'wiki-delete', agent: '$:/demo/agents/offline-demo' }) },
     ];
     messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
     tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the note\n- [ ] Summarize it\n  - [ ] Check the details' });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000000`,
       text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
+    });
+    tw.wiki.addTiddler({
+      title: `$:/ai/journal/${chat}/000005`,
+      text: JSON.stringify({ 'Readable third': { before: { title: 'Readable third', text: 'Untidy' }, after: { title: 'Readable third', text: 'Tidy' } } }),
     });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000002`,
@@ -52,6 +61,11 @@ beforeAll(async () => {
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await chat().locator('.tc-ai-approval').waitFor();
   await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
+  // Always allow's question, and Delete turn's on the turn whose change stands.
+  await chat().locator('.tc-ai-approval button[data-ai-action="approve-always"]').click();
+  await chat().locator('.tc-ai-always').waitFor();
+  await chat().locator('[data-turn$="/000005"] button[data-ai-action="delete-turn"]').click();
+  await chat().locator('.tc-ai-delete-turn').waitFor();
   // The first turn's diff, and the failed turn's rollback conflict card (the tiddler changed since).
   await chat().locator('[data-turn$="/000000"] button[data-ai-action="show-changes"]').click();
   await chat().locator('[data-turn$="/000002"] button[data-ai-action="rollback"]').click();
@@ -79,7 +93,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
   const result = await page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);

@@ -125,7 +125,7 @@ test("renaming Proj moves its parts and not one of Proj/Private's, nor a referen
 
 test("deleting a turn of Proj, then Proj forever, leaves every tiddler of Proj/Private", async () => {
   const { proj, priv, projUser, before } = await nested();
-  await runner().deleteTurn(proj, projUser);
+  await runner().deleteTurn(proj, projUser, { keepChanges: true }); // its journal (a change that stands) goes with it
   untouched(priv, before);
   add({ ...fields(proj)!, 'agent-deleted': '20260101000000000' });
   const { deleted } = await runner().deleteChat(proj);

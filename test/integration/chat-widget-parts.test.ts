@@ -41,6 +41,7 @@ function context(calls: { filter: number; wikitext: string[] } = { filter: 0, wi
     lingo: (key) => $tw.wiki.getTiddlerText(LANGUAGE + key, ''),
     runner: () => agentLib($tw).getRunner(),
     request: (promise) => promise.catch(() => undefined),
+    notify: () => undefined,
     navigate: () => undefined,
     followReply: () => undefined,
     filter: (filter, variables) => {

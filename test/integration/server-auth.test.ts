@@ -96,10 +96,11 @@ describe.each(SETUPS.map((setup, i) => [setup.name, i] as const))('%s', (_name, 
     const bodies: Record<string, unknown> = {
       send: { chat: CHAT, text: 'Hello from someone who may not write' },
       stop: { chat: CHAT },
-      decide: { chat: CHAT, message: pending, choice: 'always' },
+      decide: { chat: CHAT, message: pending, choice: 'always', scope: { kind: 'tiddler' } },
+      'revoke-rule': { chat: CHAT, message: pending },
       answer: { chat: CHAT, message: pending, answers: ['yes'] },
       retry: { chat: CHAT, message: user },
-      'delete-turn': { chat: CHAT, message: user },
+      'delete-turn': { chat: CHAT, message: user, keepChanges: true },
       rollback: { chat: CHAT, message: user, force: true },
     };
     const callers: [string, Record<string, string>, number][] = [

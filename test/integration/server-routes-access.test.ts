@@ -113,10 +113,11 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
   const bodies: Record<string, Record<string, unknown>> = {
     send: { chat, text: 'Hello from someone who may not write' },
     stop: { chat },
-    decide: { chat, message: pending, choice: 'always' },
+    decide: { chat, message: pending, choice: 'always', scope: { kind: 'tiddler' } },
+    'revoke-rule': { chat, message: pending },
     answer: { chat, message: pending, answers: ['yes'] },
     retry: { chat, message: userMessage },
-    'delete-turn': { chat, message: userMessage },
+    'delete-turn': { chat, message: userMessage, keepChanges: true },
     edit: { chat, message: userMessage, text: 'Edited by someone who may not write' },
     'switch-branch': { chat, at: 0, version: 1 },
     rollback: { chat, message: userMessage, force: true },

@@ -1,6 +1,7 @@
 /*\
 Tool-call approval, enforced in code: deny patterns, then allow patterns, then what the user
-allowed for this chat, then the tool's mode ("Always" sets the mode to auto in the agent).
+allowed for this chat, then the tool's mode ("Always allow" adds an allow pattern or sets the
+mode to auto in the agent: engine/approval-rules.ts).
 Patterns are regular expressions, tested case-insensitively against what a call touches:
 for wiki tools the titles it reads or writes (ToolDefinition.targets), for other tools its
 arguments as JSON. A deny pattern that matches any target denies the call; allow patterns
@@ -25,11 +26,24 @@ export interface ApprovalRule {
   mode?: 'auto' | 'confirm';
   /** Absent: the allow patterns of "*" apply. */
   allow?: RegExp[];
+  /** The allow patterns as written (RegExp.source escapes "/"), to name the one that matched. */
+  allowText?: string[];
   deny: RegExp[];
 }
 export type ApprovalConfig = Record<string, ApprovalRule>;
 
-export type ApprovalDecision = { decision: 'allow' | 'deny' | 'confirm'; reason: string };
+/**
+ * The user's rule that let a call run without asking, when the call would have asked without
+ * it: recorded on the call's tool message (`approval-rule`) so the chat can say so and revoke
+ * it. `tool` is the rule's key in `agent-approval` (a tool's name or "*"); `patterns` are the
+ * allow patterns that matched what the call touches (`on`: its titles or its arguments).
+ */
+export type AllowingRule =
+  | { kind: 'allow'; tool: string; patterns: string[]; on: 'titles' | 'arguments'; agent?: string }
+  | { kind: 'mode'; tool: string; agent?: string }
+  | { kind: 'chat'; tool: string };
+
+export type ApprovalDecision = { decision: 'allow' | 'deny' | 'confirm'; reason: string; rule?: AllowingRule };
 
 export function parseApprovalConfig(json: string | undefined, agentTitle: string): ApprovalConfig {
   if (!json?.trim()) return {};
@@ -51,7 +65,7 @@ export function parseApprovalConfig(json: string | undefined, agentTitle: string
         throw fail(`has an invalid regular expression for "${tool}": ${source}`);
       }
     };
-    out[tool] = { mode: rule.mode, allow: rule.allow?.map(compile), deny: (rule.deny ?? []).map(compile) };
+    out[tool] = { mode: rule.mode, allow: rule.allow?.map(compile), allowText: rule.allow, deny: (rule.deny ?? []).map(compile) };
   }
   return out;
 }
@@ -88,11 +102,20 @@ export function evaluateApproval(
   // Deny rules are about titles; a call whose titles cannot be known before it runs (a search
   // by meaning, a filter that fails to parse) could reach a denied one: the user decides.
   if (targets === null && (own?.deny?.length || any?.deny?.length)) return { decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' };
-  const allow = own?.allow ?? any?.allow ?? [];
+  const from = own?.allow ? own : any;
+  const allow = from?.allow ?? [];
+  const builtIn = tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
+  const mode = own?.mode ?? any?.mode ?? builtIn;
+  // A rule is named only where it made a difference: without it the call would have asked.
+  const named = <R extends AllowingRule>(rule: R) => (mode === 'confirm' ? { rule } : {});
   if (targets !== null && allow.length && subjects.length && subjects.every((subject) => allow.some((re) => re.test(subject)))) {
-    return { decision: 'allow', reason: `allowed by the rule${allow.length > 1 ? 's' : ''} ${allow.map((re) => `/${re.source}/`).join(', ')}` };
+    const matched = [...new Set(subjects.map((subject) => allow.findIndex((re) => re.test(subject))))];
+    const key = own?.allow ? tool.name : '*';
+    const patterns = matched.map((i) => from?.allowText?.[i] ?? allow[i]!.source);
+    return { decision: 'allow', reason: `allowed by the rule${matched.length > 1 ? 's' : ''} ${matched.map((i) => `/${allow[i]!.source}/`).join(', ')}`, ...named({ kind: 'allow', tool: key, patterns, on: targets ? 'titles' : 'arguments' }) };
   }
-  if (allowedInChat) return { decision: 'allow', reason: 'allowed in this chat by the user' };
-  const mode = own?.mode ?? any?.mode ?? tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
-  return mode === 'auto' ? { decision: 'allow', reason: 'the tool runs without confirmation' } : { decision: 'confirm', reason: 'the tool needs confirmation' };
+  if (allowedInChat) return { decision: 'allow', reason: 'allowed in this chat by the user', ...named({ kind: 'chat', tool: tool.name }) };
+  if (mode === 'confirm') return { decision: 'confirm', reason: 'the tool needs confirmation' };
+  const key = own?.mode ? tool.name : '*';
+  return { decision: 'allow', reason: 'the tool runs without confirmation', ...(builtIn === 'confirm' ? { rule: { kind: 'mode', tool: key } } : {}) };
 }

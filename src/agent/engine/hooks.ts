@@ -14,6 +14,7 @@ import type { PromptSection } from './context';
 import type { ErrorKind } from './error-kinds';
 import type { PromptWords } from './prompt-words';
 import type { AgentEvent } from './events';
+import type { AllowingRule } from './approval';
 import type { ToolCallRequest, ToolCallResult } from './tool-executor';
 
 export interface TurnContext {
@@ -77,6 +78,8 @@ export interface ToolExecution {
   result: ToolCallResult;
   /** The pending tool message this result completes, if it waited for approval. */
   pendingTitle?: string;
+  /** The user's rule that let the call run without asking (recorded as `approval-rule`). */
+  approvalRule?: AllowingRule;
 }
 
 type AsyncTap<P> = (payload: P, context: TurnContext) => void | Promise<void>;

@@ -23,7 +23,7 @@ import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
 import { createToolContext, type ToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
 import { errorText } from '../tools/write-gate';
-import { evaluateApproval, hasPatterns, parseApprovalConfig } from './approval';
+import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from './approval';
 import { DEFAULT_COMPACT_AT, KEEP_TURNS, liveHistory, overThreshold } from './compaction';
 import { estimateMessageTokens, estimateTokens, fitToWindow, type ContextUsage } from './context';
 import type { AgentEvent } from './events';
@@ -297,9 +297,9 @@ async function runToolPhase(
   const context = () => toolContext(ctx, reads);
   const results = new Map(turn.filter((m) => m.role === 'tool' && m['agent-seq'] > reply['agent-seq']).map((m) => [m['tool-call-id'], m]));
   const chatAllowed = new Set(parseTitleList(ctx.store.wiki.getFields(ctx.chat)?.[CHAT_ALLOWED_TOOLS]));
-  const toRun: { call: ToolCallRequest; pendingTitle?: string }[] = [];
+  const toRun: { call: ToolCallRequest; pendingTitle?: string; rule?: AllowingRule }[] = [];
   let waiting = false;
-  const finish = (result: ToolCallResult, pendingTitle?: string) => hooks.toolExecuted.call({ result, pendingTitle }, ctx);
+  const finish = (result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule) => hooks.toolExecuted.call({ result, pendingTitle, approvalRule: rule }, ctx);
   const denied = (call: ToolCallRequest, content: string, outcome: ToolOutcome): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0, outcome });
 
   for (const call of calls) {
@@ -318,8 +318,9 @@ async function runToolPhase(
       toRun.push({ call }); // the executor reports the unknown tool or the bad arguments
       continue;
     }
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, context) : undefined);
-    if (verdict.decision === 'allow') toRun.push({ call });
+    const targets = hasPatterns(approvals, tool.name) ? callTargets(tool, call.args, context) : undefined;
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(call.name), targets);
+    if (verdict.decision === 'allow') toRun.push({ call, rule: recordedRule(verdict.rule, ctx.agent.title) });
     else if (verdict.decision === 'deny') await finish(denied(call, `Not allowed: ${verdict.reason}.`, 'rule-denied'));
     else {
       // A call the write gate would refuse anyway is not put to the user: the model gets the refusal.
@@ -340,6 +341,7 @@ async function runToolPhase(
         approvalExpires: String(now() + timeout),
         toolChanges: planned.changes,
         approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
+        approvalTargets: (targets ?? callTargets(tool, call.args, context)) ?? undefined,
       });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
       waiting = true;
@@ -349,6 +351,7 @@ async function runToolPhase(
   let summary: string | undefined;
   if (toRun.length) {
     const byId = new Map(toRun.map((r) => [r.call.id, r.pendingTitle]));
+    const rules = new Map(toRun.map((r) => [r.call.id, r.rule]));
     const executed = await executeToolCalls(
       toRun.map((r) => r.call),
       ctx.tools,
@@ -369,7 +372,7 @@ async function runToolPhase(
         waiting = true;
         continue;
       }
-      await finish(result, byId.get(result.call.id));
+      await finish(result, byId.get(result.call.id), rules.get(result.call.id));
       ctx.emit({ type: 'tool-finished', chat: ctx.chat, callId: result.call.id, name: result.call.name, status: result.status });
       if (result.status === 'ok' && control?.type === 'end-turn') summary = result.content;
     }
@@ -377,6 +380,11 @@ async function runToolPhase(
   if (ctx.signal.aborted) return { kind: 'none' };
   if (summary !== undefined && !waiting) return { kind: 'end', text: summary };
   return { kind: waiting ? 'wait' : 'continue' };
+}
+
+/** The rule that let a call run without asking, as its message records it: an agent's rule names the agent. */
+export function recordedRule(rule: AllowingRule | undefined, agent: string): AllowingRule | undefined {
+  return rule && rule.kind !== 'chat' ? { ...rule, agent } : rule;
 }
 
 /**

@@ -7,9 +7,19 @@ a RunnerError whose `code` says why (the server maps it to an HTTP status).
 \*/
 import type { AgentEventListener } from '../engine/events';
 import type { EditRequest } from '../engine/edit-request';
+import type { ApprovalScope } from '../engine/approval-rules';
 import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 
 export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
+export type { ApprovalScope };
+
+export interface DeleteTurnOptions {
+  /**
+   * Delete a turn that changed tiddlers (and was not rolled back) although that removes the
+   * only way to roll the changes back: without it such a delete is refused (conflict).
+   */
+  keepChanges?: boolean;
+}
 
 export interface RollbackResult {
   /** Tiddlers changed since the turn changed them; nothing was restored unless forced. */
@@ -24,8 +34,10 @@ export interface ChatRunner {
   send(chat: string, text: string, attachments?: string[]): Promise<unknown>;
   /** Abort the running turn (or end a waiting one) and drop what is queued behind it. */
   stop(chat: string): Promise<unknown>;
-  /** The user's choice on a call waiting for approval. */
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown>;
+  /** The user's choice on a call waiting for approval; "always" needs the scope of the rule it adds. */
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<unknown>;
+  /** Remove the rule that let a call run without asking (its message's `approval-rule`); `revoked` is false when it was gone already. */
+  revokeRule(chat: string, message: string): Promise<{ revoked: boolean }>;
   /** The user's answers to a question; `null` dismisses it and ends the turn. */
   answer(chat: string, message: string, answers: string[] | null): Promise<unknown>;
   /** Answer the last turn again: the user's message stays, its replies are kept as an earlier version (runner/branches.ts). */
@@ -34,8 +46,8 @@ export interface ChatRunner {
   edit(chat: string, userMessage: string, text: string): Promise<unknown>;
   /** Bring back version `version` of the chat at the fork at seq `at`, keeping the one shown now. */
   switchBranch(chat: string, at: number, version: number): Promise<unknown>;
-  /** Remove a turn's messages (not what its tools changed). */
-  deleteTurn(chat: string, userMessage: string): Promise<unknown>;
+  /** Remove a turn's messages (not what its tools changed); a turn whose changes stand needs `keepChanges`. */
+  deleteTurn(chat: string, userMessage: string, options?: DeleteTurnOptions): Promise<unknown>;
   /** Restore what a turn's tools changed. */
   rollback(chat: string, userMessage: string, force?: boolean): Promise<RollbackResult>;
   /**

@@ -4,12 +4,13 @@ as their tool messages hold them, and what the user's choice writes. Messages ar
 source of truth, so this is all a runner needs to check a decision, write it, know when a
 turn can resume, and when an unanswered confirmation expires, after a reload or a restart.
 \*/
-import { CHAT_ALLOWED_TOOLS } from '../engine/loop';
+import type { ApprovalScope } from '../engine/approval-rules';
 import type { ChatStore } from '../store/chat-store';
 import type { Message, ToolOutcome } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
 import { RunnerError, type ApprovalChoice } from './chat-runner';
+import { RuleBook, parseScope, scopeProblem } from './rule-book';
 
 export const CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'deny'];
 
@@ -17,12 +18,16 @@ export const CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'de
 export type Outcome = 'resume' | 'wait' | 'dismissed';
 
 export class Decisions {
+  private readonly rules: RuleBook;
+
   constructor(
     private readonly store: ChatStore,
     private readonly wiki: WikiPort,
     /** Whether a tool is confirm-only (ToolDefinition.confirmOnly): each call asks again. */
     private readonly confirmOnly: (tool: string) => boolean = () => false,
-  ) {}
+  ) {
+    this.rules = new RuleBook(store, wiki);
+  }
 
   /** The chat's calls waiting for the user. */
   pending(chat: string): Message[] {
@@ -59,24 +64,45 @@ export class Decisions {
   }
 
   /**
-   * Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool
-   * from now on, except a confirm-only tool's (by its definition or the choices its card
-   * offers), for which they count as "once": nothing is allowed beyond this one call.
+   * A RunnerError unless `scope` fits the choice on this waiting call: "always" needs one
+   * (tiddler, prefix or tool) that covers what the call touches, other choices take none.
+   * A confirm-only tool's "always" counts as "once", so its scope is not looked at.
    */
-  decide(chat: string, message: string, choice: ApprovalChoice): Outcome | { error: string } {
+  checkScope(message: string, choice: ApprovalChoice, scope: unknown): ApprovalScope | undefined {
+    if (choice !== 'always') {
+      if (scope !== undefined && scope !== null) throw new RunnerError('bad-request', 'A scope goes only with the choice "always".');
+      return undefined;
+    }
+    const fields = this.wiki.getFields(message) ?? {};
+    if (this.asOnce(fields, choice)) return undefined;
+    if (scope === undefined || scope === null) throw new RunnerError('bad-request', '"Always" needs a scope: {"kind": "tiddler"}, {"kind": "prefix", "prefix": "…"} or {"kind": "tool"}.');
+    const parsed = parseScope(scope);
+    const problem = scopeProblem(parsed, parseTitleList(fields['approval-targets']));
+    if (problem) throw new RunnerError('bad-request', problem);
+    return parsed;
+  }
+
+  /**
+   * Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool
+   * from now on ("always" as far as its scope says), except a confirm-only tool's (by its
+   * definition or the choices its card offers), for which they count as "once": nothing is
+   * allowed beyond this one call.
+   */
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Outcome | { error: string } {
     const fields = this.waiting(chat, message);
     if (!fields || fields.approval) return { error: 'The call no longer waits for a decision.' };
     const tool = fields['tool-name'] ?? '';
-    const choices = parseTitleList(fields['approval-choices']);
-    if ((this.confirmOnly(tool) || (choices.length && !choices.includes(choice))) && choice !== 'deny') choice = 'once';
-    if (choice === 'chat') {
-      const allowed = parseTitleList(this.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
-      if (!allowed.includes(tool)) this.store.updateChat(chat, { [CHAT_ALLOWED_TOOLS]: stringifyTitleList([...allowed, tool]) });
-    } else if (choice === 'always') {
-      this.allowAlways(chat, tool);
-    }
+    if (this.asOnce(fields, choice)) choice = 'once';
+    if (choice === 'chat') this.rules.allowInChat(chat, tool);
+    else if (choice === 'always' && scope) this.rules.allowAlways(chat, tool, scope, parseTitleList(fields['approval-targets']));
     this.store.updateFields(message, { approval: choice });
     return this.allDecided(chat) ? 'resume' : 'wait';
+  }
+
+  /** Whether a choice other than deny counts as "once" on this call (a confirm-only tool). */
+  private asOnce(fields: TiddlerFields, choice: ApprovalChoice): boolean {
+    const choices = parseTitleList(fields['approval-choices']);
+    return choice !== 'deny' && (this.confirmOnly(fields['tool-name'] ?? '') || (choices.length > 0 && !choices.includes(choice)));
   }
 
   /** Write the user's answers to a question (Agentty's `Clarifications:` format); `null` dismisses it and every other waiting call. */
@@ -101,21 +127,5 @@ export class Decisions {
   private waiting(chat: string, message: string): TiddlerFields | undefined {
     const fields = this.wiki.getFields(message);
     return fields && fields['tool-status'] === 'pending' && fields['agent-chat'] === chat ? fields : undefined;
-  }
-
-  /** "Always": the tool's mode becomes `auto` in the chat's agent definition. */
-  private allowAlways(chat: string, tool: string): void {
-    if (this.confirmOnly(tool)) return;
-    const agentTitle = this.wiki.getFields(chat)?.agent;
-    const agent = agentTitle ? this.wiki.getFields(agentTitle) : undefined;
-    if (!agent) return;
-    let config: Record<string, { mode?: string }> = {};
-    try {
-      config = agent['agent-approval'] ? JSON.parse(agent['agent-approval']) : {};
-    } catch {
-      return; // a broken config is reported by the turn itself
-    }
-    config[tool] = { ...config[tool], mode: 'auto' };
-    this.wiki.putTiddler({ ...agent, 'agent-approval': JSON.stringify(config) });
   }
 }

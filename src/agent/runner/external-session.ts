@@ -15,8 +15,8 @@ read tools only, under the same approval rules (a denied read is denied; one tha
 confirmation is refused, since nobody can be asked), and changes nothing.
 \*/
 import * as z from 'zod/mini';
-import { evaluateApproval, hasPatterns, parseApprovalConfig } from '../engine/approval';
-import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, safePreview } from '../engine/loop';
+import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
+import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, recordedRule, safePreview } from '../engine/loop';
 import { executeToolCalls, type ToolCallResult } from '../engine/tool-executor';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
@@ -108,7 +108,8 @@ export class ExternalToolSession {
       createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads }, { now: Date.now, semantic: this.runner.semantic });
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
     const chatAllowed = new Set(this.record ? parseTitleList(this.runner.store.wiki.getFields(this.record.chat)?.[CHAT_ALLOWED_TOOLS]) : []);
-    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(name), hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined);
+    const targets = hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined;
+    const verdict = evaluateApproval(approvals, tool, call.args, chatAllowed.has(name), targets);
     if (!this.record) {
       // A reader's session: the agent's rules hold as in a turn; there is no chat to ask in.
       if (verdict.decision === 'deny') return { content: `Not allowed: ${verdict.reason}.`, isError: true };
@@ -137,6 +138,7 @@ export class ExternalToolSession {
           approvalExpires: String(expires),
           toolChanges: planned.changes,
           approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
+          approvalTargets: (targets ?? callTargets(tool, call.args, () => context())) ?? undefined,
         });
         this.runner.bus.emit({ type: 'waiting', chat, message: pendingTitle, reason: 'approval' });
         this.settle();
@@ -150,7 +152,7 @@ export class ExternalToolSession {
         }
       }
       const [result] = await this.execute(call, tool, agent, signal, context);
-      return this.finish(result!, pendingTitle);
+      return this.finish(result!, pendingTitle, pendingTitle ? undefined : recordedRule(verdict.rule, agent.title));
     } finally {
       this.running--;
       this.settle();
@@ -194,12 +196,15 @@ export class ExternalToolSession {
   }
 
   /** Write the call's result into the chat (the pending message, or a new one) and announce it. */
-  private finish(result: ToolCallResult, pendingTitle?: string): { content: string; isError: boolean } {
+  private finish(result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule): { content: string; isError: boolean } {
     const { chat } = this.record!;
     const read = result.output?.read;
     const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
-    if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
-    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read });
+    if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
+    else {
+      const approvalRule = rule ? JSON.stringify(rule) : undefined;
+      this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read, approvalRule });
+    }
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
   }

@@ -21,9 +21,10 @@ import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ApprovalScope, type ChatRunner, type DeleteTurnOptions, type McpTestResult, type PromptPreview, type RollbackResult } from './chat-runner';
 import { Branches } from './branches';
 import { CHOICES, Decisions, type Outcome } from './decisions';
+import { RuleBook } from './rule-book';
 import { ensureWebGlobals } from './host';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus } from './operations';
 import type { McpConnections } from './mcp-client';
@@ -112,6 +113,8 @@ export class LocalRunner implements ChatRunner {
   readonly decisions: Decisions;
   /** A turn's messages; retry, delete and rollback. */
   readonly turns: Turns;
+  /** The user's approval rules as the chat's shortcuts change them (revoke). */
+  private readonly rules: RuleBook;
   /** The versions a chat keeps when it forks (edit and resend, retry) and the switch between them. */
   readonly branches: Branches;
   /** Sub-agents the turns' spawn-agent calls run (in this runner, as hidden chats). */
@@ -133,6 +136,7 @@ export class LocalRunner implements ChatRunner {
     this.store = new ChatStore(host.wiki);
     this.decisions = new Decisions(this.store, host.wiki, (tool) => host.tools.get(tool)?.confirmOnly === true);
     this.turns = new Turns(this.store, host.wiki);
+    this.rules = new RuleBook(this.store, host.wiki);
     this.branches = new Branches(this.store, host.wiki);
     this.subAgents = new SubAgents(this);
     this.now = host.now ?? Date.now;
@@ -250,19 +254,31 @@ export class LocalRunner implements ChatRunner {
   }
 
   /** The user's answer to a confirmation card; resolves when the resumed turn has ended. */
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<TurnResult> {
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<TurnResult> {
     try {
-      return this.submitDecision(chat, message, choice).done;
+      return this.submitDecision(chat, message, choice, scope).done;
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  submitDecision(chat: string, message: string, choice: ApprovalChoice): { op: Operation; done: Promise<TurnResult> } {
+  /** Checked before it is queued: the choice, the waiting call, and the scope "always" needs (rule-book.ts). */
+  submitDecision(chat: string, message: string, choice: ApprovalChoice, scope?: unknown): { op: Operation; done: Promise<TurnResult> } {
     if (!CHOICES.includes(choice)) throw new RunnerError('bad-request', `The choice must be one of: ${CHOICES.join(', ')}.`);
     this.requireChat(chat);
     this.decisions.requireWaiting(chat, message, 'approval');
-    return this.operations.submit({ chat, kind: 'decide', message, choice });
+    const checked = this.decisions.checkScope(message, choice, scope);
+    return this.operations.submit({ chat, kind: 'decide', message, choice, ...(checked ? { scope: checked } : {}) });
+  }
+
+  /** Remove the rule that let a call run without asking (rule-book.ts); no turn needs to wait for it. */
+  revokeRule(chat: string, message: string): Promise<{ revoked: boolean }> {
+    try {
+      this.requireChat(chat);
+      return Promise.resolve(this.rules.revoke(chat, message));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** The user's answers to an ask-question card; `null` cancels the turn without a reply. */
@@ -327,11 +343,19 @@ export class LocalRunner implements ChatRunner {
     return this.operations.submit({ chat, kind: 'switch', at, version });
   }
 
-  /** Remove a turn's messages (not what its tools changed in the wiki; roll back first for that). */
-  deleteTurn(chat: string, userMessage: string): Promise<void> {
+  /**
+   * Remove a turn's messages (not what its tools changed in the wiki). A turn whose changes
+   * stand (not rolled back) is deleted only with `keepChanges`: its journal is the only way
+   * back, so no caller removes it without saying so.
+   */
+  deleteTurn(chat: string, userMessage: string, options: DeleteTurnOptions = {}): Promise<void> {
     try {
       this.requireIdle(chat);
       const turn = this.turns.require(chat, userMessage);
+      const standing = this.turns.standingChanges(chat, userMessage);
+      if (standing.length && options.keepChanges !== true) {
+        throw new RunnerError('conflict', `This turn changed ${standing.length === 1 ? '1 tiddler' : `${standing.length} tiddlers`} (${standing.join(', ')}): roll it back first, or delete it with keepChanges to keep the changes without a way back.`);
+      }
       this.turns.delete(chat, userMessage);
       // Its versions go with it (they have no message left to be switched back on).
       this.branches.drop(chat, turn[0]!['agent-seq'], turn.at(-1)!['agent-seq']);
@@ -550,7 +574,7 @@ export class LocalRunner implements ChatRunner {
         this.decisions.close(chat, 'The user sent a new message instead.', 'replaced');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
-        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));
+        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!, op.scope));
       case 'answer':
         return this.afterDecision(chat, this.decisions.answer(chat, op.message ?? '', op.answers ?? null));
       case 'retry':

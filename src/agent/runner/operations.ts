@@ -6,7 +6,7 @@ in order, whoever submitted them. The server's log is a file, so after a restart
 unfinished operation is known and can be failed (runner/local-runner.ts, restore); a
 browser's log lives as long as the page.
 \*/
-import type { ApprovalChoice } from './chat-runner';
+import type { ApprovalChoice, ApprovalScope } from './chat-runner';
 
 export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'edit' | 'switch' | 'resume' | 'compact' | 'rename';
 export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
@@ -29,6 +29,8 @@ export interface Operation {
   at?: number;
   version?: number;
   choice?: ApprovalChoice;
+  /** decide "always": what the rule it adds covers. */
+  scope?: ApprovalScope;
   answers?: string[] | null;
   /** rename: the chat's new title. */
   to?: string;

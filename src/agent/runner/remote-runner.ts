@@ -7,7 +7,7 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import { RunnerError, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
+import { RunnerError, type ApprovalChoice, type ApprovalScope, type ChatRunner, type DeleteTurnOptions, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
 import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 import type { EditRequest } from '../engine/edit-request';
@@ -55,8 +55,12 @@ export class RemoteRunner implements ChatRunner {
     return this.post('stop', { chat });
   }
 
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown> {
-    return this.post('decide', { chat, message, choice });
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<unknown> {
+    return this.post('decide', { chat, message, choice, ...(scope ? { scope } : {}) });
+  }
+
+  revokeRule(chat: string, message: string): Promise<{ revoked: boolean }> {
+    return this.post('revoke-rule', { chat, message }) as Promise<{ revoked: boolean }>;
   }
 
   answer(chat: string, message: string, answers: string[] | null): Promise<unknown> {
@@ -75,8 +79,8 @@ export class RemoteRunner implements ChatRunner {
     return this.post('switch-branch', { chat, at, version });
   }
 
-  deleteTurn(chat: string, userMessage: string): Promise<unknown> {
-    return this.post('delete-turn', { chat, message: userMessage });
+  deleteTurn(chat: string, userMessage: string, options: DeleteTurnOptions = {}): Promise<unknown> {
+    return this.post('delete-turn', { chat, message: userMessage, ...(options.keepChanges ? { keepChanges: true } : {}) });
   }
 
   rollback(chat: string, userMessage: string, force = false): Promise<RollbackResult> {

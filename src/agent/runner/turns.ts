@@ -39,6 +39,17 @@ export class Turns {
     return turn.length > 0 && turn.at(-1)?.title === this.store.listMessages(chat).at(-1)?.title;
   }
 
+  /**
+   * The tiddlers the turn changed whose changes stand (its journal, not rolled back): deleting
+   * the turn would remove the only way to roll them back.
+   */
+  standingChanges(chat: string, userMessage: string): string[] {
+    const title = this.journal(chat, userMessage);
+    if (!title || this.wiki.getFields(title)?.['agent-rolled-back']) return [];
+    const journal = readJournal(this.wiki, title) as unknown;
+    return journal && typeof journal === 'object' && !Array.isArray(journal) ? Object.keys(journal) : [];
+  }
+
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
   delete(chat: string, userMessage: string): void {
     this.store.deleteMessages(chat, this.require(chat, userMessage).map((m) => m.title));

@@ -55,6 +55,10 @@ export interface NewMessage {
   approvalChoices?: string[];
   /** A call waiting for approval: what it would change (JSON, a turn journal's shape). */
   toolChanges?: string;
+  /** A call waiting for approval: the titles it touches (what an "Always allow" rule may name). */
+  approvalTargets?: string[];
+  /** A call that ran without asking because of the user's rule: which one (JSON). */
+  approvalRule?: string;
   /** User messages: the operation that carried them (runner/operations.ts). */
   operation?: string;
   /** User messages a schedule or heartbeat sent (schedules/scheduler.ts). */
@@ -175,6 +179,8 @@ export class ChatStore {
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
       'approval-choices': message.approvalChoices?.length ? stringifyTitleList(message.approvalChoices) : undefined,
+      'approval-targets': message.approvalTargets?.length ? stringifyTitleList(message.approvalTargets) : undefined,
+      'approval-rule': message.approvalRule,
       'agent-operation': message.operation,
       'agent-source': message.source,
       'agent-child': message.child,

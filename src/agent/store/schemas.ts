@@ -277,6 +277,10 @@ export const MessageSchema = z.object({
   'tool-changes': optionalText,
   /** Pending tool messages of a confirm-only tool: the only choices that decide it (once deny). */
   'approval-choices': titleList,
+  /** Pending tool messages: the titles the call touches, which an "Always allow" rule may name (engine/approval-rules.ts). */
+  'approval-targets': titleList,
+  /** A call that ran without asking because of the user's rule: which rule, JSON (engine/approval.ts AllowingRule). */
+  'approval-rule': optionalText,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
   /** spawn-agent results: the sub-agent's chat. */

@@ -2,7 +2,8 @@
 The cards a tool call shows while the turn waits for the user, and the changes view they
 share with the turn action bar:
 - the approval card: exactly what the call would change when the tool can tell (else its
-  arguments and preview), and the choices once / chat / always / deny;
+  arguments and preview), and the choices once / chat / always (which asks for a scope
+  first: always-allow.ts) / deny;
 - the question card (`ask-question`): options, a free answer, Submit and Cancel (or Esc);
 - the changes view: tiddler by tiddler, with TiddlyWiki's <$diff-text>, each resulting
   tiddler's active content flagged.
@@ -11,6 +12,7 @@ Every choice is a request to the runner, which writes it into the waiting messag
 import type { IParseTreeNode } from 'tiddlywiki';
 import { lib } from './library';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
+import { toggleAlwaysAllow } from './always-allow';
 
 /** A turn journal or a call's planned changes: before and after fields per title (null: absent). */
 export type Journal = Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }>;
@@ -120,7 +122,9 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
   for (const choice of (['once', 'chat', 'always', 'deny'] as const).filter((c) => !only?.length || only.includes(c))) {
     const button = el(doc, 'button', `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`));
     button.setAttribute('data-ai-action', `approve-${choice}`);
-    button.addEventListener?.('click', () => void ctx.request(ctx.runner().decide(ctx.chat, message, choice)));
+    // "Always" first asks what the rule covers (always-allow.ts).
+    if (choice === 'always') button.setAttribute('aria-expanded', 'false');
+    button.addEventListener?.('click', () => (choice === 'always' ? toggleAlwaysAllow(ctx, card, button, message, name) : void ctx.request(ctx.runner().decide(ctx.chat, message, choice))));
     buttons.appendChild(button);
   }
   card.appendChild(buttons);

@@ -18,6 +18,8 @@ export interface ChatContext {
   runner(): ChatRunner;
   /** Make a request to the runner; a refusal shows in the status line and resolves to undefined. */
   request<T>(promise: Promise<T>): Promise<T | undefined>;
+  /** Say what a request did, under the messages (announced), until the next request. */
+  notify(text: string): void;
   navigate(title: string): void;
   /** Titles a filter selects, with these variables. */
   filter(filter: string, variables: Record<string, string>): string[];

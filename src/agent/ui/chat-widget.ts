@@ -311,6 +311,7 @@ class AiChatWidget extends Widget {
   /** A runner request; a refusal (or an unreachable server) shows in the status line. */
   private request<T>(promise: Promise<T>): Promise<T | undefined> {
     this.requestError = '';
+    this.status.notify('');
     return promise.catch((e: unknown) => {
       this.requestError = e instanceof Error ? e.message : String(e);
       this.updateStatus();
@@ -327,6 +328,7 @@ class AiChatWidget extends Widget {
       lingo: (key) => lingo(this.wiki, key),
       runner: () => lib().getRunner(),
       request: (promise) => this.request(promise),
+      notify: (text) => this.status.notify(text),
       navigate: (title) => this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.chat }),
       filter: (filter, variables) => this.wiki.filterTiddlers(filter, this.makeFakeWidgetWithVariables(variables)),
       renderTree: (tree: IParseTreeNode[], into: HTMLElement) => {

@@ -10,6 +10,7 @@ import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { renderApproval, renderQuestion, toolDetails } from './cards';
 import { errorHintText } from './error-hint';
 import { toolOutcomeText } from './tool-outcome';
+import { RuleNote } from './rule-note';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -24,6 +25,8 @@ export interface AttachedBar {
 export class MessageView {
   readonly element: HTMLElement;
   private body?: RenderedTree;
+  /** On a call a rule of the user's let run: which rule, and its revoke (rule-note.ts). */
+  private readonly rule?: RuleNote;
   private readonly cost?: HTMLElement;
   bar?: AttachedBar;
   /** The message's own bar (message-actions.ts): Edit and Copy, the switch between versions. */
@@ -75,7 +78,11 @@ export class MessageView {
       body.textContent = text;
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
     } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
-    else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
+    else if (role === 'tool') {
+      this.rule = RuleNote.of(ctx, title, fields);
+      if (this.rule) body.appendChild(this.rule.element);
+      this.body = renderToolMessage(ctx, title, fields, element, meta, body);
+    }
     else if (role === 'error') renderError(ctx, fields, text, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
@@ -92,9 +99,10 @@ export class MessageView {
     this.cost.setAttribute('title', cost.title);
   }
 
-  /** Rendered replies contain links whose look depends on other tiddlers. */
+  /** Rendered replies contain links whose look depends on other tiddlers; a rule note, on the rule's agent. */
   refresh(changed: IChangedTiddlers): void {
     this.body?.refresh(changed);
+    this.rule?.refresh(changed);
   }
 
   remove(): void {

@@ -1,6 +1,6 @@
 /*\
 What the chat says about its turn, under the messages: the status line (working, running
-tools, retrying, queued messages, a refused request), the bubbles of messages queued behind
+tools, retrying, queued messages, a refused request), a notice of what a request did, the bubbles of messages queued behind
 the running turn, and the context meter (tokens of the last prompt against the window).
 It shows the runner's live state; without one (in Node, or before the first event) it reads
 the chat tiddler's `agent-status` and `agent-context-usage`.
@@ -17,6 +17,8 @@ export class StatusBar {
   /** The status line and the meter. */
   readonly footer: HTMLElement;
   private readonly line: HTMLElement;
+  /** What the user's last request did, when it needs saying (ChatContext.notify); announced. */
+  private readonly notice: HTMLElement;
   private readonly meter: HTMLElement;
   private shownQueue = '';
   private shownMeter?: string;
@@ -27,8 +29,16 @@ export class StatusBar {
     this.footer = el(doc, 'div', 'tc-ai-chat-footer');
     this.line = el(doc, 'div', 'tc-ai-chat-status');
     this.meter = el(doc, 'div', 'tc-ai-chat-meter');
+    this.notice = el(doc, 'div', 'tc-ai-chat-notice');
+    this.notice.setAttribute('role', 'status');
     this.footer.appendChild(this.line);
+    this.footer.appendChild(this.notice);
     this.footer.appendChild(this.meter);
+  }
+
+  /** Say what a request did, until the next request ('' clears it). */
+  notify(text: string): void {
+    if (this.notice.textContent !== text) this.notice.textContent = text;
   }
 
   /** Show the live state (and why the last request was refused); returns the status shown. */

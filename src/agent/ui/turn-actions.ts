@@ -1,12 +1,14 @@
 /*\
 The turn action bar, under the last message of each turn: "N tiddlers changed" (the turn's
 diff), Rollback (with a conflict card when tiddlers changed since), Retry (the chat's last
-turn, once it has ended), Delete and Copy (the turn's last reply). Which message carries a
+turn, once it has ended), Delete (which asks first when the turn's changes stand:
+delete-turn.ts) and Copy (the turn's last reply). Which message carries a
 bar is worked out from the messages around the rendered window only, so a long chat costs
 no more than a short one. Every action is a request to the runner.
 \*/
 import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { parseJournal, renderChanges } from './cards';
+import { askDeleteTurn } from './delete-turn';
 import { isPart, journalTitle } from '../store/chat-parts';
 import type { AttachedBar } from './message-view';
 
@@ -88,6 +90,14 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
   const journalFields = turnJournal(ctx, user);
   const journal = parseJournal(journalFields?.text);
   const changed = Object.keys(journal).length;
+  /** Roll the turn back; with conflicts, the card that asks (nothing restored). True once restored. */
+  const rollBack = () =>
+    ctx.request(ctx.runner().rollback(chat, user)).then((result) => {
+      if (!result?.conflicts.length) return !!result;
+      closePanel();
+      panel.appendChild(conflictCard(ctx, user, result.conflicts, closePanel));
+      return false;
+    });
   if (changed) {
     button('changes', ctx.lingo(changed === 1 ? 'Turn/ChangedOne' : 'Turn/Changed').replace('$count$', String(changed)), 'show-changes', () => {
       const open = !!diff;
@@ -95,22 +105,21 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
       if (!open) diff = renderChanges(ctx, journal, panel, 'turn');
     });
     if (journalFields?.['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
-    else {
-      button('rollback', ctx.lingo('Turn/Rollback'), 'rollback', () => {
-        void ctx.request(ctx.runner().rollback(chat, user)).then((result) => {
-          if (!result?.conflicts.length) return;
-          closePanel();
-          panel.appendChild(conflictCard(ctx, user, result.conflicts, closePanel));
-        });
-      });
-    }
+    else button('rollback', ctx.lingo('Turn/Rollback'), 'rollback', () => void rollBack());
   }
   if (spec.last)
     button('retry', ctx.lingo('Turn/Retry'), 'retry', () => {
       ctx.followReply();
       void ctx.request(ctx.runner().retry(chat, user));
     });
-  button('delete', ctx.lingo('Turn/Delete'), 'delete-turn', () => void ctx.request(ctx.runner().deleteTurn(chat, user)));
+  // Deleting a turn whose changes stand would remove the only way back: ask first (delete-turn.ts).
+  const standing = journalFields?.['agent-rolled-back'] ? [] : Object.keys(journal);
+  button('delete', ctx.lingo('Turn/Delete'), 'delete-turn', () => {
+    if (!standing.length) return void ctx.request(ctx.runner().deleteTurn(chat, user));
+    const open = !!panel.querySelector('.tc-ai-delete-turn');
+    closePanel();
+    if (!open) panel.appendChild(askDeleteTurn(ctx, { user, changed: standing, rollBack, close: closePanel }));
+  });
   const reply = spec.reply;
   if (reply) {
     button('copy', ctx.lingo('Turn/Copy'), 'copy-reply', () => {

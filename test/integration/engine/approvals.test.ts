@@ -1,5 +1,6 @@
 // Approvals: every branch of evaluateApproval and parseApprovalConfig, and the end-to-end flow
 // through LocalRunner in a real TiddlyWiki: pending card, once / deny / chat / always, expiry,
+// (always with a narrower scope, the rule recorded on a call and its revocation: approval-rules.test.ts),
 // and a pending approval that survives a reload (a new runner over the same wiki).
 import * as z from 'zod/mini';
 import { evaluateApproval, parseApprovalConfig } from '../../../src/agent/engine/approval';
@@ -41,7 +42,7 @@ describe('evaluateApproval', () => {
 
   test('an allow pattern beats the confirm mode only when it matches every title the call touches', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', allow: ['^Drafts/'] } });
-    expect(evaluateApproval(config, write, {}, false, ['Drafts/one'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//' });
+    expect(evaluateApproval(config, write, {}, false, ['Drafts/one'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//', rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' } });
     expect(evaluateApproval(config, write, {}, false, ['Drafts/one', 'Diary']).decision).toBe('confirm');
     expect(evaluateApproval(config, write, {}, false, []).decision).toBe('confirm');
   });
@@ -71,7 +72,7 @@ describe('evaluateApproval', () => {
 
   test('"allow in this chat" beats the confirm mode, but not a deny pattern', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['secret'] } });
-    expect(evaluateApproval(config, write, {}, true, ['a'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user' });
+    expect(evaluateApproval(config, write, {}, true, ['a'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user', rule: { kind: 'chat', tool: 'wiki-edit' } });
     expect(evaluateApproval(config, write, {}, true, ['secret']).decision).toBe('deny');
   });
 
@@ -224,12 +225,12 @@ describe('the approval flow through LocalRunner', () => {
     expect(await t.runner.send(other, 'Write one here.')).toEqual({ status: 'input-required' });
   });
 
-  test('"always" sets mode auto for the tool in the agent\'s agent-approval, keeping its other rules', async () => {
+  test('"always" for the whole tool sets mode auto for the tool in the agent\'s agent-approval, keeping its other rules', async () => {
     const t = setup({ 'agent-approval': JSON.stringify({ 'write-note': { deny: ['forbidden'] }, other: { mode: 'confirm' } }) });
     await t.runner.send(t.chat, 'Write a note.');
     const [pending] = pendingOf(t.chat);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'always')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.decide(t.chat, pending!.title!, 'always', { kind: 'tool' })!, 'the resumed turn')).toEqual({ status: 'completed' });
 
     expect(JSON.parse(h.fields(h.agentOf(t.chat))['agent-approval']!)).toEqual({ 'write-note': { deny: ['forbidden'], mode: 'auto' }, other: { mode: 'confirm' } });
     expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });

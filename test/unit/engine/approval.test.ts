@@ -22,7 +22,7 @@ describe('the attack of issue 9: an allow pattern is tested against titles, not 
   });
 
   test('an edit of "Drafts/x" is auto-approved, whatever its text', () => {
-    expect(evaluateApproval(config, edit, editArgs('Drafts/x', 'anything'), false, ['Drafts/x'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//' });
+    expect(evaluateApproval(config, edit, editArgs('Drafts/x', 'anything'), false, ['Drafts/x'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//', rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' } });
   });
 
   test('an unanchored pattern still only sees titles: "Diary" with Drafts/ in its text is not allowed', () => {
@@ -50,7 +50,7 @@ describe('several targets', () => {
   test('an allow pattern approves only when every target matches some allow pattern', () => {
     const config = rules({ 'wiki-rename': { allow: ['^Drafts/', '^Scratch$'] } });
     expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Drafts/b']).decision).toBe('allow');
-    expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Scratch'])).toEqual({ decision: 'allow', reason: 'allowed by the rules /^Drafts\\//, /^Scratch$/' });
+    expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Scratch'])).toEqual({ decision: 'allow', reason: 'allowed by the rules /^Drafts\\//, /^Scratch$/', rule: { kind: 'allow', tool: 'wiki-rename', patterns: ['^Drafts/', '^Scratch$'], on: 'titles' } });
     expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Diary']).decision).toBe('confirm');
     expect(evaluateApproval(config, rename, {}, false, ['Diary', 'Drafts/a']).decision).toBe('confirm');
   });
@@ -89,7 +89,7 @@ describe("the '*' rule", () => {
 describe('tools without targets: the patterns test their arguments as JSON', () => {
   test('allow and deny patterns match the serialized arguments', () => {
     const config = rules({ 'send-note': { allow: ['"to":"me"'], deny: ['password'] } });
-    expect(evaluateApproval(config, userTool, { to: 'me', text: 'hi' })).toEqual({ decision: 'allow', reason: 'allowed by the rule /"to":"me"/' });
+    expect(evaluateApproval(config, userTool, { to: 'me', text: 'hi' })).toEqual({ decision: 'allow', reason: 'allowed by the rule /"to":"me"/', rule: { kind: 'allow', tool: 'send-note', patterns: ['"to":"me"'], on: 'arguments' } });
     expect(evaluateApproval(config, userTool, { to: 'you', text: 'hi' }).decision).toBe('confirm');
     expect(evaluateApproval(config, userTool, { to: 'me', text: 'my Password' })).toEqual({ decision: 'deny', reason: 'denied by the rule /password/ (it matches the arguments)' });
   });
@@ -123,7 +123,7 @@ describe('tools without targets: the patterns test their arguments as JSON', () 
 describe('order: deny → allow → allowed in this chat → mode', () => {
   test('"allow in this chat" beats the mode but not a deny pattern', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['^Private/'] } });
-    expect(evaluateApproval(config, edit, {}, true, ['Notes'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user' });
+    expect(evaluateApproval(config, edit, {}, true, ['Notes'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user', rule: { kind: 'chat', tool: 'wiki-edit' } });
     expect(evaluateApproval(config, edit, {}, true, ['Private/x']).decision).toBe('deny');
   });
 

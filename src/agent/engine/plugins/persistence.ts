@@ -1,7 +1,8 @@
 /*\
 Built-in plugin: message persistence. One write per finished message: the user's message
 when it arrives, the reply when it completes, each tool result when it is ready. Replies and
-tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts).
+tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts), and
+a call that ran without asking because of the user's rule names that rule (`approval-rule`).
 \*/
 import type { EnginePlugin } from '../hooks';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
@@ -33,7 +34,7 @@ export const persistencePlugin: EnginePlugin = {
         read: response.reads,
       });
     });
-    hooks.toolExecuted.tap('persistence', ({ result, pendingTitle }, ctx) => {
+    hooks.toolExecuted.tap('persistence', ({ result, pendingTitle, approvalRule }, ctx) => {
       const current = result.output?.currentTiddler;
       if (current) ctx.store.setStatus(ctx.chat, 'working', { [CURRENT_TIDDLER_FIELD]: current });
       // Images are named, never copied into the message: tiddlers by title, others kept with the chat.
@@ -47,7 +48,7 @@ export const persistencePlugin: EnginePlugin = {
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
         [READ_FIELD]: stringifyReads(result.output?.read),
       };
-      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
+      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
       else
         ctx.store.appendMessage(ctx.chat, {
           role: 'tool',
@@ -61,6 +62,7 @@ export const persistencePlugin: EnginePlugin = {
           child: result.output?.child,
           attachments,
           read: result.output?.read,
+          approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined,
         });
     });
   },
