@@ -18,6 +18,7 @@ import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig } from '../engine/approval';
 import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, safePreview } from '../engine/loop';
 import { executeToolCalls, type ToolCallResult } from '../engine/tool-executor';
+import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
@@ -197,9 +198,9 @@ export class ExternalToolSession {
   private finish(result: ToolCallResult, pendingTitle?: string): { content: string; isError: boolean } {
     const { chat } = this.record!;
     const read = result.output?.read;
-    const fields = { text: result.content, 'tool-status': result.status, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
+    const fields = { text: result.content, 'tool-status': result.status, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read), ...toolStepFields(result.output) };
     if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
-    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, duration: result.durationMs, read });
+    else this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, duration: result.durationMs, read, titles: result.output?.titles, found: result.output?.found });
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
   }

@@ -1,10 +1,12 @@
 /*\
 Built-in plugin: message persistence. One write per finished message: the user's message
 when it arrives, the reply when it completes, each tool result when it is ready. Replies and
-tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts).
+tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts);
+tool results also the tiddlers they listed, for the chat's line about the call.
 \*/
 import type { EnginePlugin } from '../hooks';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
+import { toolStepFields } from '../../store/chat-store';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
@@ -45,6 +47,7 @@ export const persistencePlugin: EnginePlugin = {
         'agent-child': result.output?.child,
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
         [READ_FIELD]: stringifyReads(result.output?.read),
+        ...toolStepFields(result.output),
       };
       if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
       else
@@ -59,6 +62,8 @@ export const persistencePlugin: EnginePlugin = {
           child: result.output?.child,
           attachments,
           read: result.output?.read,
+          titles: result.output?.titles,
+          found: result.output?.found,
         });
     });
   },
