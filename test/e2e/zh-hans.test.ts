@@ -46,7 +46,7 @@ const NOT_UI = [
   '.tc-ai-message-assistant > .tc-ai-message-body',
   '.tc-ai-error-detail',
   '.tc-ai-tool-error',
-  '.tc-ai-tool-name',
+  '.tc-ai-tool-value',
   '.tc-ai-message-model',
   '.tc-ai-diff-title > a',
   '.tc-ai-diff-fields th',
@@ -191,7 +191,7 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
 
   // Every part was there, in Chinese.
   const all = found.map((f) => f.text).join('\n');
-  for (const part of ['.tc-ai-error-headline', '.tc-ai-message-incomplete', '.tc-ai-tool-status', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
+  for (const part of ['.tc-ai-error-headline', '.tc-ai-message-incomplete', '.tc-ai-tool-step', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
     const text = (await chat().locator(part).first().textContent()) ?? '';
     expect({ part, chinese: /[\u4e00-\u9fff]/.test(text) }).toEqual({ part, chinese: true });
   }

@@ -65,6 +65,9 @@ function afterFrame(fn: () => void, idle = false): () => void {
   };
 }
 
+/** TiddlyWiki's history: its `current-tiddler` is the tiddler the user last opened. */
+const HISTORY = '$:/HistoryList';
+
 class AiChatWidget extends Widget {
   private chat = '';
   private pageSize = 50;
@@ -120,7 +123,16 @@ class AiChatWidget extends Widget {
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
-    this.list.stickToEnd();
+    if (this.openedFromLink()) this.list.followEnd(true);
+  }
+
+  /**
+   * Whether the chat's tiddler is the one the user just opened (TiddlyWiki's history names it):
+   * it then shows its newest messages, like any chat app, rather than the start of its window.
+   */
+  private openedFromLink(): boolean {
+    const story = this.getVariable('storyTiddler');
+    return !!$tw.browser && !!story && this.wiki.getTiddler(HISTORY)?.fields['current-tiddler'] === story;
   }
 
   /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
@@ -299,8 +311,8 @@ class AiChatWidget extends Widget {
   private send(message: string, attachments: string[]): void {
     void this.request(lib().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
-    // The user's message: the list and, in the story river, the window follow the reply.
-    this.list.stickToEnd(true);
+    // The user's message: in the story river, the window follows the reply.
+    this.list.followEnd();
   }
 
   /** Whether a turn runs, as the runner's events say. */
@@ -336,7 +348,7 @@ class AiChatWidget extends Widget {
       },
       renderWikitext: (source, into) => ctx.renderTree(parseSafeWikitext(this.wiki as never, source).tree, into),
       replyCost: (fields) => this.cost?.replyText(fields),
-      followReply: () => this.list.stickToEnd(true),
+      followReply: () => this.list.followEnd(),
     };
     return ctx;
   }
