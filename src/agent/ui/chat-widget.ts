@@ -65,6 +65,8 @@ function afterFrame(fn: () => void, idle = false): () => void {
   };
 }
 
+/** Set to a chat's title by the New chat actions (ui/new-chat-button.tid and the others): its composer gets the cursor when it opens. */
+const NEW_CHAT = '$:/temp/tiddlyagent/new-chat';
 /** TiddlyWiki's history: its `current-tiddler` is the tiddler the user last opened. */
 const HISTORY = '$:/HistoryList';
 
@@ -124,6 +126,7 @@ class AiChatWidget extends Widget {
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
     if (this.openedFromLink()) this.list.followEnd(true);
+    if ($tw.browser && this.wiki.getTiddlerText(NEW_CHAT) === this.chat) afterFrame(() => this.focusNewChat());
   }
 
   /**
@@ -133,6 +136,13 @@ class AiChatWidget extends Widget {
   private openedFromLink(): boolean {
     const story = this.getVariable('storyTiddler');
     return !!$tw.browser && !!story && this.wiki.getTiddler(HISTORY)?.fields['current-tiddler'] === story;
+  }
+
+  /** A chat the user just made (every New chat action names it in NEW_CHAT): the cursor goes into its composer. */
+  private focusNewChat(): void {
+    if (this.wiki.getTiddlerText(NEW_CHAT) !== this.chat) return;
+    this.wiki.deleteTiddler(NEW_CHAT);
+    this.composer?.focus();
   }
 
   /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
