@@ -2,8 +2,9 @@
 One message of the chat as DOM: its meta line (role, model, cost, "incomplete"), its reasoning,
 its body and its attachment chips. A reply renders as wikitext under the safe rule set; a
 user's or an error message as plain text; a tool call as one line saying what it did
-(tool-step-view.ts), and, while it waits for the user, an approval or question card (cards.ts). A view belongs to one version of
-its tiddler: when the tiddler changes, the message list renders a new view.
+(tool-step-view.ts) and, while it waits for the user, an approval or question card
+(cards.ts). A view belongs to one version of its tiddler: when the tiddler changes, the
+message list renders a new view.
 \*/
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
@@ -93,7 +94,7 @@ export class MessageView {
     this.cost.setAttribute('title', cost.title);
   }
 
-  /** Rendered replies contain links whose look depends on other tiddlers. */
+  /** Rendered replies and tool lines contain links whose look depends on other tiddlers. */
   refresh(changed: IChangedTiddlers): void {
     for (const tree of this.trees) tree.refresh(changed);
   }

@@ -40,7 +40,7 @@ export function renderToolStep(ctx: ChatContext, fields: Record<string, unknown>
     // Marks that read the same in every language: a dash before the titles, a middle dot between them.
     step.titles.forEach((title, i) => list.push(...(i ? [text(' · ')] : []), partNode({ title })));
     if (step.more) list.push(text(` ${ctx.lingo('Step/More').replace('$count$', String(step.more))}`));
-    nodes.push(text(' — '), element('span', 'tc-ai-tool-titles', list, { 'aria-label': ctx.lingo('Step/Titles') }));
+    nodes.push(text(' — '), element('span', 'tc-ai-tool-titles', list));
   }
   const line = el(ctx.document, 'div', 'tc-ai-tool-step');
   body.appendChild(line);
@@ -53,10 +53,8 @@ function text(value: string): IParseTreeNode {
   return { type: 'text', text: value } as IParseTreeNode;
 }
 
-function element(tag: string, className: string, children: IParseTreeNode[], attrs: Record<string, string> = {}): IParseTreeNode {
-  const attributes: Record<string, { type: 'string'; value: string }> = { class: { type: 'string', value: className } };
-  for (const [k, v] of Object.entries(attrs)) attributes[k] = { type: 'string', value: v };
-  return { type: 'element', tag, attributes, children } as unknown as IParseTreeNode;
+function element(tag: string, className: string, children: IParseTreeNode[]): IParseTreeNode {
+  return { type: 'element', tag, attributes: { class: { type: 'string', value: className } }, children } as unknown as IParseTreeNode;
 }
 
 function partNode(part: StepPart): IParseTreeNode {
