@@ -1,6 +1,6 @@
 // Readable everywhere, in a real browser: every text of a chat (a user message, a reply, an
-// error, an incomplete reply, an approval card and its Always allow question, the rules on
-// tool lines, the turn's diff, Delete turn's question, the composer, the footer)
+// error, an incomplete reply, tool steps, an approval card and its Always allow question, the
+// rules on tool lines, the turn's diff, Delete turn's question, the composer, the footer)
 // reaches WCAG AA contrast in the default palette and in dark core palettes; the chat fits a
 // 360 px wide screen; the window follows a streaming reply until the user scrolls the page
 // up; every control has a name; and the chat's keyboard shortcuts work.
@@ -34,6 +34,10 @@ beforeAll(async () => {
       { role: 'user', text: 'And now the details' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', 'agent-finish': 'error', text: 'The details are' },
       { role: 'error', text: 'Could not connect to the provider at http://127.0.0.1:1/v1' },
+      // Tool steps: a search with the tiddlers it found as links, a call that failed, a user tool.
+      { role: 'tool', 'tool-name': 'wiki-search', 'tool-call-id': 'c1', 'tool-args': '{"query":"readable"}', 'tool-status': 'ok', 'tool-titles': '[[Readable note]] [[Readable other]]', 'tool-found': '2', text: 'Search for query "readable": 2 tiddlers found; showing 1–2.\n<tiddler-data title="Readable note" modified="">\nChanged since the turn\n</tiddler-data>' },
+      { role: 'tool', 'tool-name': 'wiki-read', 'tool-call-id': 'c2', 'tool-args': '{"title":"Nope"}', 'tool-status': 'error', text: 'Tiddler "Nope" does not exist.' },
+      { role: 'tool', 'tool-name': 'word-count', 'tool-call-id': 'c3', 'tool-args': '{"title":"Readable note"}', 'tool-status': 'ok', text: '"Readable note" has 4 words.' },
       // A turn whose writes ran by the user's rules (one still standing, one revoked since) and whose change stands.
       { role: 'user', text: 'Tidy the notes' },
       { role: 'tool', 'tool-name': 'wiki-edit', 'tool-status': 'ok', 'tool-args': '{"title":"Readable third"}', text: 'Edited "Readable third".', 'approval-rule': JSON.stringify({ kind: 'chat', tool: 'wiki-edit' }) },
@@ -46,7 +50,7 @@ beforeAll(async () => {
       text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
     });
     tw.wiki.addTiddler({
-      title: `$:/ai/journal/${chat}/000005`,
+      title: `$:/ai/journal/${chat}/000008`,
       text: JSON.stringify({ 'Readable third': { before: { title: 'Readable third', text: 'Untidy' }, after: { title: 'Readable third', text: 'Tidy' } } }),
     });
     tw.wiki.addTiddler({
@@ -64,7 +68,7 @@ beforeAll(async () => {
   // Always allow's question, and Delete turn's on the turn whose change stands.
   await chat().locator('.tc-ai-approval button[data-ai-action="approve-always"]').click();
   await chat().locator('.tc-ai-always').waitFor();
-  await chat().locator('[data-turn$="/000005"] button[data-ai-action="delete-turn"]').click();
+  await chat().locator('[data-turn$="/000008"] button[data-ai-action="delete-turn"]').click();
   await chat().locator('.tc-ai-delete-turn').waitFor();
   // The first turn's diff, and the failed turn's rollback conflict card (the tiddler changed since).
   await chat().locator('[data-turn$="/000000"] button[data-ai-action="show-changes"]').click();
@@ -93,7 +97,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip']) {
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip', '.tc-ai-tool-titles a', '.tc-ai-tool-error', '.tc-ai-tool-code', '.tc-ai-tool-result', '.tc-ai-tool-args']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
   const result = await page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);

@@ -40,7 +40,7 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   const exists = (title: string) => page.evaluate((t) => (window as any).$tw.wiki.tiddlerExists(t), title);
   const settled = (expected: string) => page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, expected);
   /** The tool line of the last wiki-create call of `title`. */
-  const toolLine = (title: string) => chat().locator('.tc-ai-message-tool[data-tool="wiki-create"]').filter({ hasText: `"${title}"` }).last();
+  const toolLine = (title: string) => chat().locator('.tc-ai-message-tool[data-tool="wiki-create"]').filter({ hasText: title }).last();
   /** The turn bar of the turn whose user message asked for `title`. */
   const turnBar = (title: string) => chat().locator(`.tc-ai-turn-actions[data-turn="${userMessageOf(title)}"]`);
   const users: Record<string, string> = {};

@@ -49,7 +49,7 @@ const NOT_UI = [
   '.tc-ai-message-assistant > .tc-ai-message-body',
   '.tc-ai-error-detail',
   '.tc-ai-tool-error',
-  '.tc-ai-tool-name',
+  '.tc-ai-tool-value',
   '.tc-ai-message-model',
   '.tc-ai-diff-title > a',
   '.tc-ai-diff-fields th',
@@ -190,8 +190,8 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
   await turn('mock:tool=wiki-create {"title":"被拒绝的笔记","text":"不要写"}', 'input-required');
   await chat().locator('.tc-ai-approval button.tc-ai-approve-deny').click();
   await waitForStatus('completed');
-  const denied = chat().locator('.tc-ai-message-tool[data-tool="wiki-create"][data-tool-status="denied"] .tc-ai-tool-outcome');
-  expect(await denied.textContent()).toBe('你没有允许这次调用。');
+  const denied = chat().locator('.tc-ai-message-tool[data-tool="wiki-create"][data-tool-status="denied"] .tc-ai-tool-step');
+  expect(await denied.textContent()).toBe('你没有允许代理创建 被拒绝的笔记');
   // An incomplete reply: stopped while it streams.
   await send('mock:stall');
   await chat().locator('.tc-ai-message-streaming').filter({ hasText: 'Mock' }).waitFor();
@@ -212,7 +212,7 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
 
   // Every part was there, in Chinese.
   const all = found.map((f) => f.text).join('\n');
-  for (const part of ['.tc-ai-error-headline', '.tc-ai-error-hint', '.tc-ai-tool-outcome', '.tc-ai-message-incomplete', '.tc-ai-tool-status', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
+  for (const part of ['.tc-ai-error-headline', '.tc-ai-error-hint', '.tc-ai-message-incomplete', '.tc-ai-tool-step', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
     const text = (await chat().locator(part).first().textContent()) ?? '';
     expect({ part, chinese: /[\u4e00-\u9fff]/.test(text) }).toEqual({ part, chinese: true });
   }
@@ -229,7 +229,7 @@ test('switched back to en-GB, the same page reads English again, without a reloa
   const all = found.map((f) => f.text).join('\n');
   // In English the error's detail says what to do: no hint line; the denied call's line is English.
   expect(await chat().locator('.tc-ai-error-hint').count()).toBe(0);
-  expect(await chat().locator('.tc-ai-tool-outcome').first().textContent()).toBe('You did not allow this call.');
+  expect(await chat().locator('.tc-ai-message-tool[data-tool-status="denied"] .tc-ai-tool-step').first().textContent()).toBe('You did not allow the agent to create 被拒绝的笔记');
   for (const words of ['Allow once', 'Deny', 'Send', 'Show prompt', 'Compact now', 'incomplete', 'The provider refused the API key', 'Waiting for you', 'Chats', 'Background', 'Schedules and alarms', 'new chat', 'Ranked', 'Best matches first', 'talk with AI']) {
     expect(all).toContain(words);
   }

@@ -107,7 +107,7 @@ test('an error message shows a headline in the UI language above its technical d
 test('a tool call that did not run to its end shows a line in the UI language, from its fields; the English the model was sent stays in its details', () => {
   const chat = 'Lingo tool chat';
   $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'completed' });
-  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'tool', 'tool-name': 'wiki-create', 'tool-call-id': `c${seq}`, 'tool-args': '{}', ...fields });
+  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'tool', 'tool-name': 'wiki-create', 'tool-call-id': `c${seq}`, 'tool-args': '{"title":"Note"}', ...fields });
   $tw.wiki.addTiddler(message(0, { 'tool-status': 'denied', 'tool-outcome': 'user-denied', approval: 'deny', text: 'The user denied it.' }));
   $tw.wiki.addTiddler(message(1, { 'tool-status': 'denied', 'tool-outcome': 'expired', text: 'Nobody confirmed it in time, so it was denied.' }));
   $tw.wiki.addTiddler(message(2, { 'tool-status': 'timeout', text: 'The tool wiki-create did not finish within 30 s and was given up.' }));
@@ -123,14 +123,28 @@ test('a tool call that did not run to its end shows a line in the UI language, f
     widget.render(container, null);
     return container.innerHTML as string;
   };
-  const lines = (text: string) => [...text.matchAll(/<div class="tc-ai-tool-outcome">([^<]*)<\/div>/g)].map((m) => m[1]);
+  // Each call's line, as read: its words without the markup (a title is a link).
+  const lines = (text: string) => [...text.matchAll(/<div class="tc-ai-tool-step">(.*?)<\/div>/g)].map((m) => (m[1] ?? '').replace(/<[^>]*>/g, ''));
   try {
     const english = html();
-    expect(lines(english)).toEqual(['You did not allow this call.', 'Nobody confirmed it in time, so it was not run.', 'It did not finish in time and was given up.', 'Canceled: the session or turn it belonged to has ended.', 'You did not allow this call.']);
+    expect(lines(english)).toEqual([
+      'You did not allow the agent to create Note',
+      'Did not create Note: Nobody confirmed it in time, so it was not run.',
+      'Gave up trying to create Note: it took too long',
+      'Did not create Note: Canceled: the session or turn it belonged to has ended.',
+      'You did not allow the agent to create Note',
+      'Not allowed to create Note: "$:/x" is a system tiddler.',
+    ]);
     $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
     const chinese = html();
-    expect(lines(chinese)).toEqual(['你没有允许这次调用。', '没有人及时确认，所以它没有执行。', '它没有在限定时间内完成，已被放弃。', '已取消：它所属的会话或本轮已经结束。', '你没有允许这次调用。']);
-    expect(chinese).toContain('<div class="tc-ai-tool-error">Refused: "$:/x" is a system tiddler.</div>');
+    expect(lines(chinese)).toEqual([
+      '你没有允许代理创建 Note',
+      '没有创建 Note：没有人及时确认，所以它没有执行。',
+      '创建 Note耗时太长，已放弃',
+      '没有创建 Note：已取消：它所属的会话或本轮已经结束。',
+      '你没有允许代理创建 Note',
+      '不允许创建 Note："$:/x" is a system tiddler.',
+    ]);
     // What the model was sent stays, one click away.
     expect(chinese).toMatch(/<pre class="tc-ai-tool-result">The user denied it\.<\/pre>/);
   } finally {

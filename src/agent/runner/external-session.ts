@@ -18,6 +18,7 @@ import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
 import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, recordedRule, safePreview } from '../engine/loop';
 import { executeToolCalls, type ToolCallResult } from '../engine/tool-executor';
+import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
@@ -199,11 +200,11 @@ export class ExternalToolSession {
   private finish(result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule): { content: string; isError: boolean } {
     const { chat } = this.record!;
     const read = result.output?.read;
-    const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read) };
+    const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read), ...toolStepFields(result.output) };
     if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
     else {
       const approvalRule = rule ? JSON.stringify(rule) : undefined;
-      this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read, approvalRule });
+      this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read, approvalRule, titles: result.output?.titles, found: result.output?.found });
     }
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);

@@ -6,6 +6,7 @@ during a turn waits in that queue. Stop aborts the HTTP request at once. The use
 (approvals, answers) are written into the waiting messages and the turn resumes from them,
 so a reload or a restart in between loses nothing.
 \*/
+import type { ContextUsage } from '../engine/context';
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
 import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
@@ -359,6 +360,7 @@ export class LocalRunner implements ChatRunner {
       this.turns.delete(chat, userMessage);
       // Its versions go with it (they have no message left to be switched back on).
       this.branches.drop(chat, turn[0]!['agent-seq'], turn.at(-1)!['agent-seq']);
+      void this.recountContext(chat);
       return Promise.resolve();
     } catch (e) {
       return Promise.reject(e);
@@ -369,7 +371,9 @@ export class LocalRunner implements ChatRunner {
   rollback(chat: string, userMessage: string, force = false): Promise<RollbackResult> {
     try {
       this.requireChat(chat);
-      return Promise.resolve(this.turns.rollback(chat, userMessage, force));
+      const result = this.turns.rollback(chat, userMessage, force);
+      if (!result.conflicts.length) void this.recountContext(chat);
+      return Promise.resolve(result);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -585,7 +589,7 @@ export class LocalRunner implements ChatRunner {
         return this.editTurn(op);
       case 'switch':
         if (!this.branches.switchTo(chat, op.at ?? -1, op.version ?? -1)) return Promise.resolve({ status: 'failed', error: 'That version is no longer there.' });
-        return Promise.resolve({ status: 'completed' });
+        return this.recountContext(chat).then(() => ({ status: 'completed' }));
       case 'resume':
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
       case 'compact':
@@ -715,19 +719,42 @@ export class LocalRunner implements ChatRunner {
     };
   }
 
+  /**
+   * The context meter says what the next prompt would hold. A turn measures its prompt every
+   * round; after the chat changed outside a turn (a turn deleted or rolled back, another version
+   * shown, a compaction) it is measured again here, stored in the chat (what a page shows on
+   * opening it) and announced. A chat whose prompt cannot be built (no model set) keeps its meter.
+   */
+  private async recountContext(chat: string): Promise<void> {
+    // A turn measures its own prompt (a turn or compaction holds a controller while it runs).
+    if (this.controllers.has(chat) || this.isExternal(chat)) return;
+    let usage: ContextUsage;
+    try {
+      usage = (await previewPrompt(this.engineDeps(await this.turnTools(chat, new AbortController().signal)), chat)).usage;
+    } catch {
+      return;
+    }
+    if (!this.host.wiki.getFields(chat) || this.controllers.has(chat)) return;
+    this.store.updateChat(chat, { [CHAT_CONTEXT_USAGE]: JSON.stringify(usage) });
+    this.bus.emit({ type: 'context', chat, usage });
+  }
+
   /** "Compact now" as an operation: Stop aborts the summary; the chat's status does not change. */
   private async runCompaction(chat: string): Promise<TurnResult> {
     const controller = new AbortController();
     this.controllers.set(chat, controller);
+    let outcome: Awaited<ReturnType<typeof compactNow>>;
     try {
-      const outcome = await compactNow(this.engineDeps(await this.turnTools(chat, controller.signal)), chat, controller.signal);
-      if (controller.signal.aborted) return { status: 'canceled', error: 'Compaction was stopped; the chat is as it was.' };
-      return outcome.compacted ? { status: 'completed' } : { status: 'failed', error: outcome.error };
+      outcome = await compactNow(this.engineDeps(await this.turnTools(chat, controller.signal)), chat, controller.signal);
     } catch (e) {
       return { status: 'failed', error: e instanceof Error ? e.message : String(e) };
     } finally {
       this.controllers.delete(chat);
     }
+    if (controller.signal.aborted) return { status: 'canceled', error: 'Compaction was stopped; the chat is as it was.' };
+    if (!outcome.compacted) return { status: 'failed', error: outcome.error };
+    await this.recountContext(chat);
+    return { status: 'completed' };
   }
 
   /** The MCP tools the chat's agent enabled (runner/mcp-client.ts), connecting as needed. */

@@ -30,6 +30,18 @@ import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart, messagePrefix, SUB_AG
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
+/**
+ * The fields a tool result adds to its message for the chat's line about the call: the
+ * tiddlers the result listed (`tool-titles`, a title list) and how many it found in all
+ * (`tool-found`). Absent when the tool listed nothing.
+ */
+export function toolStepFields(result: { titles?: string[]; found?: number } | undefined): Record<string, string | undefined> {
+  return {
+    'tool-titles': result?.titles ? stringifyTitleList(result.titles) : undefined,
+    'tool-found': result?.found !== undefined ? String(result.found) : undefined,
+  };
+}
+
 /** The fields a caller supplies for a new message; the store assigns title, seq and time. */
 export interface NewMessage {
   role: MessageRole;
@@ -73,6 +85,9 @@ export interface NewMessage {
   errorHint?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
+  /** Tool results: the tiddlers the result listed and how many it found (toolStepFields). */
+  titles?: string[];
+  found?: number;
 }
 
 /** A status change the status table does not allow. */
@@ -188,6 +203,7 @@ export class ChatStore {
       'error-kind': message.errorKind,
       'error-hint': message.errorHint,
       [READ_FIELD]: stringifyReads(message.read),
+      ...toolStepFields(message),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
     this.wiki.putTiddler(fields);

@@ -300,6 +300,9 @@ export const MessageSchema = z.object({
   reasoning: optionalText,
   /** The versions of tiddlers the message showed the agent, JSON {title: fingerprint} (store/read-ledger.ts). */
   'agent-read': optionalText,
+  /** Tool results: the tiddlers the result listed, and how many the call found in all (the chat's line about the call). */
+  'tool-titles': titleList,
+  'tool-found': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
 });
 export type Message = z.output<typeof MessageSchema>;
 

@@ -107,6 +107,14 @@ export interface ToolOutput {
   images?: ImageData[];
   /** The versions of tiddlers this result showed (read) or wrote: recorded on its message as `agent-read`. */
   read?: Reads;
+  /**
+   * The tiddlers a result lists (wiki-search, wiki-list, …), in its order: recorded on its
+   * message as `tool-titles`, so the chat's line for the call links them. Only what the result
+   * itself shows the agent, so never a hidden tiddler.
+   */
+  titles?: string[];
+  /** How many the call found in all (more than `titles` when paged): recorded as `tool-found`. */
+  found?: number;
 }
 
 export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {

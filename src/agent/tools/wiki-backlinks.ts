@@ -21,11 +21,12 @@ export const wikiBacklinksTool = defineTool({
     const target = wiki.getFields(title);
     const exists = !!target && !isHiddenFromAgent(title, target);
     const titles = backlinks(wiki, title);
-    const lines = listed(wiki, titles, limit).map((t) => tiddlerRef(t, wiki.getFields(t)));
+    const shown = listed(wiki, titles, limit);
+    const lines = shown.map((t) => tiddlerRef(t, wiki.getFields(t)));
     const name = `"${oneLine(title)}"${exists ? '' : ' (which does not exist)'}`;
-    if (!titles.length) return { content: `No tiddlers link to ${name}.` };
+    if (!titles.length) return { content: `No tiddlers link to ${name}.`, titles: [], found: 0 };
     const more = titles.length > limit ? ` Showing the first ${limit}; raise limit for more.` : '';
-    return { content: [`${titles.length} tiddler(s) link to ${name}.${more}`, UNTRUSTED_NOTE, ...lines].join('\n') };
+    return { content: [`${titles.length} tiddler(s) link to ${name}.${more}`, UNTRUSTED_NOTE, ...lines].join('\n'), titles: shown, found: titles.length };
   },
 });
 

@@ -27,7 +27,7 @@ export const wikiListTool = defineTool({
     const head = `Filter ${expression}: ${pageLine(titles.length, args.offset, Math.min(args.limit, Math.max(0, titles.length - args.offset)), 'titles')}`;
     const out = lines.length ? [head, UNTRUSTED_NOTE, ...lines] : [head];
     if (withheld) out.push(withheldLine(withheld));
-    return { content: out.join('\n') };
+    return { content: out.join('\n'), titles: shown, found: titles.length };
   },
 });
 

@@ -20,10 +20,10 @@ export const wikiRecentTool = defineTool({
   execute({ limit, days }, { wiki }) {
     const rows = recent(wiki, days);
     const scope = days ? ` in the last ${days} day(s)` : '';
-    if (!rows.length) return { content: `No tiddlers modified${scope}.` };
+    if (!rows.length) return { content: `No tiddlers modified${scope}.`, titles: [], found: 0 };
     const top = rows.slice(0, limit);
     const head = `${rows.length} tiddler(s) modified${scope}; the ${top.length} most recent, newest first:`;
-    return { content: [head, UNTRUSTED_NOTE, ...top.map((r) => tiddlerRef(r.title, wiki.getFields(r.title)))].join('\n') };
+    return { content: [head, UNTRUSTED_NOTE, ...top.map((r) => tiddlerRef(r.title, wiki.getFields(r.title)))].join('\n'), titles: top.map((r) => r.title), found: rows.length };
   },
 });
 

@@ -123,7 +123,7 @@ export const wikiSearchTool = defineTool({
       lines.push(UNTRUSTED_NOTE, ...blocks);
     }
     if (withheld) lines.push(withheldLine(withheld));
-    return { content: lines.join('\n'), read };
+    return { content: lines.join('\n'), read, titles: shown, found: total };
   },
 });
 

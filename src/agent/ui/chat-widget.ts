@@ -65,6 +65,11 @@ function afterFrame(fn: () => void, idle = false): () => void {
   };
 }
 
+/** Set to a chat's title by the New chat actions (ui/new-chat-button.tid and the others): its composer gets the cursor when it opens. */
+const NEW_CHAT = '$:/temp/tiddlyagent/new-chat';
+/** TiddlyWiki's history: its `current-tiddler` is the tiddler the user last opened. */
+const HISTORY = '$:/HistoryList';
+
 class AiChatWidget extends Widget {
   private chat = '';
   private pageSize = 50;
@@ -120,7 +125,24 @@ class AiChatWidget extends Widget {
     this.updateStatus();
     parent.insertBefore(this.root, nextSibling);
     this.domNodes.push(this.root);
-    this.list.stickToEnd();
+    if (this.openedFromLink()) this.list.followEnd(true);
+    if ($tw.browser && this.wiki.getTiddlerText(NEW_CHAT) === this.chat) afterFrame(() => this.focusNewChat());
+  }
+
+  /**
+   * Whether the chat's tiddler is the one the user just opened (TiddlyWiki's history names it):
+   * it then shows its newest messages, like any chat app, rather than the start of its window.
+   */
+  private openedFromLink(): boolean {
+    const story = this.getVariable('storyTiddler');
+    return !!$tw.browser && !!story && this.wiki.getTiddler(HISTORY)?.fields['current-tiddler'] === story;
+  }
+
+  /** A chat the user just made (every New chat action names it in NEW_CHAT): the cursor goes into its composer. */
+  private focusNewChat(): void {
+    if (this.wiki.getTiddlerText(NEW_CHAT) !== this.chat) return;
+    this.wiki.deleteTiddler(NEW_CHAT);
+    this.composer?.focus();
   }
 
   /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
@@ -299,8 +321,8 @@ class AiChatWidget extends Widget {
   private send(message: string, attachments: string[]): void {
     void this.request(lib().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
-    // The user's message: the list and, in the story river, the window follow the reply.
-    this.list.stickToEnd(true);
+    // The user's message: in the story river, the window follows the reply.
+    this.list.followEnd();
   }
 
   /** Whether a turn runs, as the runner's events say. */
@@ -338,7 +360,7 @@ class AiChatWidget extends Widget {
       },
       renderWikitext: (source, into) => ctx.renderTree(parseSafeWikitext(this.wiki as never, source).tree, into),
       replyCost: (fields) => this.cost?.replyText(fields),
-      followReply: () => this.list.stickToEnd(true),
+      followReply: () => this.list.followEnd(),
     };
     return ctx;
   }

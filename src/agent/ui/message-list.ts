@@ -1,12 +1,13 @@
 /*\
-The chat's messages as a scrolling list that renders only its window: the last `shown`
-messages (a page at first, a page more for each "Show older"). It keeps
+The chat's messages as a list that renders only its window: the last `shown` messages (a page
+at first, a page more for each "Show older"). The list never scrolls inside itself: the page
+does (stick-to-end.ts). It keeps
 - an index of the chat's messages in order, built once when the chat opens and then updated
   from the titles each wiki change touches, so a refresh never lists the whole chat again;
 - one view per message in the window, rebuilt only when its tiddler changes;
 - the turn action bars on the messages that end a turn, and the bars of user messages and
   of the messages where the chat forks (Edit, Copy, the switch between versions);
-- the list scrolled to its end while the user is there.
+- the window at the chat's end while the user is there.
 Opening a long chat renders its newest messages first and the rest of the window after the
 first frame, a batch at a time when the page is idle, so a chat of 1,000 messages opens as
 fast as one of 10.
@@ -114,7 +115,7 @@ export class MessageList {
   /** Where new messages go: before the streaming bubble, if there is one. */
   private endAnchor: HTMLElement | null = null;
   private cancelFill?: () => void;
-  /** Browser only: the list follows its end while the user is there. */
+  /** Browser only: the window follows the chat's end while the user is there. */
   private readonly follow?: StickToEnd;
 
   constructor(
@@ -252,15 +253,19 @@ export class MessageList {
     this.follow?.disconnect();
   }
 
+  /** A page more of older messages, above the ones shown: the message the reader was at stays where it was on the screen. */
   private showOlder(): void {
-    const before = this.element.scrollHeight - this.element.scrollTop;
+    this.follow?.release();
+    const anchor = this.olderButton.nextElementSibling;
+    const before = anchor?.getBoundingClientRect().top ?? 0;
     this.shown += this.options.pageSize;
     this.sync();
-    this.element.scrollTop = this.element.scrollHeight - before;
+    const moved = (anchor?.getBoundingClientRect().top ?? 0) - before;
+    if (moved) this.element.ownerDocument.defaultView?.scrollBy({ top: moved, behavior: 'instant' });
   }
 
-  /** Go to the end and follow it (the chat opened, the user sent a message); with `page`, the window follows too. */
-  stickToEnd(page = false): void {
-    this.follow?.stick(page);
+  /** Keep the chat's end in view from now on (the user sent a message; with `opening`, the chat was opened from a link). */
+  followEnd(opening = false): void {
+    this.follow?.stick(opening);
   }
 }

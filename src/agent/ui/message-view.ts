@@ -1,15 +1,16 @@
 /*\
 One message of the chat as DOM: its meta line (role, model, cost, "incomplete"), its reasoning,
 its body and its attachment chips. A reply renders as wikitext under the safe rule set; a
-user's or an error message as plain text; a tool call as a compact card, or, while it waits
-for the user, as an approval or question card (cards.ts). A view belongs to one version of
-its tiddler: when the tiddler changes, the message list renders a new view.
+user's or an error message as plain text; a tool call as one line saying what it did
+(tool-step-view.ts) and, while it waits for the user, an approval or question card
+(cards.ts). A view belongs to one version of its tiddler: when the tiddler changes, the
+message list renders a new view.
 \*/
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
-import { renderApproval, renderQuestion, toolDetails } from './cards';
+import { renderApproval, renderQuestion } from './cards';
 import { errorHintText } from './error-hint';
-import { toolOutcomeText } from './tool-outcome';
+import { renderToolStep } from './tool-step-view';
 import { RuleNote } from './rule-note';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
@@ -24,7 +25,8 @@ export interface AttachedBar {
 
 export class MessageView {
   readonly element: HTMLElement;
-  private body?: RenderedTree;
+  /** What was rendered with TiddlyWiki's widgets: a reply, a tool call's line and its card. */
+  private readonly trees: RenderedTree[] = [];
   /** On a call a rule of the user's let run: which rule, and its revoke (rule-note.ts). */
   private readonly rule?: RuleNote;
   private readonly cost?: HTMLElement;
@@ -68,7 +70,8 @@ export class MessageView {
     if (finish === 'error' || finish === 'canceled' || finish === 'interrupted' || finish === 'length') {
       meta.appendChild(el(doc, 'span', 'tc-ai-message-incomplete', ctx.lingo('Incomplete')));
     }
-    element.appendChild(meta);
+    // A tool call's line says what it is; its meta line only carries a "compacted" badge.
+    if (role !== 'tool' || compacted) element.appendChild(meta);
     if (fields.reasoning) element.appendChild(renderReasoning(ctx, String(fields.reasoning)).details);
     const body = el(doc, 'div', 'tc-ai-message-body');
     element.appendChild(body);
@@ -77,11 +80,11 @@ export class MessageView {
       body.classList.add('tc-ai-message-plain');
       body.textContent = text;
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
-    } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
+    } else if (role === 'assistant') this.trees.push(ctx.renderWikitext(text, body));
     else if (role === 'tool') {
+      this.trees.push(...renderToolMessage(ctx, title, fields, element, body));
       this.rule = RuleNote.of(ctx, title, fields);
       if (this.rule) body.appendChild(this.rule.element);
-      this.body = renderToolMessage(ctx, title, fields, element, meta, body);
     }
     else if (role === 'error') renderError(ctx, fields, text, body);
     else body.textContent = text;
@@ -99,15 +102,15 @@ export class MessageView {
     this.cost.setAttribute('title', cost.title);
   }
 
-  /** Rendered replies contain links whose look depends on other tiddlers; a rule note, on the rule's agent. */
+  /** Rendered replies and tool lines contain links whose look depends on other tiddlers; a rule note, on the rule's agent. */
   refresh(changed: IChangedTiddlers): void {
-    this.body?.refresh(changed);
+    for (const tree of this.trees) tree.refresh(changed);
     this.rule?.refresh(changed);
   }
 
   remove(): void {
     this.bar?.remove();
-    this.body?.remove();
+    for (const tree of this.trees) tree.remove();
     this.element.parentNode?.removeChild(this.element);
   }
 }
@@ -140,37 +143,25 @@ function renderError(ctx: ChatContext, fields: Record<string, unknown>, text: st
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-detail', text));
 }
 
-/** A tool call: a compact card, or, while it waits for the user, an approval or question card. */
-function renderToolMessage(ctx: ChatContext, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): RenderedTree | undefined {
-  const doc = ctx.document;
+/** A tool call: its line, and, while it waits for the user, an approval or question card. */
+function renderToolMessage(ctx: ChatContext, title: string, fields: Record<string, unknown>, element: HTMLElement, body: HTMLElement): RenderedTree[] {
   const name = String(fields['tool-name'] ?? '');
   const status = String(fields['tool-status'] ?? '');
   const args = String(fields['tool-args'] ?? '{}');
-  const result = String(fields.text ?? '');
   element.setAttribute('data-tool', name);
   element.setAttribute('data-tool-status', status);
-  meta.appendChild(el(doc, 'span', 'tc-ai-tool-name', name));
-  // A call the write gate refused did not fail: it was not allowed (its result says why).
-  const label = status === 'error' && result.startsWith('Refused:') ? 'refused' : status;
-  meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, ctx.lingo(`ToolStatus/${label}`) || label));
   if (status === 'pending' && name === 'ask-question') {
     renderQuestion(ctx, title, args, body);
-    return undefined;
+    return [];
   }
+  const trees = [renderToolStep(ctx, fields, body)];
+  if (fields['agent-child']) body.firstElementChild?.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   if (status === 'pending') {
     const only = String(fields['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
-    return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body, only);
+    const card = renderApproval(ctx, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body, only);
+    if (card) trees.push(card);
   }
-  if (fields['agent-child']) meta.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
-  // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
-  // A call that did not run to its end says so in the UI's language (its text is the model's).
-  const outcome = toolOutcomeText((key) => ctx.lingo(key), fields);
-  if (outcome) body.appendChild(el(doc, 'div', 'tc-ai-tool-outcome', outcome));
-  else if (status === 'error' || status === 'denied' || status === 'timeout') body.appendChild(el(doc, 'div', 'tc-ai-tool-error', result));
-  const details = toolDetails(ctx, args);
-  details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', result));
-  body.appendChild(details);
-  return undefined;
+  return trees;
 }
 
 /** Attached tiddlers on a message: chips that open the tiddler. */

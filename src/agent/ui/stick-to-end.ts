@@ -1,65 +1,80 @@
 /*\
-Keeps a scrolling list at its end while the user is there, as a chat should: new messages
-and the growing reply stay in view, and scrolling up lets the user read in peace until they
-scroll back down.
-- A ResizeObserver on the list's items notices every change of their size (a new message,
-  the streaming reply growing, a card opening, a message rendered late) right after layout,
-  so the list scrolls in the same frame: no extra frame and no forced layout per update.
-- Only the user unsticks it. A scroll that leaves the end counts as the user's when it
-  follows their wheel, touch, key or pointer within a moment; scrolls that layout causes
-  (messages above rendering late, scroll anchoring) do not.
-- The page follows too, once the user sent a message from a chat in the story river: in the
-  same observer callback (layout is fresh there, so reading the chat's box forces nothing)
-  the window scrolls just enough to keep the chat's end (the reply and the composer) in
-  view. The user scrolling the page up stops that; scrolling back down to the chat's end
-  resumes it.
+Keeps a chat's end (the newest messages, the growing reply, the composer) in view while the
+user is there, as a chat should. The page is the chat's one scroll container (the story river
+scrolls; the message list, tool results, cards and diffs never scroll inside themselves), so
+following the end moves the window:
+- It is armed when the user sends (or Retries, or Edits and resends), and when the chat is
+  opened from a link: the window then shows the chat's newest messages and its composer, not
+  the start of its window of messages (TiddlyWiki's own scroll to the tiddler's top is taken
+  over when the chat is taller than that).
+- A ResizeObserver on the messages notices every change of their size (a new message, the
+  streaming reply growing, a card opening, a message rendered late) right after layout, so
+  the window follows in the same frame: reading the chat's box there forces no layout.
+- Only the user disarms it, by scrolling the page up (a scroll within a moment of their wheel,
+  touch, key or pointer, which say the way); scrolling back down to the chat's end arms it
+  again. Scrolls the user did not make (the story river moving to a tiddler, layout) change
+  nothing.
+Only a chat in the story river moves the window.
 \*/
 
-/** How long after the user's input a scroll away from the end counts as theirs. */
+/** How long after the user's input a scroll counts as theirs. */
 const INTENT_MS = 1000;
 /** Within this many pixels of the end counts as at the end. */
 const SLACK_PX = 40;
-/** Keys that scroll the list (outside a card's input fields). */
-const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+/** Keys that scroll the page (outside input fields), and which way. */
+const SCROLL_KEYS: Record<string, 'up' | 'down'> = { ArrowUp: 'up', PageUp: 'up', Home: 'up', ArrowDown: 'down', PageDown: 'down', End: 'down', ' ': 'down' };
 const INTENT_EVENTS = ['wheel', 'touchstart', 'touchmove', 'pointerdown', 'keydown'];
 
-/** A listener that calls `intent` on the user's wheel, touch, pointer or scrolling key. */
-function intentListener(intent: () => void): (event: Event) => void {
-  return (event) => {
-    if (event.type !== 'keydown') return intent();
-    const target = event.target as HTMLElement | null;
-    if (SCROLL_KEYS.has((event as KeyboardEvent).key) && !/^(INPUT|TEXTAREA|SELECT)$/.test(target?.tagName ?? '')) intent();
-  };
+/** TiddlyWiki's animated page scroll (core/modules/utils/dom/scroller.js), which a chat opened from a link takes over. */
+interface PageScroller {
+  cancelScroll?(view: Window): void;
 }
 
 export class StickToEnd {
-  private stuck = true;
+  private stuck = false;
   private intentAt = -Infinity;
+  /**
+   * Which way the user's input scrolls. A wheel, a key or a finger says it; the page may have
+   * moved before their event arrives (the compositor scrolls first), so the position is
+   * compared only for a pointer (the scrollbar), from where it was when they pressed.
+   */
+  private intent: 'up' | 'down' | 'position' = 'position';
+  private y = 0;
+  private touchY = 0;
   private readonly observer?: ResizeObserver;
   private framePending = false;
-  /** Whether the window follows the chat's end: armed by the user's message, ended by their scrolling the page up. */
-  private pageStuck = false;
-  private pageIntentAt = -Infinity;
-  private pageY = 0;
+  /** The next follow takes over TiddlyWiki's scroll to the chat's tiddler (the chat was opened from a link). */
+  private opening = false;
   private readonly view: Window | null;
-  // The position before the user's scroll, read on their input: never while the chat renders
-  // (reading scrollY then would force a layout of the whole page).
-  private readonly onPageIntent = intentListener(() => {
-    this.pageIntentAt = Date.now();
-    this.pageY = this.view!.scrollY;
-  });
-  private readonly onPageScroll = () => this.pageScrolled();
+  private readonly onIntent = (event: Event) => {
+    let intent: 'up' | 'down' | 'position';
+    if (event.type === 'wheel') intent = (event as WheelEvent).deltaY < 0 ? 'up' : 'down';
+    else if (event.type === 'keydown') {
+      const key = event as KeyboardEvent;
+      const way = SCROLL_KEYS[key.key];
+      if (!way || /^(INPUT|TEXTAREA|SELECT)$/.test((event.target as HTMLElement | null)?.tagName ?? '')) return;
+      intent = key.key === ' ' && key.shiftKey ? 'up' : way;
+    } else if (event.type.startsWith('touch')) {
+      const y = (event as TouchEvent).touches[0]?.clientY ?? this.touchY;
+      // A finger moving down the screen scrolls the page up.
+      intent = event.type === 'touchmove' && y > this.touchY ? 'up' : 'down';
+      this.touchY = y;
+    } else {
+      // Reading the position here is free: no render is pending while the user presses.
+      intent = 'position';
+      this.y = this.view!.scrollY;
+    }
+    this.intent = intent;
+    this.intentAt = Date.now();
+  };
+  private readonly onScroll = () => this.scrolled();
 
   constructor(private readonly list: HTMLElement) {
-    const onIntent = intentListener(() => (this.intentAt = Date.now()));
-    for (const type of INTENT_EVENTS) list.addEventListener(type, onIntent, { passive: true });
-    list.addEventListener('scroll', () => this.onScroll(), { passive: true });
     if (typeof ResizeObserver === 'function') this.observer = new ResizeObserver(() => this.follow());
     this.view = list.ownerDocument?.defaultView ?? null;
-    if (this.view) {
-      for (const type of INTENT_EVENTS) this.view.addEventListener(type, this.onPageIntent, { passive: true });
-      this.view.addEventListener('scroll', this.onPageScroll, { passive: true });
-    }
+    if (!this.view) return;
+    for (const type of INTENT_EVENTS) this.view.addEventListener(type, this.onIntent, { passive: true });
+    this.view.addEventListener('scroll', this.onScroll, { passive: true });
   }
 
   /** Follow this item's size (a message or the streaming reply). */
@@ -72,16 +87,28 @@ export class StickToEnd {
     this.observer?.unobserve(item);
   }
 
-  /** Go to the end and stay there (the chat opened, the user sent a message); with `page`, the window follows too. */
-  stick(page = false): void {
+  /** Keep the chat's end in view from now on (the user sent a message; with `opening`, the chat was opened from a link). */
+  stick(opening = false): void {
     this.stuck = true;
-    if (page) this.pageStuck = true;
+    this.opening ||= opening;
     this.followNextFrame();
   }
 
-  /** Content changed without a size change the observer sees (e.g. no ResizeObserver). */
-  followNextFrame(): void {
-    if (!this.stuck || this.framePending) return;
+  /** Stop following (the user went to read older messages). */
+  release(): void {
+    this.stuck = false;
+    this.opening = false;
+  }
+
+  disconnect(): void {
+    this.observer?.disconnect();
+    if (!this.view) return;
+    for (const type of INTENT_EVENTS) this.view.removeEventListener(type, this.onIntent);
+    this.view.removeEventListener('scroll', this.onScroll);
+  }
+
+  private followNextFrame(): void {
+    if (this.framePending) return;
     this.framePending = true;
     requestAnimationFrame(() => {
       this.framePending = false;
@@ -89,48 +116,39 @@ export class StickToEnd {
     });
   }
 
-  disconnect(): void {
-    this.observer?.disconnect();
-    if (!this.view) return;
-    for (const type of INTENT_EVENTS) this.view.removeEventListener(type, this.onPageIntent);
-    this.view.removeEventListener('scroll', this.onPageScroll);
+  /** The chat's element, when it is in the story river (else the window is not ours to move). */
+  private chat(): Element | null {
+    const chat = this.list.closest('.tc-ai-chat');
+    return this.view && chat?.closest('.tc-story-river') ? chat : null;
   }
 
   private follow(): void {
-    if (!this.stuck) return;
-    this.list.scrollTop = this.list.scrollHeight;
-    if (this.pageStuck) this.followPage();
-  }
-
-  /** How far the chat's end is below the window's, or undefined for a chat outside the story river. */
-  private belowFold(): number | undefined {
-    const chat = this.list.closest('.tc-ai-chat');
-    if (!this.view || !chat?.closest('.tc-story-river')) return undefined;
-    return chat.getBoundingClientRect().bottom - this.view.innerHeight;
-  }
-
-  private followPage(): void {
-    const below = this.belowFold();
-    if (!below || below <= 0) return;
+    const chat = this.stuck ? this.chat() : null;
+    if (!chat) return;
+    const below = chat.getBoundingClientRect().bottom - this.view!.innerHeight;
+    if (this.opening) {
+      this.opening = false;
+      // TiddlyWiki is bringing the tiddler's top into view: a chat taller than the window is shown at its end instead.
+      const top = chat.closest('.tc-tiddler-frame')?.getBoundingClientRect().top ?? 0;
+      if (below <= top) return;
+      ($tw as unknown as { pageScroller?: PageScroller }).pageScroller?.cancelScroll?.(this.view!);
+    } else if (below <= 0) return;
     this.view!.scrollTo({ top: this.view!.scrollY + below, behavior: 'instant' });
-    this.pageY = this.view!.scrollY;
   }
 
-  private onScroll(): void {
-    const atEnd = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < SLACK_PX;
-    if (atEnd) this.stuck = true;
-    else if (Date.now() - this.intentAt < INTENT_MS) this.stuck = false;
-    else this.follow();
-  }
-
-  /** Only the user's scrolling changes whether the page follows: up stops it, down to the chat's end resumes it. */
-  private pageScrolled(): void {
-    // Scrolls the user did not make (the story river moving to a tiddler, layout) change nothing, and cost nothing.
-    if (Date.now() - this.pageIntentAt >= INTENT_MS) return;
-    const y = this.view!.scrollY;
-    const up = y < this.pageY;
-    this.pageY = y;
-    if (up) this.pageStuck = false;
-    else if (!this.pageStuck && (this.belowFold() ?? Infinity) < SLACK_PX) this.pageStuck = true;
+  /** The user scrolling the page up stops the following; back down at the chat's end, it resumes. */
+  private scrolled(): void {
+    if (Date.now() - this.intentAt >= INTENT_MS) return;
+    let up = this.intent === 'up';
+    if (this.intent === 'position') {
+      const y = this.view!.scrollY;
+      up = y < this.y;
+      this.y = y;
+    }
+    if (up) this.stuck = false;
+    else if (!this.stuck) {
+      const chat = this.chat();
+      if (chat && chat.getBoundingClientRect().bottom - this.view!.innerHeight < SLACK_PX) this.stuck = true;
+    }
   }
 }

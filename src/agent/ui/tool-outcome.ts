@@ -1,8 +1,8 @@
 /*\
-What became of a tool call that did not run to its end, said in the UI's language. A tool
-message's text is what the model was sent ("The user denied it.") and stays English; the
-line the user reads comes from the message's fields (`tool-outcome`, `tool-status`,
-`approval`), never from that text: language keys `ToolOutcome/<outcome>`.
+What became of a tool call that did not run to its end. A tool message's text is what the
+model was sent ("The user denied it.") and stays English; the line the user reads
+(tool-step.ts) comes from the message's fields (`tool-outcome`, `tool-status`, `approval`),
+never from that text, in the UI's language: keys `ToolOutcome/<outcome>`.
 \*/
 import { TOOL_OUTCOMES, type ToolOutcome } from '../store/schemas';
 
@@ -17,10 +17,4 @@ export function toolOutcome(fields: Record<string, unknown>): ShownOutcome | und
   // Messages written before `tool-outcome` existed: the user's Deny is on the message itself.
   if (fields['tool-status'] === 'denied' && fields.approval === 'deny') return 'user-denied';
   return undefined;
-}
-
-/** The line the user reads for that outcome in the UI's language, or undefined when there is none. */
-export function toolOutcomeText(lingo: (key: string) => string, fields: Record<string, unknown>): string | undefined {
-  const outcome = toolOutcome(fields);
-  return (outcome && lingo(`ToolOutcome/${outcome}`)) || undefined;
 }

@@ -1,11 +1,13 @@
 /*\
 Built-in plugin: message persistence. One write per finished message: the user's message
 when it arrives, the reply when it completes, each tool result when it is ready. Replies and
-tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts), and
-a call that ran without asking because of the user's rule names that rule (`approval-rule`).
+tool results carry the versions of tiddlers they showed the agent (store/read-ledger.ts) and
+the tiddlers they listed, for the chat's line about the call; a call that ran without asking
+because of the user's rule names that rule (`approval-rule`).
 \*/
 import type { EnginePlugin } from '../hooks';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
+import { toolStepFields } from '../../store/chat-store';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
@@ -47,6 +49,7 @@ export const persistencePlugin: EnginePlugin = {
         'agent-child': result.output?.child,
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
         [READ_FIELD]: stringifyReads(result.output?.read),
+        ...toolStepFields(result.output),
       };
       if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
       else
@@ -63,6 +66,8 @@ export const persistencePlugin: EnginePlugin = {
           attachments,
           read: result.output?.read,
           approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined,
+          titles: result.output?.titles,
+          found: result.output?.found,
         });
     });
   },
