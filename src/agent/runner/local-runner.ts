@@ -15,6 +15,7 @@ import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
 import { chatFamily, chatPartTitles, PART_KINDS } from '../store/chat-parts';
+import { CONFIG, configValue } from '../store/config';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { SemanticPort } from '../search/semantic';
 import type { WikiPort } from '../store/wiki-port';
@@ -89,7 +90,7 @@ const OWNED_PARTS = PART_KINDS.filter((kind) => kind !== 'wakers' && kind !== 's
 /** Chat field: `yes` hides the chat from the Chats list but under "Archived". */
 export const CHAT_ARCHIVED = 'agent-archived';
 /** `no` turns the automatic title after a chat's first turn off. */
-export const AUTO_TITLE_CONFIG = '$:/config/tiddlyagent/auto-title';
+export const AUTO_TITLE_CONFIG = CONFIG.autoTitle;
 /** Operations after which a chat's first turn may have completed. */
 const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'retry', 'edit', 'resume'];
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
@@ -558,7 +559,7 @@ export class LocalRunner implements ChatRunner {
   private async autoTitle(chat: string): Promise<void> {
     const read = (title: string) => this.host.wiki.getFields(title)?.text;
     const fields = this.host.wiki.getFields(chat);
-    if (!fields || fields['agent-parent'] || fields['agent-hidden'] || this.isExternal(chat) || read(AUTO_TITLE_CONFIG)?.trim() === 'no') return;
+    if (!fields || fields['agent-parent'] || fields['agent-hidden'] || this.isExternal(chat) || configValue(this.host.wiki, AUTO_TITLE_CONFIG) === 'no') return;
     const bases = () => ['Chat', read(`${LANGUAGE}NewChat/BaseTitle`) ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
     if (!isDefaultTitle(chat, bases())) return;
     const messages = this.store.listMessages(chat);

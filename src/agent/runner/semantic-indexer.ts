@@ -24,13 +24,14 @@ import { chunkTiddler, fingerprint } from '../search/chunks';
 import type { SemanticAnswer, SemanticPort } from '../search/semantic';
 import { VectorIndex } from '../search/vector-index';
 import { ChatStore } from '../store/chat-store';
+import { CONFIG, configValue } from '../store/config';
 import type { WikiPort } from '../store/wiki-port';
 import { isBinaryType } from '../tools/format';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { ensureWebGlobals } from './host';
 
-export const SEMANTIC_PROFILE = '$:/config/tiddlyagent/semantic/profile';
-export const SEMANTIC_ENABLED = '$:/config/tiddlyagent/semantic/enabled';
+export const SEMANTIC_PROFILE = CONFIG.semanticProfile;
+export const SEMANTIC_ENABLED = CONFIG.semanticEnabled;
 export const SEMANTIC_STATUS = '$:/temp/tiddlyagent/semantic-index';
 
 /** Chunks per embedding request. */
@@ -290,16 +291,15 @@ export class SemanticIndexer implements SemanticPort {
   // ---- settings and status ----------------------------------------------------------------
 
   private isProfile(title: string): boolean {
-    return title === this.host.wiki.getFields(SEMANTIC_PROFILE)?.text?.trim();
+    return title === configValue(this.host.wiki, SEMANTIC_PROFILE);
   }
 
   private readConfig(): { model?: EmbeddingModel; key: string; problem: string } {
     const wiki = this.host.wiki;
-    const enabled = wiki.getFields(SEMANTIC_ENABLED);
-    if ((enabled?.text ?? '').trim() !== 'yes') return { key: 'off', problem: '' };
+    if (configValue(wiki, SEMANTIC_ENABLED) !== 'yes') return { key: 'off', problem: '' };
     // Start stamps `started`: pressing it again after an error tries again.
-    const started = enabled?.started ?? '';
-    const title = wiki.getFields(SEMANTIC_PROFILE)?.text?.trim() ?? '';
+    const started = wiki.getFields(SEMANTIC_ENABLED)?.started ?? '';
+    const title = configValue(wiki, SEMANTIC_PROFILE);
     if (!title) return { key: 'none', problem: 'no provider profile is chosen for embeddings.' };
     let profile;
     try {
