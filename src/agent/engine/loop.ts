@@ -102,8 +102,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   };
   let hooks = createHooks([...BUILTIN_PLUGINS]);
   const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
-  const fail = async (message: string, errorKind: ErrorKind): Promise<TurnResult> => {
-    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind });
+  /** `subject`: the agent or provider profile at fault, so the chat's error can open its settings. */
+  const fail = async (message: string, errorKind: ErrorKind, subject?: string): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind, errorTiddler: subject });
     deps.emit({ type: 'error', chat: ctx.chat, message });
     await setStatus('failed');
     return { status: 'failed', error: message };
@@ -129,7 +130,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
     model = setup.languageModel;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e), 'config');
+    return fail(e instanceof Error ? e.message : String(e), 'config', e instanceof ConfigError ? e.tiddler : undefined);
   }
   const approvals = (() => {
     try {
@@ -138,7 +139,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       return e as Error;
     }
   })();
-  if (approvals instanceof Error) return fail(approvals.message, 'config');
+  if (approvals instanceof Error) return fail(approvals.message, 'config', ctx.agent.title);
   const maxRounds = ctx.agent['agent-max-rounds'] ?? DEFAULT_MAX_ROUNDS;
 
   for (;;) {
@@ -464,7 +465,7 @@ function agentSetup(deps: EngineDeps, chat: string) {
   const agent = store.readAgent(store.readChat(chat).agent);
   const profile = store.readProvider(agent['agent-provider']);
   const model = agent['agent-model'] || profile['default-model'] || '';
-  if (!model) throw new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
+  if (!model) throw new ConfigError(profile.title, 'default-model', `No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`);
   const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);

@@ -30,6 +30,7 @@ import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, 
 import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
 import { testProvider, type ProviderTestRequest, type ProviderTestResult } from './provider-test';
+import { profileApiKey } from './api-key';
 import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
@@ -488,7 +489,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
+    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), keyHint: this.host.keyHint, addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
   }
 
   /** Stop every timer (the page or process is going away). */
@@ -778,14 +779,9 @@ export class LocalRunner implements ChatRunner {
 
   private createModel(profile: ProviderProfile): LanguageModel {
     if (this.host.createModel) return this.host.createModel(profile);
-    const keyName = profile['api-key-name']?.trim();
-    const apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
-    if (keyName && !apiKey) {
-      throw new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`);
-    }
     return createLanguageModel(profile.api, {
       baseUrl: profile['base-url'],
-      apiKey,
+      apiKey: profileApiKey(profile, this.host),
       fetch: this.host.fetch,
       idleTimeoutMs: (profile.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     });

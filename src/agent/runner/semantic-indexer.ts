@@ -28,6 +28,7 @@ import { CONFIG, configValue } from '../store/config';
 import type { WikiPort } from '../store/wiki-port';
 import { isBinaryType } from '../tools/format';
 import { isHiddenFromAgent } from '../tools/visibility';
+import { profileApiKey } from './api-key';
 import { ensureWebGlobals } from './host';
 
 export const SEMANTIC_PROFILE = CONFIG.semanticProfile;
@@ -309,15 +310,13 @@ export class SemanticIndexer implements SemanticPort {
     }
     const model = profile['embedding-model'];
     if (!model) return { key: title, problem: `the provider profile "${title}" names no embedding-model.` };
-    const keyName = profile['api-key-name']?.trim();
     let apiKey: string | undefined;
     try {
-      apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
+      apiKey = profileApiKey(profile, this.host);
     } catch (e) {
       return { key: title, problem: (e as Error).message };
     }
-    if (keyName && !apiKey) return { key: title, problem: `no API key is set for "${profile.caption || title}". ${this.host.keyHint.replace('$name$', keyName)}` };
-    const key = [title, profile.api, profile['base-url'], model, keyName, started].join('\u0000');
+    const key = [title, profile.api, profile['base-url'], model, profile['api-key-name']?.trim(), started].join('\u0000');
     try {
       return { key, problem: '', model: createEmbeddingModel(profile.api, { baseUrl: profile['base-url'], apiKey, model, fetch: this.host.fetch, timeoutMs: (profile.timeout ?? 60) * 1000 }) };
     } catch (e) {

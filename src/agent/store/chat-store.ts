@@ -62,6 +62,8 @@ export interface NewMessage {
   compaction?: boolean;
   /** Error messages: what kind of failure (engine/error-kinds.ts), for a headline in the UI's language. */
   errorKind?: string;
+  /** Error messages about the setup: the agent or provider profile at fault (field `error-tiddler`), whose settings the chat links to. */
+  errorTiddler?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
 }
@@ -174,6 +176,7 @@ export class ChatStore {
       'agent-child': message.child,
       'agent-compaction': message.compaction ? 'yes' : undefined,
       'error-kind': message.errorKind,
+      'error-tiddler': message.errorTiddler,
       [READ_FIELD]: stringifyReads(message.read),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);
