@@ -74,7 +74,7 @@ export class MessageView {
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
     } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
     else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
-    else if (role === 'error') renderError(ctx, String(fields['error-kind'] ?? ''), text, body);
+    else if (role === 'error') this.body = renderError(ctx, String(fields['error-kind'] ?? ''), text, String(fields['error-tiddler'] ?? ''), body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
@@ -111,19 +111,34 @@ export function renderReasoning(ctx: ChatContext, reasoning: string): { details:
   return { details, text };
 }
 
+/** Errors the user fixes in the settings: the setup (no provider, no key, no model…), a refused key, an unknown model or address. */
+const SETUP_ERRORS = ['config', 'auth', 'not-found'];
+
 /**
  * An error: a headline in the UI's language for its kind (stored by the engine), then the
  * technical detail as written. A message without a kind (older chats) shows its text alone.
+ * A setup error ends with a button that opens the settings where it is fixed (`subject`: the
+ * agent or profile it names; ui/open-settings-widget.ts).
  */
-function renderError(ctx: ChatContext, kind: string, text: string, body: HTMLElement): void {
+function renderError(ctx: ChatContext, kind: string, text: string, subject: string, body: HTMLElement): RenderedTree | undefined {
   const headline = kind ? ctx.lingo(`Error/${kind}`) : '';
   if (!headline) {
     body.textContent = text;
-    return;
+    return undefined;
   }
   body.setAttribute('data-error-kind', kind);
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-headline', headline));
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-detail', text));
+  if (!SETUP_ERRORS.includes(kind)) return undefined;
+  const str = (value: string) => ({ type: 'string', value });
+  const button = {
+    type: 'button',
+    attributes: { class: str('tc-ai-error-settings') },
+    children: [{ type: 'action-ai-settings', attributes: { chat: str(ctx.chat), subject: str(subject) } }, { type: 'text', text: ctx.lingo('Settings/Open') }],
+  };
+  const actions = el(ctx.document, 'div', 'tc-ai-error-actions');
+  body.appendChild(actions);
+  return ctx.renderTree([button] as never, actions);
 }
 
 /** A tool call: a compact card, or, while it waits for the user, an approval or question card. */
