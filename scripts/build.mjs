@@ -1,6 +1,8 @@
 // Build every plugin under src/<plugin>/ (Modern.TiddlyDev conventions) into
 //   plugins/<plugin>/   a TiddlyWiki plugin folder, loaded because the repo root is a wiki folder
 //   dist/<plugin>.json  the same plugin as one JSON tiddler, to drag into any wiki
+// and the plugins a wiki installs for itself into dist/library/, a TiddlyWiki plugin library
+// (build-library.mjs) that "Get more plugins" opens.
 // A `.ts` file with a sibling `.ts.meta` is an entry point: esbuild bundles it into a CommonJS
 // module whose title ends in `.js`. Every other file except TypeScript sources is copied.
 // Flags: --dev (inline source maps, no minification), --quiet.
@@ -9,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { buildLibrary } from './build-library.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,16 +104,18 @@ async function buildPlugin(name) {
   const plugin = $tw.loadPluginFolder(outDir);
   fs.mkdirSync(DIST, { recursive: true });
   fs.writeFileSync(path.join(DIST, `${name}.json`), JSON.stringify(plugin));
-  return { name, title: info.title, jsBytes, modules: entries.length };
+  return { name, title: info.title, jsBytes, modules: entries.length, plugin, server };
 }
 
 const started = Date.now();
 const plugins = fs.readdirSync(SRC).filter((d) => fs.existsSync(path.join(SRC, d, 'plugin.info')));
 const results = [];
 for (const name of plugins) results.push(await buildPlugin(name));
+const library = await buildLibrary(results.filter((r) => !r.server).map((r) => r.plugin));
 if (!quiet) {
   for (const r of results) {
     console.log(`built ${r.title}: ${r.modules} module(s), ${(r.jsBytes / 1024).toFixed(1)} KiB of ${dev ? '' : 'minified '}JS`);
   }
+  console.log(`plugin library in dist/library: ${library.join(', ')}`);
   console.log(`build took ${Date.now() - started} ms`);
 }

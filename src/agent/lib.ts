@@ -21,6 +21,7 @@ export { TodoList } from './store/todo-list';
 export { parseChecklist, formatChecklist, checklistProgress, type ChecklistItem } from './store/checklist';
 export { createLanguageModel } from './providers';
 export * from './store/schemas';
+export { CONFIG, configValue } from './store/config';
 export { EventBus, type AgentEvent, type AgentEventBody } from './engine/events';
 export type { EnginePlugin, EngineHooks, TurnContext } from './engine/hooks';
 export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';

@@ -68,8 +68,6 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
   preview: async (runner, body) => ({ status: 200, body: await runner.previewPrompt(str(body, 'chat')) }),
   // Connecting starts a configured command (stdio) on the server: writers only, like every action.
   'mcp-test': async (runner, body) => ({ status: 200, body: await runner.testMcpServer(str(body, 'server')) }),
-  // Calls a base URL with the server's key: writers only (like every action), the key only to an
-  // origin a saved profile already calls (runner/provider-test.ts); a key in the body is ignored.
   // "Ask AI" in the editor: spends the server's key on a model request, so writers only, as every action.
   'propose-edit': async (runner, body, signal) => ({
     status: 200,
@@ -78,9 +76,18 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
       signal,
     ),
   }),
+  // Calls a base URL with the server's key: writers only (like every action), the key only to an
+  // origin a saved profile already calls and the owner bound it to (runner/provider-test.ts),
+  // whatever key name the page sends ('' = no key needed); a key in the body is ignored.
   'provider-test': async (runner, body) => ({
     status: 200,
-    body: await runner.testProvider({ profile: str(body, 'profile'), baseUrl: optionalStr(body, 'baseUrl'), model: optionalStr(body, 'model') }),
+    body: await runner.testProvider({
+      profile: str(body, 'profile'),
+      api: optionalStr(body, 'api'),
+      baseUrl: optionalStr(body, 'baseUrl'),
+      model: optionalStr(body, 'model'),
+      keyName: optionalStr(body, 'keyName') ?? (body.keyName === '' ? '' : undefined),
+    }),
   }),
 };
 

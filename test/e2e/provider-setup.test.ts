@@ -83,3 +83,65 @@ test('a good key lists the models; a pick and the key are saved only by Save; Cl
   expect(await stored()).toBe('');
   expect(errors).toEqual([]);
 });
+
+// Any number of profiles: Add makes one (picked at once), Duplicate copies every field of the
+// picked one under a new name (a shipped one too, key name and all), Remove asks and deletes a
+// profile the user made; a shipped profile cannot be removed, only reset to as shipped once changed.
+test('add, duplicate and remove a profile; a shipped one is reset, not removed', async () => {
+  page.on('dialog', (dialog) => void dialog.accept());
+  const picked = () => page.evaluate(() => (window as any).$tw.wiki.getTiddlerText('$:/state/tiddlyagent/settings/provider'));
+  const fields = (title: string) => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.fields, title);
+  const bar = page.locator('.tc-ai-settings-providers-bar');
+  const provider = (title: string) => page.locator(`.tc-ai-settings-provider[data-provider="${title}"]`);
+
+  await bar.locator('button.tc-ai-settings-provider-add').click();
+  const added = '$:/tiddlyagent/providers/New provider';
+  await provider(added).waitFor();
+  expect(await picked()).toBe(added);
+  expect(await fields(added)).toMatchObject({ caption: 'New provider', tags: ['$:/tags/AI/Provider'], api: 'openai-chat', 'api-key-name': '' });
+  // A profile of one's own chooses its API; a shipped one shows its API fixed.
+  expect(await provider(added).locator('select.tc-ai-settings-field-api').inputValue()).toBe('openai-chat');
+
+  await bar.locator('button.tc-ai-settings-provider-duplicate').click();
+  const copy = '$:/tiddlyagent/providers/New provider (copy)';
+  await provider(copy).waitFor();
+  expect(await fields(copy)).toMatchObject({ caption: 'New provider (copy)', api: 'openai-chat', 'base-url': (await fields(added))['base-url'] });
+  await bar.locator('button.tc-ai-settings-provider-remove').click();
+  await page.waitForFunction((t) => !(window as any).$tw.wiki.tiddlerExists(t), copy);
+  expect(await page.locator('select.tc-ai-settings-provider-pick option').allTextContents()).not.toContain('New provider (copy)');
+
+  const shipped = '$:/plugins/tiddlyagent/agent/providers/openai';
+  await page.locator('select.tc-ai-settings-provider-pick').selectOption(shipped);
+  await provider(shipped).waitFor();
+  expect(await bar.locator('button.tc-ai-settings-provider-remove').count()).toBe(0);
+  expect(await bar.locator('button.tc-ai-settings-provider-reset').count()).toBe(0);
+  expect(await provider(shipped).locator('select.tc-ai-settings-field-api').count()).toBe(0);
+  await bar.locator('button.tc-ai-settings-provider-duplicate').click();
+  await provider('$:/tiddlyagent/providers/OpenAI (copy)').waitFor();
+  expect(await fields('$:/tiddlyagent/providers/OpenAI (copy)')).toMatchObject({ api: 'openai-chat', 'base-url': 'https://api.openai.com/v1', 'api-key-name': 'openai-api-key', caption: 'OpenAI (copy)' });
+
+  // A changed shipped profile goes back to as shipped: its override is removed.
+  await page.locator('select.tc-ai-settings-provider-pick').selectOption(shipped);
+  await provider(shipped).locator('input.tc-ai-settings-field-default-model').fill('gpt-4.1');
+  await provider(shipped).locator('button.tc-ai-settings-save').click();
+  await page.waitForFunction((t) => (window as any).$tw.wiki.tiddlerExists(t), shipped);
+  await bar.locator('button.tc-ai-settings-provider-reset').click();
+  await page.waitForFunction((t) => !(window as any).$tw.wiki.tiddlerExists(t), shipped);
+  expect((await fields(shipped))['default-model']).toBe('gpt-4o-mini');
+  expect(errors).toEqual([]);
+});
+
+// "New chats use" shows the agent the setting names, even with whitespace around it (the shipped
+// setting once ended in a newline, and the select showed nothing), and "Edit the agent" opens it.
+test('Settings → Agents shows the default agent chosen, with a newline around the setting too', async () => {
+  const settings = page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"]');
+  await settings.locator('.tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/settings/agents"]').click();
+  for (const text of ['$:/demo/agents/offline-demo', '  $:/demo/agents/offline-demo\n']) {
+    await page.evaluate((t) => {
+      (window as any).$tw.wiki.deleteTiddler('$:/state/tiddlyagent/settings/agent');
+      (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/default-agent', text: t });
+    }, text);
+    await page.waitForFunction(() => (document.querySelector('select.tc-ai-settings-default-agent') as HTMLSelectElement | null)?.selectedOptions[0]?.textContent === 'Offline demo assistant (mock LLM)');
+    await settings.locator('.tc-ai-settings-agent[data-agent="$:/demo/agents/offline-demo"]').waitFor();
+  }
+});

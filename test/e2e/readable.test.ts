@@ -12,6 +12,7 @@ jest.setTimeout(60_000);
 
 const CHAT = 'Readable chat';
 const SETTINGS = '$:/plugins/tiddlyagent/agent/settings';
+const GUIDE = '$:/plugins/tiddlyagent/agent/getting-started';
 let wiki: ServedWiki;
 let context: BrowserContext;
 let page: Page;
@@ -136,6 +137,14 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
     await page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
     await measure([settings]);
   }
+  // The getting-started guide the plugin opens once after install.
+  await navigate(page, GUIDE);
+  await page.waitForFunction((sel) => {
+    const guide = document.querySelector(sel);
+    for (let e: Element | null = guide; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
+    return !!guide;
+  }, `.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`);
+  await measure([`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`]);
   for (const [tab, content] of [['chats', '.tc-ai-sidebar-chats'], ['background', '.tc-ai-background']] as const) {
     await page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
     await page.locator(content).waitFor();
@@ -184,6 +193,11 @@ test('every control of each settings tab has an accessible name', async () => {
     controls += found.count;
     unnamed.push(...found.unnamed.map((html) => `${tab}: ${html}`));
   }
+  // The getting-started guide's buttons too.
+  await navigate(page, GUIDE);
+  await page.locator(`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`).waitFor();
+  const guide = await page.evaluate((g) => [...document.querySelectorAll(`.tc-tiddler-frame[data-tiddler-title="${g}"] .tc-ai-guide :is(button, a, input)`)].filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 100)), GUIDE);
+  unnamed.push(...guide.map((html) => `guide: ${html}`));
   expect(controls).toBeGreaterThan(20);
   expect(unnamed).toEqual([]);
 });

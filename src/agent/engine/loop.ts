@@ -102,8 +102,9 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   };
   let hooks = createHooks([...BUILTIN_PLUGINS]);
   const setStatus = (status: ChatStatus) => hooks.agentStatusChanged.call({ status }, ctx);
-  const fail = async (message: string, errorKind: ErrorKind, hint?: string): Promise<TurnResult> => {
-    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind, errorHint: hint });
+  /** `hint`: what the user can do (error-kinds.ts); `subject`: the agent or provider profile at fault, so the chat's error can open its settings. */
+  const fail = async (message: string, errorKind: ErrorKind, hint?: string, subject?: string): Promise<TurnResult> => {
+    store.appendMessage(ctx.chat, { role: 'error', text: message, errorKind, errorHint: hint, errorTiddler: subject });
     deps.emit({ type: 'error', chat: ctx.chat, message });
     await setStatus('failed');
     return { status: 'failed', error: message };
@@ -129,7 +130,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
     ({ agent: ctx.agent, profile: ctx.profile, model: ctx.model, tools: ctx.tools } = setup);
     model = setup.languageModel;
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e), 'config', errorHint(e));
+    return fail(e instanceof Error ? e.message : String(e), 'config', errorHint(e), e instanceof ConfigError ? e.tiddler : undefined);
   }
   const approvals = (() => {
     try {
@@ -138,7 +139,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       return e as Error;
     }
   })();
-  if (approvals instanceof Error) return fail(approvals.message, 'config');
+  if (approvals instanceof Error) return fail(approvals.message, 'config', ctx.agent.title);
   const maxRounds = ctx.agent['agent-max-rounds'] ?? DEFAULT_MAX_ROUNDS;
 
   for (;;) {
@@ -479,7 +480,7 @@ function agentSetup(deps: EngineDeps, chat: string) {
     }
   })();
   const model = agent['agent-model'] || profile['default-model'] || '';
-  if (!model) throw withHint(new Error(`No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`), 'no-model');
+  if (!model) throw withHint(new ConfigError(profile.title, 'default-model', `No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`), 'no-model');
   const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);

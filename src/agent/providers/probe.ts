@@ -88,7 +88,8 @@ export const PROBE_APIS = Object.keys(PROBES);
 
 /** Tests the connection; never throws (an aborted signal reads as unreachable). */
 export async function probeProvider(input: ProbeInput, fetch: FetchFn, signal?: AbortSignal): Promise<ProbeResult> {
-  const probe = PROBES[input.api];
+  // The API comes from a profile or the page: a name like `constructor` is no probe either.
+  const probe = Object.hasOwn(PROBES, input.api) ? PROBES[input.api] : undefined;
   if (!probe) return { ok: false, problem: 'api', detail: input.api, models: [] };
   const baseUrl = input.baseUrl.trim().replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) return { ok: false, problem: 'address', detail: baseUrl || '(empty)', models: [] };

@@ -16,6 +16,7 @@ import { createLanguageModel } from '../providers';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import { ChatStore } from '../store/chat-store';
 import { chatFamily, chatPartTitles, PART_KINDS } from '../store/chat-parts';
+import { CONFIG, configValue } from '../store/config';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { SemanticPort } from '../search/semantic';
 import type { WikiPort } from '../store/wiki-port';
@@ -31,11 +32,11 @@ import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, 
 import type { McpConnections } from './mcp-client';
 import { SubAgents } from './sub-agents';
 import { testProvider, type ProviderTestRequest, type ProviderTestResult } from './provider-test';
+import { profileApiKey } from './api-key';
 import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
-import { withHint } from '../engine/error-kinds';
 import { LANGUAGE, lingoOf } from './lingo';
 import { editRequestProblem, proposeEdit, type EditRequest } from '../engine/edit-request';
 
@@ -61,9 +62,8 @@ export interface RunnerHost {
   addressRefusal?(url: string): Promise<string | undefined>;
   /** Every secret this process may read: what Test the connection's result is scrubbed of. */
   secrets?(): string[];
-  /** Where the user sets a missing key, for the error message. */
+  /** Where the user sets a missing key, for the error message, and its hint (runner/api-key.ts). */
   keyHint: string;
-  /** The same advice's language key (`Error/Hint/<name>`), for the UI: `no-key` (default, a browser) or `no-key-server`. */
   keyHintName?: string;
   tools: ReadonlyMap<string, ToolDefinition>;
   plugins?: ReadonlyMap<string, EnginePlugin>;
@@ -89,7 +89,6 @@ export interface RunnerHost {
 
 const DEFAULT_TIMEOUT_SECONDS = 120;
 /** The agent new chats use, and "Ask AI" asks when none is chosen. */
-const DEFAULT_AGENT_CONFIG = '$:/config/tiddlyagent/default-agent';
 /** Chat field: the chat is in the bin (when it was put there); its messages stay until it is deleted forever. */
 export const CHAT_DELETED = 'agent-deleted';
 /** What "delete forever" removes of each chat of the family (the user's schedules that wake it stay). */
@@ -97,7 +96,7 @@ const OWNED_PARTS = PART_KINDS.filter((kind) => kind !== 'wakers' && kind !== 's
 /** Chat field: `yes` hides the chat from the Chats list but under "Archived". */
 export const CHAT_ARCHIVED = 'agent-archived';
 /** `no` turns the automatic title after a chat's first turn off. */
-export const AUTO_TITLE_CONFIG = '$:/config/tiddlyagent/auto-title';
+export const AUTO_TITLE_CONFIG = CONFIG.autoTitle;
 /** Operations after which a chat's first turn may have completed. */
 const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'retry', 'edit', 'resume'];
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
@@ -521,7 +520,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
+    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), keyHint: this.host.keyHint, addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
   }
 
   /**
@@ -536,7 +535,7 @@ export class LocalRunner implements ChatRunner {
     }
     const problem = editRequestProblem(request);
     if (problem) throw new RunnerError('bad-request', problem);
-    const agent = request.agent?.trim() || this.host.wiki.getFields(DEFAULT_AGENT_CONFIG)?.text?.trim() || '';
+    const agent = request.agent?.trim() || configValue(this.host.wiki, CONFIG.defaultAgent);
     if (!this.host.wiki.getFields(agent)) throw new RunnerError('not-found', `There is no agent "${agent}".`);
     let timeout = DEFAULT_TIMEOUT_SECONDS;
     try {
@@ -621,7 +620,7 @@ export class LocalRunner implements ChatRunner {
   private async autoTitle(chat: string): Promise<void> {
     const read = (title: string) => this.host.wiki.getFields(title)?.text;
     const fields = this.host.wiki.getFields(chat);
-    if (!fields || fields['agent-parent'] || fields['agent-hidden'] || this.isExternal(chat) || read(AUTO_TITLE_CONFIG)?.trim() === 'no') return;
+    if (!fields || fields['agent-parent'] || fields['agent-hidden'] || this.isExternal(chat) || configValue(this.host.wiki, AUTO_TITLE_CONFIG) === 'no') return;
     const bases = () => ['Chat', read(`${LANGUAGE}NewChat/BaseTitle`) ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
     if (!isDefaultTitle(chat, bases())) return;
     const messages = this.store.listMessages(chat);
@@ -863,14 +862,9 @@ export class LocalRunner implements ChatRunner {
 
   private createModel(profile: ProviderProfile): LanguageModel {
     if (this.host.createModel) return this.host.createModel(profile);
-    const keyName = profile['api-key-name']?.trim();
-    const apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
-    if (keyName && !apiKey) {
-      throw withHint(new Error(`No API key is set for the provider "${profile.caption || profile.title}". ${this.host.keyHint.replace('$name$', keyName)}`), this.host.keyHintName ?? 'no-key');
-    }
     return createLanguageModel(profile.api, {
       baseUrl: profile['base-url'],
-      apiKey,
+      apiKey: profileApiKey(profile, this.host),
       fetch: this.host.fetch,
       idleTimeoutMs: (profile.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     });

@@ -109,7 +109,7 @@ export class RemoteRunner implements ChatRunner {
 
   /** The server tests with its own key (its environment): a key typed here is never sent. */
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return this.post('provider-test', { profile: request.profile, baseUrl: request.baseUrl, model: request.model }) as Promise<ProviderTestResult>;
+    return this.post('provider-test', { profile: request.profile, api: request.api, baseUrl: request.baseUrl, model: request.model, keyName: request.keyName }) as Promise<ProviderTestResult>;
   }
 
   proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }> {

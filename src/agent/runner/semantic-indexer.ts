@@ -24,13 +24,15 @@ import { chunkTiddler, fingerprint } from '../search/chunks';
 import type { SemanticAnswer, SemanticPort } from '../search/semantic';
 import { VectorIndex } from '../search/vector-index';
 import { ChatStore } from '../store/chat-store';
+import { CONFIG, configValue } from '../store/config';
 import type { WikiPort } from '../store/wiki-port';
 import { isBinaryType } from '../tools/format';
 import { isHiddenFromAgent } from '../tools/visibility';
+import { profileApiKey } from './api-key';
 import { ensureWebGlobals } from './host';
 
-export const SEMANTIC_PROFILE = '$:/config/tiddlyagent/semantic/profile';
-export const SEMANTIC_ENABLED = '$:/config/tiddlyagent/semantic/enabled';
+export const SEMANTIC_PROFILE = CONFIG.semanticProfile;
+export const SEMANTIC_ENABLED = CONFIG.semanticEnabled;
 export const SEMANTIC_STATUS = '$:/temp/tiddlyagent/semantic-index';
 
 /** Chunks per embedding request. */
@@ -290,16 +292,15 @@ export class SemanticIndexer implements SemanticPort {
   // ---- settings and status ----------------------------------------------------------------
 
   private isProfile(title: string): boolean {
-    return title === this.host.wiki.getFields(SEMANTIC_PROFILE)?.text?.trim();
+    return title === configValue(this.host.wiki, SEMANTIC_PROFILE);
   }
 
   private readConfig(): { model?: EmbeddingModel; key: string; problem: string } {
     const wiki = this.host.wiki;
-    const enabled = wiki.getFields(SEMANTIC_ENABLED);
-    if ((enabled?.text ?? '').trim() !== 'yes') return { key: 'off', problem: '' };
+    if (configValue(wiki, SEMANTIC_ENABLED) !== 'yes') return { key: 'off', problem: '' };
     // Start stamps `started`: pressing it again after an error tries again.
-    const started = enabled?.started ?? '';
-    const title = wiki.getFields(SEMANTIC_PROFILE)?.text?.trim() ?? '';
+    const started = wiki.getFields(SEMANTIC_ENABLED)?.started ?? '';
+    const title = configValue(wiki, SEMANTIC_PROFILE);
     if (!title) return { key: 'none', problem: 'no provider profile is chosen for embeddings.' };
     let profile;
     try {
@@ -309,15 +310,13 @@ export class SemanticIndexer implements SemanticPort {
     }
     const model = profile['embedding-model'];
     if (!model) return { key: title, problem: `the provider profile "${title}" names no embedding-model.` };
-    const keyName = profile['api-key-name']?.trim();
     let apiKey: string | undefined;
     try {
-      apiKey = keyName ? this.host.getApiKey(keyName, profile['base-url']) : undefined;
+      apiKey = profileApiKey(profile, this.host);
     } catch (e) {
       return { key: title, problem: (e as Error).message };
     }
-    if (keyName && !apiKey) return { key: title, problem: `no API key is set for "${profile.caption || title}". ${this.host.keyHint.replace('$name$', keyName)}` };
-    const key = [title, profile.api, profile['base-url'], model, keyName, started].join('\u0000');
+    const key = [title, profile.api, profile['base-url'], model, profile['api-key-name']?.trim(), started].join('\u0000');
     try {
       return { key, problem: '', model: createEmbeddingModel(profile.api, { baseUrl: profile['base-url'], apiKey, model, fetch: this.host.fetch, timeoutMs: (profile.timeout ?? 60) * 1000 }) };
     } catch (e) {

@@ -5,14 +5,14 @@ page served by the server edition leaves it to the server. Of several tabs of th
 only one embeds (a Web Lock per address).
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
+import { CONFIG, configValue } from '../store/config';
 
 export const name = 'tiddlyagent-semantic';
 export const platforms = ['browser'];
 export const after = ['tiddlyagent-runner'];
 export const synchronous = true;
 
-/** runner/semantic-indexer.ts SEMANTIC_ENABLED, repeated so this module does not load the library. */
-const ENABLED = '$:/config/tiddlyagent/semantic/enabled';
+const ENABLED = CONFIG.semanticEnabled;
 
 interface LockManager {
   request(name: string, callback: () => Promise<void>): Promise<void>;
@@ -31,8 +31,8 @@ export function startup(): void {
     void locks.request(`tiddlyagent-semantic ${location.origin}${location.pathname}`, () => new Promise<void>(() => run()));
   };
   const onChange = (changes: unknown) => {
-    if (ENABLED in (changes as Record<string, unknown>) && $tw.wiki.getTiddlerText(ENABLED, '').trim() === 'yes') start();
+    if (ENABLED in (changes as Record<string, unknown>) && configValue($tw.wiki, ENABLED) === 'yes') start();
   };
-  if ($tw.wiki.getTiddlerText(ENABLED, '').trim() === 'yes') start();
+  if (configValue($tw.wiki, ENABLED) === 'yes') start();
   else $tw.wiki.addEventListener('change', onChange);
 }

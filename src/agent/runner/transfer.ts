@@ -6,6 +6,7 @@ Export menu) calls these; a download goes through TiddlyWiki's tm-download-file.
 \*/
 import type { Wiki } from 'tiddlywiki';
 import { chatParts, chatPartTitles, type PartKind } from '../store/chat-parts';
+import { CONFIG, configValue } from '../store/config';
 import { AGENT_TAG } from '../store/schemas';
 import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
 import { exportBundle, exportMarkdown, exportTranscript, type ChatExport, type ExportFormat, type ExportWords } from '../store/transfer/export';
@@ -19,8 +20,7 @@ export { ImportError, MAX_IMPORT_BYTES, type ImportPlan } from '../store/transfe
 export type { ExportFormat } from '../store/transfer/export';
 
 /** The tools an imported agent may get at most: the default agent's (the user's own choice of tools). */
-export const IMPORT_TOOL_CEILING = '$:/config/tiddlyagent/import-tool-ceiling';
-const DEFAULT_AGENT = '$:/config/tiddlyagent/default-agent';
+export const IMPORT_TOOL_CEILING = CONFIG.importToolCeiling;
 
 function fieldsOf(wiki: Wiki, title: string): TiddlerFields | undefined {
   const t = wiki.getTiddler(title);
@@ -78,9 +78,9 @@ function twNow(): string {
 
 /** The import target: what exists, the default agent for chats, the provider and tool ceiling for agents. */
 function targetOf(wiki: Wiki): ImportTarget {
-  const agent = (wiki.getTiddlerText(DEFAULT_AGENT) ?? '').trim();
+  const agent = configValue(wiki, CONFIG.defaultAgent);
   const definition = wiki.getTiddler(agent);
-  const ceiling = wiki.getTiddlerText(IMPORT_TOOL_CEILING);
+  const ceiling = configValue(wiki, IMPORT_TOOL_CEILING) || undefined;
   const port = createTiddlyWikiPort(wiki);
   return {
     exists: (title) => wiki.tiddlerExists(title) || wiki.isShadowTiddler(title),

@@ -83,6 +83,8 @@ export interface NewMessage {
   errorKind?: string;
   /** Error messages: what the user can do about it (a key, engine/error-kinds.ts), said in the UI's language. */
   errorHint?: string;
+  /** Error messages about the setup: the agent or provider profile at fault (field `error-tiddler`), whose settings the chat links to. */
+  errorTiddler?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
   /** Tool results: the tiddlers the result listed and how many it found (toolStepFields). */
@@ -202,6 +204,7 @@ export class ChatStore {
       'agent-compaction': message.compaction ? 'yes' : undefined,
       'error-kind': message.errorKind,
       'error-hint': message.errorHint,
+      'error-tiddler': message.errorTiddler,
       [READ_FIELD]: stringifyReads(message.read),
       ...toolStepFields(message),
     };

@@ -8,6 +8,7 @@ web content. It asks for confirmation by default: a URL can carry wiki content o
 \*/
 import * as z from 'zod/mini';
 import { defineTool, type ToolContext } from './tool';
+import { configValue } from '../store/config';
 import { WEB_ALLOW_HOSTS, parseAllowHosts } from './web-fetcher';
 
 export const WEB_FETCH_DEFAULT_CHARS = 20_000;
@@ -26,7 +27,7 @@ function escapeAttr(value: string): string {
 }
 
 function allowHosts(context: ToolContext) {
-  return parseAllowHosts(context.wiki.getFields(WEB_ALLOW_HOSTS)?.text);
+  return parseAllowHosts(configValue(context.wiki, WEB_ALLOW_HOSTS));
 }
 
 export const webFetchTool = defineTool({

@@ -4,9 +4,10 @@ on Node, runner/web-fetch-browser.ts in a browser), and the user's allow-list of
 may be private. The fetcher enforces the address rules; this module only says which hosts the
 user allowed. Pure: no DOM, no Node.
 \*/
+import { CONFIG } from '../store/config';
 
 /** The user's allow-list: space-separated `host` or `host:port` entries (a system tiddler the model cannot write). */
-export const WEB_ALLOW_HOSTS = '$:/config/tiddlyagent/web-fetch/allow-hosts';
+export const WEB_ALLOW_HOSTS = CONFIG.webAllowHosts;
 
 export interface WebFetchRequest {
   url: string;

@@ -10,10 +10,9 @@ unique). A new chat is opened in the story river unless `navigate="no"`; an exis
 with `navigate="yes"`. Nothing is made when the message is empty or `chat` names no chat:
 the reason goes to the browser console, as a refused Stop of <$action-ai-stop> does.
 \*/
+import { CONFIG, configValue } from '../store/config';
 import { lib } from './library';
 import { lingo } from './lingo';
-
-const DEFAULT_AGENT_CONFIG = '$:/config/tiddlyagent/default-agent';
 
 /** The attributes of <$action-ai-send>, the params of `tm-ai-send`. */
 export interface AiSendParams {
@@ -53,7 +52,7 @@ export function aiSend(wiki: SendWiki, params: AiSendParams, navigate: (title: s
   const fresh = !named || params.new === 'yes';
   let chat = named;
   if (fresh) {
-    const agent = (params.agent ?? '').trim() || (wiki.getTiddlerText(DEFAULT_AGENT_CONFIG) ?? '').trim();
+    const agent = (params.agent ?? '').trim() || configValue(wiki, CONFIG.defaultAgent);
     chat = wiki.generateNewTitle((params.title ?? '').trim() || lingo(wiki, 'NewChat/BaseTitle') || 'Chat');
     wiki.addTiddler({ ...wiki.getCreationFields(), ...wiki.getModificationFields(), title: chat, agent, 'agent-status': 'idle', text: '' });
   } else if (wiki.getTiddler(chat)?.fields.agent === undefined) {

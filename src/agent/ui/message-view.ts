@@ -85,8 +85,10 @@ export class MessageView {
       this.trees.push(...renderToolMessage(ctx, title, fields, element, body));
       this.rule = RuleNote.of(ctx, title, fields);
       if (this.rule) body.appendChild(this.rule.element);
+    } else if (role === 'error') {
+      const settings = renderError(ctx, fields, text, body);
+      if (settings) this.trees.push(settings);
     }
-    else if (role === 'error') renderError(ctx, fields, text, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
@@ -124,23 +126,39 @@ export function renderReasoning(ctx: ChatContext, reasoning: string): { details:
   return { details, text };
 }
 
+/** Errors the user fixes in the settings: the setup (no provider, no key, no model…), a refused key, an unknown model or address. */
+const SETUP_ERRORS = ['config', 'auth', 'not-found'];
+
 /**
  * An error: a headline in the UI's language for its kind (stored by the engine), what to do
  * about it where the detail's advice is translated (ui/error-hint.ts), then the technical
- * detail as written. A message without a kind (older chats) shows its text alone.
+ * detail as written. A message without a kind (older chats) shows its text alone. A setup
+ * error ends with a button that opens the settings where it is fixed (`error-tiddler`: the
+ * agent or profile it names; ui/open-settings-widget.ts).
  */
-function renderError(ctx: ChatContext, fields: Record<string, unknown>, text: string, body: HTMLElement): void {
+function renderError(ctx: ChatContext, fields: Record<string, unknown>, text: string, body: HTMLElement): RenderedTree | undefined {
   const kind = String(fields['error-kind'] ?? '');
+  const subject = String(fields['error-tiddler'] ?? '');
   const headline = kind ? ctx.lingo(`Error/${kind}`) : '';
   if (!headline) {
     body.textContent = text;
-    return;
+    return undefined;
   }
   body.setAttribute('data-error-kind', kind);
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-headline', headline));
   const hint = errorHintText((title) => ctx.wiki.getTiddlerText(title) ?? undefined, fields);
   if (hint) body.appendChild(el(ctx.document, 'div', 'tc-ai-error-hint', hint));
   body.appendChild(el(ctx.document, 'div', 'tc-ai-error-detail', text));
+  if (!SETUP_ERRORS.includes(kind)) return undefined;
+  const str = (value: string) => ({ type: 'string', value });
+  const button = {
+    type: 'button',
+    attributes: { class: str('tc-ai-error-settings') },
+    children: [{ type: 'action-ai-settings', attributes: { chat: str(ctx.chat), subject: str(subject) } }, { type: 'text', text: ctx.lingo('Settings/Open') }],
+  };
+  const actions = el(ctx.document, 'div', 'tc-ai-error-actions');
+  body.appendChild(actions);
+  return ctx.renderTree([button] as never, actions);
 }
 
 /** A tool call: its line, and, while it waits for the user, an approval or question card. */

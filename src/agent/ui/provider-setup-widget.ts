@@ -1,10 +1,10 @@
 /*\
 <$action-ai-provider do=test|save-key|clear-key profile=… draft=… key=…/>, for the settings'
 provider setup. `test` tests the profile where turns run (runner.testProvider) with the draft's
-base URL and model and the key typed in the setup's password input, and writes the outcome to
-`$:/temp/tiddlyagent/provider-test/<profile>` (field `ok`: yes | no | testing; `problem`, `detail`,
-`models` as a title list, `model`: how the model was checked; `key-withheld`, `no-key`), which the
-settings show in words. `save-key` puts the typed key into TiddlyWiki's password store and
+API, base URL and model, the key name `key` ('' = no key needed) and the key typed in the
+setup's password input, and writes the outcome to `$:/temp/tiddlyagent/provider-test/<profile>`
+(field `ok`: yes | no | testing; `problem`, `detail`, `models` as a title list, `model`: how the
+model was checked; `key-withheld`), which the settings show in words. `save-key` puts the typed key into TiddlyWiki's password store and
 empties the input; `clear-key` removes the stored key. A typed key lives only in the input (the
 DOM) until then: never in a tiddler. Both touch `$:/temp/tiddlyagent/provider-keys`, so the
 "key stored" line (filter `aikey`) is drawn again.
@@ -38,7 +38,7 @@ class ProviderActionWidget extends ActionWidget {
     wiki.addTiddler({ title, ok: 'testing' });
     lib()
       .getRunner()
-      .testProvider({ profile, baseUrl: value('base-url'), model: value('default-model'), apiKey: input?.value.trim() || undefined })
+      .testProvider({ profile, api: value('api'), baseUrl: value('base-url'), model: value('default-model'), keyName: this.hasAttribute('key') ? keyName : undefined, apiKey: input?.value.trim() || undefined })
       .then(
         (r) =>
           wiki.addTiddler({
@@ -49,7 +49,6 @@ class ProviderActionWidget extends ActionWidget {
             models: $tw.utils.stringifyList(r.models),
             model: r.model ?? '',
             'key-withheld': r.keyWithheld ? 'yes' : '',
-            'no-key': r.noKey ? 'yes' : '',
           }),
         (e: unknown) => wiki.addTiddler({ title, ok: 'no', problem: 'other', detail: e instanceof Error ? e.message : String(e) }),
       );

@@ -30,8 +30,6 @@ import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { HttpError, MAX_BODY_BYTES, readBodyText } from '../http-body';
 import { getServerEdition } from '../server-edition';
 
-export const ENABLED_CONFIG = '$:/config/tiddlyagent/mcp-server/enabled';
-export const AGENT_CONFIG = '$:/config/tiddlyagent/mcp-server/agent';
 export const DEFAULT_AGENT = '$:/plugins/tiddlyagent/agent/agents/wiki-assistant';
 export const MAX_SESSIONS = 64;
 export const MAX_SESSIONS_PER_USER = 8;
@@ -76,8 +74,12 @@ function rpcError(response: ServerResponse, status: number, code: number, messag
   json(response, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** The agent plugin's library: its settings (CONFIG, configValue) and the external tool session. */
+const agentLib = () => require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
+
 export function mcpEnabled(): boolean {
-  return $tw.wiki.getTiddlerText(ENABLED_CONFIG, 'no').trim() === 'yes';
+  const agent = agentLib();
+  return agent.configValue($tw.wiki, agent.CONFIG.mcpServerEnabled) === 'yes';
 }
 
 /** A browser page of another site may not drive the endpoint with the user's credentials. */
@@ -95,7 +97,7 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
   try {
     const edition = getServerEdition();
     if (!edition) return json(response, 503, { error: 'The TiddlyAgent server edition is not running.' });
-    if (!mcpEnabled()) return json(response, 404, { error: `The MCP server of this wiki is off. A writer turns it on in the TiddlyAgent settings ("MCP server"), i.e. sets ${ENABLED_CONFIG} to "yes".` });
+    if (!mcpEnabled()) return json(response, 404, { error: `The MCP server of this wiki is off. A writer turns it on in the TiddlyAgent settings ("MCP server"), i.e. sets ${agentLib().CONFIG.mcpServerEnabled} to "yes".` });
     if (crossSite(request)) return json(response, 403, { error: 'Requests to /mcp from another site are refused.' });
     const user = state.authenticatedUsername;
     let body: unknown;
@@ -134,9 +136,9 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
 }
 
 async function openSession(runner: Agent.LocalRunner, user: string | undefined, writer: boolean, client: string, host: string): Promise<Session> {
-  const agent = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
+  const agent = agentLib();
   const { Server, StreamableHTTPServerTransport, types } = loadSdk();
-  const agentTitle = $tw.wiki.getTiddlerText(AGENT_CONFIG, '').trim() || DEFAULT_AGENT;
+  const agentTitle = agent.configValue($tw.wiki, agent.CONFIG.mcpServerAgent) || DEFAULT_AGENT;
   const tools = writer ? agent.ExternalToolSession.open(runner, agentTitle, client.slice(0, 100)) : agent.ExternalToolSession.readOnly(runner, agentTitle);
   const server = new Server({ name: 'TiddlyAgent', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: `The tools of this TiddlyWiki as the agent "${agentTitle}" may use them. Writes are checked, may wait for the user's confirmation, and are journaled.` });
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: tools.listTools().map((t) => ({ ...t, inputSchema: t.inputSchema as SdkTypes.Tool['inputSchema'] })) }));

@@ -15,7 +15,7 @@ nothing and reaches no model. The body is JSON; operations answer 202 once persi
 | compact     | chat                                   | 200 {…}                    |
 | preview     | chat                                   | 200 {sections…}            |
 | mcp-test    | server                                 | 200 {tools or error}       |
-| provider-test | profile, baseUrl?, model?            | 200 {ok, problem?, models} |
+| provider-test | profile, api?, baseUrl?, model?, keyName? | 200 {ok, problem?, models} |
 | propose-edit | instruction, text, agent?, custom?, title?, context? | 200 {text} (Ask AI in the editor) |
 The names are actions.ts ACTION_NAMES; any other is 404.
 \*/
