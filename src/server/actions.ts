@@ -38,7 +38,11 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body) => Answer 
     await runner.stop(str(body, 'chat'));
     return { status: 200, body: {} };
   },
-  decide: (runner, body) => receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice)),
+  // `text`: the writer's own version of the call's text (Edit before allowing); the runner plans it through the write gate first.
+  decide: (runner, body) => {
+    if (body.text !== undefined && body.text !== null && typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string (your version of the text), or left out.');
+    return receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice, typeof body.text === 'string' ? body.text : undefined));
+  },
   answer: (runner, body) => {
     if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');
     return receipt(runner.submitAnswer(str(body, 'chat'), str(body, 'message'), body.answers as string[] | null));

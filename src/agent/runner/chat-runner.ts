@@ -23,8 +23,12 @@ export interface ChatRunner {
   send(chat: string, text: string, attachments?: string[]): Promise<unknown>;
   /** Abort the running turn (or end a waiting one) and drop what is queued behind it. */
   stop(chat: string): Promise<unknown>;
-  /** The user's choice on a call waiting for approval. */
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown>;
+  /**
+   * The user's choice on a call waiting for approval; `text`: they allow their own version of
+   * the call's text (Edit before allowing), refused here, with the write gate's reason, when it
+   * would not land.
+   */
+  decide(chat: string, message: string, choice: ApprovalChoice, text?: string): Promise<unknown>;
   /** The user's answers to a question; `null` dismisses it and ends the turn. */
   answer(chat: string, message: string, answers: string[] | null): Promise<unknown>;
   /** Answer the last turn again: the user's message stays, its replies are kept as an earlier version (runner/branches.ts). */

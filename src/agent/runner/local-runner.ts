@@ -33,6 +33,7 @@ import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
+import { userVersionRefusal } from '../engine/edited-call';
 import { LANGUAGE, lingoOf } from './lingo';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -243,20 +244,31 @@ export class LocalRunner implements ChatRunner {
     }
   }
 
-  /** The user's answer to a confirmation card; resolves when the resumed turn has ended. */
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<TurnResult> {
+  /** The user's answer to a confirmation card (with their version of its text); resolves when the resumed turn has ended. */
+  decide(chat: string, message: string, choice: ApprovalChoice, text?: string): Promise<TurnResult> {
     try {
-      return this.submitDecision(chat, message, choice).done;
+      return this.submitDecision(chat, message, choice, text).done;
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  submitDecision(chat: string, message: string, choice: ApprovalChoice): { op: Operation; done: Promise<TurnResult> } {
+  /**
+   * Queue a decision. The user's version of the call's text is planned first, as the call will
+   * run: a version the write gate refuses is refused here, with its reason, and nothing is decided.
+   */
+  submitDecision(chat: string, message: string, choice: ApprovalChoice, text?: string): { op: Operation; done: Promise<TurnResult> } {
     if (!CHOICES.includes(choice)) throw new RunnerError('bad-request', `The choice must be one of: ${CHOICES.join(', ')}.`);
+    if (text !== undefined && typeof text !== 'string') throw new RunnerError('bad-request', 'The text must be a string.');
     this.requireChat(chat);
     this.decisions.requireWaiting(chat, message, 'approval');
-    return this.operations.submit({ chat, kind: 'decide', message, choice });
+    if (text !== undefined) {
+      if (choice === 'deny') throw new RunnerError('bad-request', 'A denied call has no text to allow.');
+      const waiting = this.decisions.requireEditable(chat, message);
+      const refusal = userVersionRefusal(this.store, this.host.tools, { now: this.now, semantic: this.host.semantic }, waiting, text);
+      if (refusal) throw new RunnerError('bad-request', refusal);
+    }
+    return this.operations.submit({ chat, kind: 'decide', message, choice, text });
   }
 
   /** The user's answers to an ask-question card; `null` cancels the turn without a reply. */
@@ -515,7 +527,7 @@ export class LocalRunner implements ChatRunner {
         this.decisions.close(chat, 'The user sent a new message instead.');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
-        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!));
+        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!, op.text));
       case 'answer':
         return this.afterDecision(chat, this.decisions.answer(chat, op.message ?? '', op.answers ?? null));
       case 'retry':

@@ -54,8 +54,8 @@ export class RemoteRunner implements ChatRunner {
     return this.post('stop', { chat });
   }
 
-  decide(chat: string, message: string, choice: ApprovalChoice): Promise<unknown> {
-    return this.post('decide', { chat, message, choice });
+  decide(chat: string, message: string, choice: ApprovalChoice, text?: string): Promise<unknown> {
+    return this.post('decide', { chat, message, choice, text });
   }
 
   answer(chat: string, message: string, answers: string[] | null): Promise<unknown> {

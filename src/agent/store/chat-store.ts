@@ -5,6 +5,7 @@ never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
 import { READ_FIELD, stringifyReads, type Reads } from './read-ledger';
 import { canTransition } from './status';
+import { APPROVAL_EDIT } from './user-version';
 import {
   AGENT_TAG,
   CHAT_FIELDS,
@@ -52,6 +53,8 @@ export interface NewMessage {
   approvalChoices?: string[];
   /** A call waiting for approval: what it would change (JSON, a turn journal's shape). */
   toolChanges?: string;
+  /** A call waiting for approval: the tiddler whose text the user may edit before allowing it (store/user-version.ts). */
+  approvalEdit?: string;
   /** User messages: the operation that carried them (runner/operations.ts). */
   operation?: string;
   /** User messages a schedule or heartbeat sent (schedules/scheduler.ts). */
@@ -169,6 +172,7 @@ export class ChatStore {
       'approval-expires': message.approvalExpires,
       'tool-changes': message.toolChanges,
       'approval-choices': message.approvalChoices?.length ? stringifyTitleList(message.approvalChoices) : undefined,
+      [APPROVAL_EDIT]: message.approvalEdit,
       'agent-operation': message.operation,
       'agent-source': message.source,
       'agent-child': message.child,

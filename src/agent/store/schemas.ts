@@ -264,6 +264,10 @@ export const MessageSchema = z.object({
   'tool-changes': optionalText,
   /** Pending tool messages of a confirm-only tool: the only choices that decide it (once deny). */
   'approval-choices': titleList,
+  /** Pending tool messages: the tiddler whose text the user may edit before allowing (store/user-version.ts). */
+  'approval-edit': optionalText,
+  /** Pending tool messages: the user's version of that text, a JSON string (store/user-version.ts). */
+  'approval-text': optionalText,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
   /** spawn-agent results: the sub-agent's chat. */

@@ -5,6 +5,7 @@ tool results carry the versions of tiddlers they showed the agent (store/read-le
 \*/
 import type { EnginePlugin } from '../hooks';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
+import { DONE_WITH_APPROVAL } from '../../store/user-version';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
@@ -46,7 +47,7 @@ export const persistencePlugin: EnginePlugin = {
         attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
         [READ_FIELD]: stringifyReads(result.output?.read),
       };
-      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined });
+      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
       else
         ctx.store.appendMessage(ctx.chat, {
           role: 'tool',
