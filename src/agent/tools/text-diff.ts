@@ -159,10 +159,14 @@ function push(pieces: Piece[], kind: PieceKind, text: string): void {
   else pieces.push({ kind, text });
 }
 
+/** A word diff as it is read: unchanged runs and the changes between them (taken out, put in). */
+type Segment = { same: string } | { removed: string; added: string };
+
 /**
  * Two texts word by word: unchanged runs, and each change as what was taken out, then what was
- * put in. A lone space or character between two changes is counted as changed, so a rewritten
- * phrase reads as one change, not as a comb of single words.
+ * put in. An unchanged run between two changes that is no longer than either of them joins
+ * them (as diff-match-patch's semantic clean-up does), so a rewritten phrase reads as one change,
+ * not as a comb of words that happen to recur ("the", "and", a comma).
  */
 export function diffWords(before: string, after: string): Piece[] {
   // The common start and end are found on the characters (back to a word's edge), so a long
@@ -173,49 +177,51 @@ export function diffWords(before: string, after: string): Piece[] {
   let end = 0;
   while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
   while (end > 0 && /[\p{L}\p{N}_]/u.test(before[before.length - end]!) && /[\p{L}\p{N}_]/u.test(before[before.length - end - 1] ?? '')) end--;
-  const pieces: Piece[] = [];
-  push(pieces, 'same', before.slice(0, start));
   const middleBefore = before.slice(start, before.length - end);
   const middleAfter = after.slice(start, after.length - end);
-  if (middleBefore.length + middleAfter.length > MAX_WORD_CHARS) {
-    push(pieces, 'removed', middleBefore);
-    push(pieces, 'added', middleAfter);
-    push(pieces, 'same', before.slice(before.length - end));
-    return pieces;
-  }
-  const a = tokens(middleBefore);
-  const b = tokens(middleAfter);
-  const ops = diffSequences(a, b, MAX_WORD_EDITS);
-  let removed = '';
-  let added = '';
-  const flush = () => {
-    push(pieces, 'removed', removed);
-    push(pieces, 'added', added);
-    removed = added = '';
-  };
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    if (op.kind === 'removed') removed += a[op.a];
-    else if (op.kind === 'added') added += b[op.b];
+  const segments: Segment[] =
+    middleBefore.length + middleAfter.length > MAX_WORD_CHARS ? [{ removed: middleBefore, added: middleAfter }] : joinChanges(wordSegments(tokens(middleBefore), tokens(middleAfter)));
+  const pieces: Piece[] = [];
+  push(pieces, 'same', before.slice(0, start));
+  for (const segment of segments) {
+    if ('same' in segment) push(pieces, 'same', segment.same);
     else {
-      // A run of unchanged tokens: short and between two changes, it joins them.
-      let j = i;
-      let text = '';
-      while (j < ops.length && ops[j]!.kind === 'same') text += a[ops[j++]!.a];
-      const between = (removed || added) && j < ops.length;
-      if (between && text.length <= 1) {
-        removed += text;
-        added += text;
-      } else {
-        flush();
-        push(pieces, 'same', text);
-      }
-      i = j - 1;
+      push(pieces, 'removed', segment.removed);
+      push(pieces, 'added', segment.added);
     }
   }
-  flush();
   push(pieces, 'same', before.slice(before.length - end));
   return pieces;
+}
+
+function wordSegments(a: readonly string[], b: readonly string[]): Segment[] {
+  const segments: Segment[] = [];
+  for (const op of diffSequences(a, b, MAX_WORD_EDITS)) {
+    const last = segments[segments.length - 1];
+    if (op.kind === 'same') {
+      if (last && 'same' in last) last.same += a[op.a];
+      else segments.push({ same: a[op.a]! });
+      continue;
+    }
+    const change = last && !('same' in last) ? last : { removed: '', added: '' };
+    if (change !== last) segments.push(change);
+    if (op.kind === 'removed') change.removed += a[op.a];
+    else change.added += b[op.b];
+  }
+  return segments;
+}
+
+function joinChanges(segments: Segment[]): Segment[] {
+  const size = (s: Segment | undefined) => (s && !('same' in s) ? Math.max(s.removed.length, s.added.length) : -1);
+  for (let i = 1; i < segments.length - 1; i++) {
+    const same = segments[i]!;
+    if (!('same' in same) || same.same.length > size(segments[i - 1]) || same.same.length > size(segments[i + 1])) continue;
+    const left = segments[i - 1] as { removed: string; added: string };
+    const right = segments[i + 1] as { removed: string; added: string };
+    segments.splice(i - 1, 3, { removed: left.removed + same.same + right.removed, added: left.added + same.same + right.added });
+    i = Math.max(0, i - 3); // next: the run before the joined change, which it may now swallow
+  }
+  return segments;
 }
 
 /** A changed block of lines: [aFrom, aTo) of the old text became [bFrom, bTo) of the new. */

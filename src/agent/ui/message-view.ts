@@ -7,7 +7,7 @@ its tiddler: when the tiddler changes, the message list renders a new view.
 \*/
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
-import { renderApproval, renderQuestion, toolDetails } from './cards';
+import { editableOf, renderApproval, renderQuestion, toolDetails } from './cards';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -73,7 +73,7 @@ export class MessageView {
       body.textContent = text;
       meta.appendChild(el(doc, 'span', 'tc-ai-message-note', ctx.lingo('LargeReply')));
     } else if (role === 'assistant') this.body = ctx.renderWikitext(text, body);
-    else if (role === 'tool') this.body = renderToolMessage(ctx, title, fields, element, meta, body);
+    else if (role === 'tool') renderToolMessage(ctx, title, fields, element, meta, body);
     else if (role === 'error') renderError(ctx, String(fields['error-kind'] ?? ''), text, body);
     else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
@@ -127,7 +127,7 @@ function renderError(ctx: ChatContext, kind: string, text: string, body: HTMLEle
 }
 
 /** A tool call: a compact card, or, while it waits for the user, an approval or question card. */
-function renderToolMessage(ctx: ChatContext, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): RenderedTree | undefined {
+function renderToolMessage(ctx: ChatContext, title: string, fields: Record<string, unknown>, element: HTMLElement, meta: HTMLElement, body: HTMLElement): void {
   const doc = ctx.document;
   const name = String(fields['tool-name'] ?? '');
   const status = String(fields['tool-status'] ?? '');
@@ -141,11 +141,12 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
   meta.appendChild(el(doc, 'span', `tc-ai-tool-status tc-ai-tool-status-${status}`, ctx.lingo(`ToolStatus/${label}`) || label));
   if (status === 'pending' && name === 'ask-question') {
     renderQuestion(ctx, title, args, body);
-    return undefined;
+    return;
   }
   if (status === 'pending') {
     const only = String(fields['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
-    return renderApproval(ctx, title, name, args, result, fields['tool-changes'], body, only);
+    renderApproval(ctx, title, name, args, result, fields['tool-changes'], body, only, editableOf(fields));
+    return;
   }
   if (fields['agent-child']) meta.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   // A refusal or failure is shown, not folded away: the user sees what the agent was refused.
@@ -153,7 +154,6 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
   const details = toolDetails(ctx, args);
   details.appendChild(el(doc, 'pre', 'tc-ai-tool-result', result));
   body.appendChild(details);
-  return undefined;
 }
 
 /** Attached tiddlers on a message: chips that open the tiddler. */

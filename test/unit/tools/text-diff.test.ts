@@ -62,6 +62,12 @@ test('a long region is cut at maxChars and says so; long unchanged lines keep on
 test('words: a rewritten phrase is one change, not a comb of words', () => {
   expect(shown(diffWords('Plant tomatoes in May.', 'Plant tomatoes in June.'))).toBe('Plant tomatoes in [-May-]{+June+}.');
   expect(shown(diffWords('the quick brown fox', 'the slow red fox'))).toBe('the [-quick brown-]{+slow red+} fox');
+  // Words that recur inside a rewrite ("the", "and", a comma) do not split it.
+  expect(shown(diffWords('Paragraph 2: the garden plan for week 2, with notes on watering, weeding and what to plant next.', 'Paragraph 2: sow the peas.'))).toBe(
+    'Paragraph 2: [-the garden plan for week 2, with notes on watering, weeding and what to plant next-]{+sow the peas+}.',
+  );
+  // A longer unchanged word between two small changes keeps them apart.
+  expect(shown(diffWords('one two three four five', 'one 2 three 4 five'))).toBe('one [-two-]{+2+} three [-four-]{+4+} five');
 });
 
 test('property: the pieces give back both texts exactly, and every change lies in a region', () => {
