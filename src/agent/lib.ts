@@ -28,6 +28,7 @@ export { CHAT_CONTEXT_USAGE, CHAT_ALLOWED_TOOLS } from './engine/loop';
 export { createToolContext, defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/tool';
 export { WriteGate, WriteRefused, restoreJournal } from './tools/write-gate';
 export { findActiveContent } from './tools/active-content';
+export { changeRegions, diffText, diffWords, type Piece, type Region } from './tools/text-diff';
 export { sameFields } from './tools/journal';
 export { fingerprint } from './store/fingerprint';
 export { isHiddenFromAgent } from './tools/visibility';

@@ -38,8 +38,12 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
     await runner.stop(str(body, 'chat'));
     return { status: 200, body: {} };
   },
-  // "always" carries the scope of the rule it adds (tiddler, prefix or tool), checked by the runner against the call.
-  decide: (runner, body) => receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice, body.scope)),
+  // "always" carries the scope of the rule it adds (tiddler, prefix or tool), checked by the runner against the call;
+  // `text`: the writer's own version of the call's text (Edit before allowing); the runner plans it through the write gate first.
+  decide: (runner, body) => {
+    if (body.text !== undefined && body.text !== null && typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string (your version of the text), or left out.');
+    return receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice, body.scope, typeof body.text === 'string' ? body.text : undefined));
+  },
   'revoke-rule': async (runner, body) => ({ status: 200, body: await runner.revokeRule(str(body, 'chat'), str(body, 'message')) }),
   answer: (runner, body) => {
     if (!('answers' in body)) throw new HttpError(400, '"answers" must be a list of strings, or null to dismiss the question.');

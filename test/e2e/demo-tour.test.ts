@@ -68,8 +68,9 @@ test('the tour: a search, an edit the user approves, the diff, and Roll back to 
   expect(await chat().locator('.tc-ai-message-tool[data-tool="wiki-search"][data-tool-status="ok"]').count()).toBe(1);
   expect(await card.textContent()).toContain('wiki-edit');
   expect(await card.textContent()).toContain(NOTE);
-  // Every field of what would land, but not the new `modified` stamp of a changed note (noise).
-  expect(await card.locator('.tc-ai-diff-fields th').allTextContents()).toEqual(['type', 'tags', 'created']);
+  // The changed line first; no field changes (the new `modified` stamp is no change to decide about).
+  expect(await card.locator('.tc-ai-diff-field').count()).toBe(0);
+  expect(await card.locator('.tc-ai-diff-text del').allTextContents()).toEqual(['waiting for the tour']);
   expect((await note()).text).toBe(SHIPPED);
   await card.locator('button[data-ai-action="approve-once"]').click();
 
@@ -83,7 +84,7 @@ test('the tour: a search, an edit the user approves, the diff, and Roll back to 
   const actions = chat().locator('.tc-ai-turn-actions').last();
   expect(await actions.locator('button[data-ai-action="show-changes"]').textContent()).toBe('1 tiddler changed');
   await openDiff();
-  expect((await actions.locator('.tc-ai-diff .tc-diff-insert').allTextContents()).join(' ')).toContain('changed by the demo agent');
+  expect((await actions.locator('.tc-ai-diff .tc-ai-diff-added').allTextContents()).join(' ')).toContain('changed by the demo agent');
 
   // The manual's screenshots: the chat after the tour, diff open.
   await shot('tour-light.png');

@@ -98,7 +98,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-count', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip', '.tc-ai-tool-titles a', '.tc-ai-tool-error', '.tc-ai-tool-code', '.tc-ai-tool-result', '.tc-ai-tool-args']) {
+  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-where', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip', '.tc-ai-tool-titles a', '.tc-ai-tool-error', '.tc-ai-tool-code', '.tc-ai-tool-result', '.tc-ai-tool-args']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
   const result = await page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);
@@ -209,10 +209,8 @@ test('the card says each count right and shows a call once', async () => {
   expect(await card.locator('.tc-ai-approval-preview').count()).toBe(0);
   expect(await card.locator('.tc-ai-tool-args').count()).toBe(1);
   expect(await card.locator('.tc-ai-tool-args').evaluate((e) => e.parentElement!.tagName)).toBe('DETAILS');
-  // The turn's diff counts in words that agree with the number (TiddlyWiki's own says "1 differences").
-  const counts = await chat().locator('[data-turn$="/000000"] .tc-ai-diff-count').allTextContents();
-  expect(counts.length).toBeGreaterThan(0);
-  for (const c of counts) expect(c).toBe(parseInt(c, 10) === 1 ? '1 difference' : `${parseInt(c, 10)} differences`);
+  // The turn's diff says where its change is, in words that agree with the number.
+  expect(await chat().locator('[data-turn$="/000000"] .tc-ai-diff-where').allTextContents()).toEqual(['1 change · line 1']);
 });
 
 test('at 360 px wide nothing scrolls sideways', async () => {

@@ -78,8 +78,8 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   await actions.locator('button[data-ai-action="show-changes"]').click();
   const diff = actions.locator('.tc-ai-diff');
   await diff.waitFor();
-  const deleted = (await diff.locator('.tc-diff-delete').allTextContents()).join(' ');
-  const inserted = (await diff.locator('.tc-diff-insert').allTextContents()).join(' ');
+  const deleted = (await diff.locator('.tc-ai-diff-removed').allTextContents()).join(' ');
+  const inserted = (await diff.locator('.tc-ai-diff-added').allTextContents()).join(' ');
   expect(deleted).toMatch(/^May\b/);
   expect(inserted).toMatch(/^June\b/);
   expect(deleted + inserted).not.toContain('tomatoes'); // unchanged words are not marked

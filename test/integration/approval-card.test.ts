@@ -1,7 +1,9 @@
-// The approval card shows exactly what a call would land (title, type, tags, every field, the
-// text) and flags active content, in the <$ai-chat> widget of a real TiddlyWiki (fake DOM). It
-// says a call once (a preview, else the changes; the exact arguments folded) and counts a diff's
-// differences in words that agree with the number (TiddlyWiki's own says "1 differences").
+// The approval card shows what a call would land, changes first (issue 24): the changed places of
+// the text with a little context (a long text's last line without the rest), how many there
+// are, only the fields that change (not the dates a write stamps or a default type), a new
+// tiddler's text and a deleted one's fate; it flags active content, says a call once (the
+// changes, else a preview; the exact arguments folded) and offers Edit where the call lets the
+// user allow their own version. In the <$ai-chat> widget of a real TiddlyWiki (fake DOM).
 import { bootWiki, type TW } from '../helpers/tw';
 
 let $tw: TW;
@@ -9,6 +11,22 @@ const CHAT = 'Card chat';
 const SELF_CHAT = 'Self card chat';
 const PREVIEW_CHAT = 'Preview chat';
 const DIFF_CHAT = 'Diff chat';
+const LONG_CHAT = 'Long chat';
+const MANY_CHAT = 'Many chat';
+const DELETE_CHAT = 'Delete chat';
+const BIG_CHAT = 'Big chat';
+const BIG = Array.from({ length: 1000 }, (_, i) => `Line ${i}: ${'words of a big note '.repeat(5)}`).join('\n');
+const PARAGRAPHS = Array.from({ length: 61 }, (_, i) => `Paragraph ${i + 1} of the long note.`);
+const LONG = PARAGRAPHS.join('\n\n');
+const LONG_NOTE = { title: 'Long note', text: LONG, tags: 'Notes', type: 'text/vnd.tiddlywiki', created: '20260101000000000', modified: '20260101000000000' };
+/** A waiting call of `chat` (its user message first). */
+function waiting(chat: string, tool: string, changes: unknown, extra: Record<string, string> = {}) {
+  return [
+    { title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
+    { title: `$:/ai/messages/${chat}/000000`, 'agent-chat': chat, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Do it' },
+    { title: `$:/ai/messages/${chat}/000001`, 'agent-chat': chat, 'agent-seq': '1', role: 'tool', 'tool-name': tool, 'tool-call-id': 'x1', 'tool-args': '{}', 'tool-status': 'pending', 'tool-changes': JSON.stringify(changes), ...extra },
+  ];
+}
 const LOADS_CHAT = 'Loads chat';
 /** A note with everything that loads an address, frames a page or reads a stored key, each with the flag the card must show. */
 const LOADS: [string, string][] = [
@@ -113,6 +131,12 @@ beforeAll(async () => {
       'tool-changes': JSON.stringify({ Note: { before: { title: 'Note', tags: 'Draft', caption: 'Old' }, after: { title: 'Note', tags: 'Done', caption: 'Old and new' } } }),
       text: 'Update "Note"',
     },
+    ...waiting(LONG_CHAT, 'wiki-edit', { 'Long note': { before: LONG_NOTE, after: { ...LONG_NOTE, text: LONG.replace('Paragraph 61 of', 'The last paragraph of'), modified: '20260102000000000' } } }, { 'approval-edit': 'Long note' }),
+    ...waiting(MANY_CHAT, 'wiki-update', {
+      'Long note': { before: LONG_NOTE, after: { ...LONG_NOTE, text: LONG.replace('Paragraph 2 of', 'Paragraph two of').replace('Paragraph 30 of', 'Paragraph thirty of').replace('Paragraph 60 of', 'Paragraph sixty of') } },
+    }),
+    ...waiting(DELETE_CHAT, 'wiki-delete', { 'Long note': { before: LONG_NOTE, after: null } }),
+    ...waiting(BIG_CHAT, 'wiki-update', { 'Big note': { before: { title: 'Big note', text: BIG }, after: { title: 'Big note', text: BIG.replace('Line 500:', 'Line five hundred:') } } }),
   ]);
 });
 
@@ -134,15 +158,63 @@ function find(node: any, className: string): any[] {
   return out;
 }
 
-test('the card shows the title, type, tags, every field and the text of what would land', () => {
+test('a new tiddler: its title, the fields it gets (not the dates a write stamps, not a default type) and its text', () => {
   const container = render();
   const [card] = find(container, 'tc-ai-approval');
-  expect(card).toBeDefined();
   const changes = find(card, 'tc-ai-approval-changes')[0];
-  const text = changes.textContent as string;
-  expect(find(changes, 'tc-ai-diff-title')[0].textContent).toContain('Helper');
-  for (const value of ['type', 'text/vnd.tiddlywiki', 'tags', 'Notes [[Garden work]]', 'caption', 'A friendly helper', 'created', 'modified']) expect(text).toContain(value);
-  expect(find(changes, 'tc-ai-diff-text')[0].textContent).toContain('[img[https://evil.example/x.png]]');
+  expect(find(changes, 'tc-ai-diff-title')[0].textContent).toBe('Helper · created');
+  expect(find(changes, 'tc-ai-diff-field-name').map((n) => n.textContent)).toEqual(['tags', 'caption']);
+  expect(find(changes, 'tc-ai-diff-field-value').map((n) => n.textContent)).toEqual(['Notes [[Garden work]]', 'A friendly helper']);
+  expect(find(changes, 'tc-ai-diff-where')[0].textContent).toBe('Text of the new tiddler');
+  expect(find(changes, 'tc-ai-diff-text')[0].textContent).toBe(AFTER.text);
+  // The card offers Edit only where the call names the tiddler whose text may be edited.
+  expect(find(card, 'tc-ai-approve-edit')).toHaveLength(0);
+});
+
+test('a long text\'s last line changed: the card shows that place with two lines of context, not the text from the top, and offers Edit', () => {
+  const [card] = find(render(LONG_CHAT), 'tc-ai-approval');
+  expect(find(card, 'tc-ai-diff-field')).toHaveLength(0);
+  expect(find(card, 'tc-ai-diff-where')[0].textContent).toBe('1 change · line 121');
+  const text = find(card, 'tc-ai-diff-text')[0];
+  expect(text.textContent).toBe('Paragraph 60 of the long note.\n\nParagraph 61The last paragraph of the long note.');
+  expect(find(text, 'tc-ai-diff-removed').map((n) => n.textContent)).toEqual(['Paragraph 61']);
+  expect(find(text, 'tc-ai-diff-added').map((n) => n.textContent)).toEqual(['The last paragraph']);
+  expect(find(card, 'tc-ai-diff-full')[0].textContent).toBe('Full text');
+  const edit = find(card, 'tc-ai-approve-edit');
+  expect(edit.map((b) => b.attributes['data-ai-action'])).toEqual(['approve-edit']);
+  // The text box is built only when the user opens it.
+  expect(find(card, 'tc-ai-approval-editor')).toHaveLength(0);
+});
+
+test('several changes: how many, the first shown, Previous and Next to step through them', () => {
+  const [card] = find(render(MANY_CHAT), 'tc-ai-approval');
+  expect(find(card, 'tc-ai-diff-where')[0].textContent).toBe('Change 1 of 3 · line 3');
+  expect(find(find(card, 'tc-ai-diff-text')[0], 'tc-ai-diff-added').map((n) => n.textContent)).toEqual(['two']);
+  const [previous] = find(card, 'tc-ai-diff-previous');
+  const [next] = find(card, 'tc-ai-diff-next');
+  expect(previous.attributes).toHaveProperty('disabled');
+  expect(next.attributes).not.toHaveProperty('disabled');
+  expect(next.attributes).not.toHaveProperty('hidden');
+});
+
+test('a 100 KB text costs the card no more than its changed place: a few hundred characters of DOM, rendered in milliseconds', () => {
+  expect(BIG.length).toBeGreaterThan(100_000);
+  render(BIG_CHAT); // the first render compiles the library
+  const start = performance.now();
+  const [card] = find(render(BIG_CHAT), 'tc-ai-approval');
+  const took = performance.now() - start;
+  expect(find(card, 'tc-ai-diff-where')[0].textContent).toBe('1 change · line 501');
+  expect((find(card, 'tc-ai-approval-changes')[0].textContent as string).length).toBeLessThan(1000);
+  expect(took).toBeLessThan(250);
+});
+
+test('a deletion says so and shows the start of what goes', () => {
+  const [card] = find(render(DELETE_CHAT), 'tc-ai-approval');
+  expect(find(card, 'tc-ai-diff-title')[0].textContent).toBe('Long note · deleted');
+  expect(find(card, 'tc-ai-diff-gone')[0].textContent).toBe('Allowing this deletes the tiddler with everything in it; rolling back the turn restores it.');
+  expect(find(card, 'tc-ai-diff-field')).toHaveLength(0);
+  expect(find(find(card, 'tc-ai-diff-text')[0], 'tc-ai-diff-removed')[0].textContent).toMatch(/^Paragraph 1 of the long note\./);
+  expect(find(card, 'tc-ai-diff-more')).toHaveLength(1);
 });
 
 test('the card flags the active content of the result: the button widget and the external image', () => {
@@ -164,10 +236,11 @@ test('a confirm-only call (edit-agent-definition): the card shows the definition
   const [card] = find(render(SELF_CHAT), 'tc-ai-approval');
   const changes = find(card, 'tc-ai-approval-changes')[0];
   expect(find(changes, 'tc-ai-diff-title')[0].textContent).toContain('Self agent');
-  const text = find(changes, 'tc-ai-diff-text')[0].textContent as string;
-  expect(text).toContain('casual');
-  expect(text).toContain('formal');
-  expect(changes.textContent).toContain('agent-tools');
+  const text = find(changes, 'tc-ai-diff-text')[0];
+  expect(find(text, 'tc-ai-diff-removed').map((n) => n.textContent)).toEqual(['casual']);
+  expect(find(text, 'tc-ai-diff-added').map((n) => n.textContent)).toEqual(['formal']);
+  // Only what changes: the unchanged tools, tags and provider are not listed.
+  expect(changes.textContent).not.toContain('agent-tools');
   const buttons = find(card, 'tc-ai-card-buttons')[0].children.map((b: any) => b.attributes?.['data-ai-action']);
   expect(buttons).toEqual(['approve-once', 'approve-deny']);
   const [other] = find(render(), 'tc-ai-approval');
@@ -183,16 +256,16 @@ test('a call without planned changes shows its preview once, the exact arguments
   expect(args[0].textContent).toContain('"maxChars": 5000');
 });
 
-test('the diff counts its differences in words that agree with the number, in the wiki language', () => {
-  const counts = (): string[] => find(render(DIFF_CHAT), 'tc-ai-diff-count').map((n) => n.textContent as string);
-  const english = counts();
-  expect(english.length).toBe(2);
-  // The card shows what changes, once: no preview besides the diff.
+test('only the fields that change, word by word, in the wiki language', () => {
+  const fields = () => find(render(DIFF_CHAT), 'tc-ai-diff-field').map((row) => find(row, 'tc-ai-diff-field-name')[0].textContent + ': ' + row.children[1].children.map((n: any) => (n.tag === 'ins' ? `+${n.textContent}` : n.tag === 'del' ? `-${n.textContent}` : n.textContent)).join(''));
+  expect(fields()).toEqual(['tags: -Draft+Done', 'caption: Old+ and new']);
+  // The text did not change: no text section. The card shows what changes, once: no preview besides.
+  expect(find(render(DIFF_CHAT), 'tc-ai-diff-text')).toHaveLength(0);
   expect(find(render(DIFF_CHAT), 'tc-ai-approval-preview')).toHaveLength(0);
-  for (const c of english) expect(c).toBe(parseInt(c, 10) === 1 ? '1 difference' : `${parseInt(c, 10)} differences`);
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
   try {
-    for (const c of counts()) expect(c).toMatch(/^\d+ 处差异$/);
+    expect(find(render(MANY_CHAT), 'tc-ai-diff-where')[0].textContent).toBe('第 1 处改动，共 3 处 · 第 3 行');
+    expect(find(render(LONG_CHAT), 'tc-ai-approve-edit')[0].textContent).toBe('先编辑再允许');
   } finally {
     $tw.wiki.deleteTiddler('$:/language');
   }

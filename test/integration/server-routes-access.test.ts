@@ -113,7 +113,7 @@ function actionBody(action: string, chat: string): Record<string, unknown> {
   const bodies: Record<string, Record<string, unknown>> = {
     send: { chat, text: 'Hello from someone who may not write' },
     stop: { chat },
-    decide: { chat, message: pending, choice: 'always', scope: { kind: 'tiddler' } },
+    decide: { chat, message: pending, choice: 'always', scope: { kind: 'tiddler' }, text: 'Edited by someone who may not write' },
     'revoke-rule': { chat, message: pending },
     answer: { chat, message: pending, answers: ['yes'] },
     retry: { chat, message: userMessage },

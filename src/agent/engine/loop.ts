@@ -18,6 +18,7 @@ import type { ChatStore } from '../store/chat-store';
 import { formatUsd, replyCost, totalCost } from '../store/cost';
 import { modelFacts } from '../store/model-facts';
 import { readLedger, type Reads } from '../store/read-ledger';
+import { userVersion } from '../store/user-version';
 import { ConfigError, type ChatStatus, type Message, type ProviderProfile, type ToolOutcome } from '../store/schemas';
 import { parseTitleList } from '../store/wiki-port';
 import { MCP_PREFIX } from '../tools/mcp-tools';
@@ -234,12 +235,12 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
  * A tool call's context: the agent's view of the wiki, the write gate and what the agent had
  * read when it made the call (tools/tool.ts).
  */
-function toolContext(ctx: TurnContext, reads: ReadonlyMap<string, string>, signal = ctx.signal): ToolContext {
-  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? ''), reads }, ctx.services);
+function toolContext(ctx: TurnContext, reads: ReadonlyMap<string, string>, signal = ctx.signal, userText?: string): ToolContext {
+  return createToolContext(ctx.store.wiki, { chat: ctx.chat, agent: ctx.agent, signal, turn: String(ctx.metadata.turn ?? ''), reads, userText }, ctx.services);
 }
 
 function toolTurn(ctx: TurnContext, reads: ReadonlyMap<string, string> = new Map()) {
-  return { signal: ctx.signal, contextFor: (signal: AbortSignal) => toolContext(ctx, reads, signal) };
+  return { signal: ctx.signal, contextFor: (signal: AbortSignal, call: ToolCallRequest) => toolContext(ctx, reads, signal, call.userText) };
 }
 
 function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
@@ -309,7 +310,7 @@ async function runToolPhase(
     if (existing) {
       if (existing['tool-name'] === 'ask-question') waiting = true;
       else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.', 'user-denied'), existing.title);
-      else if (existing.approval) toRun.push({ call, pendingTitle: existing.title });
+      else if (existing.approval) toRun.push({ call: withUserVersion(call, existing), pendingTitle: existing.title });
       else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.', 'expired'), existing.title);
       else waiting = true;
       continue;
@@ -343,6 +344,7 @@ async function runToolPhase(
         toolChanges: planned.changes,
         approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
         approvalTargets: (targets ?? callTargets(tool, call.args, context)) ?? undefined,
+        approvalEdit: editableTitle(tool, call.args),
       });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
       waiting = true;
@@ -412,6 +414,18 @@ export function plannedChanges(tool: ToolDefinition, args: unknown, context: () 
   } catch (e) {
     return { refused: errorText(e) };
   }
+}
+
+/** The tiddler whose text the user may edit on the card before allowing the call, if the tool allows it. */
+export function editableTitle(tool: ToolDefinition, args: unknown): string | undefined {
+  const parsed = tool.parameters.safeParse(args);
+  return parsed.success ? tool.editableText?.(parsed.data) : undefined;
+}
+
+/** A decided call, carrying the user's version of its text when they edited it on the card. */
+export function withUserVersion(call: ToolCallRequest, decided: { 'approval-text'?: unknown }): ToolCallRequest {
+  const text = userVersion(decided);
+  return text === undefined ? call : { ...call, userText: text };
 }
 
 export function safePreview(tool: ToolDefinition, args: unknown, context: () => ToolContext): string {

@@ -17,6 +17,8 @@ export interface ToolCallRequest {
   args: unknown;
   /** Set when the arguments could not be parsed (e.g. cut off by the token limit). */
   invalid?: string;
+  /** The user's version of the call's text, when they edited it on the approval card (ToolContext.userText). */
+  userText?: string;
 }
 
 export interface ToolCallResult {
@@ -33,7 +35,7 @@ export async function executeToolCalls(
   calls: ToolCallRequest[],
   tools: ReadonlyMap<string, ToolDefinition>,
   /** The turn's signal (Stop), and the context of one call given that call's own signal. */
-  turn: { signal: AbortSignal; contextFor(signal: AbortSignal): ToolContext },
+  turn: { signal: AbortSignal; contextFor(signal: AbortSignal, call: ToolCallRequest): ToolContext },
   options: { timeoutMs?: number; now?: () => number; onStart?(call: ToolCallRequest): void } = {},
 ): Promise<ToolCallResult[]> {
   const now = options.now ?? Date.now;
@@ -56,7 +58,7 @@ export async function executeToolCalls(
       if (turn.signal.aborted) return stopped();
       options.onStart?.(call);
       const own = new AbortController();
-      const context = turn.contextFor(own.signal);
+      const context = turn.contextFor(own.signal, call);
       const timeoutMs = (typeof tool.timeoutMs === 'function' ? tool.timeoutMs(context) : tool.timeoutMs) ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {

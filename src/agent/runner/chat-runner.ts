@@ -34,8 +34,12 @@ export interface ChatRunner {
   send(chat: string, text: string, attachments?: string[]): Promise<unknown>;
   /** Abort the running turn (or end a waiting one) and drop what is queued behind it. */
   stop(chat: string): Promise<unknown>;
-  /** The user's choice on a call waiting for approval; "always" needs the scope of the rule it adds. */
-  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<unknown>;
+  /**
+   * The user's choice on a call waiting for approval; "always" needs the scope of the rule it
+   * adds; `text`: they allow their own version of the call's text (Edit before allowing),
+   * refused here, with the write gate's reason, when it would not land.
+   */
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope, text?: string): Promise<unknown>;
   /** Remove the rule that let a call run without asking (its message's `approval-rule`); `revoked` is false when it was gone already. */
   revokeRule(chat: string, message: string): Promise<{ revoked: boolean }>;
   /** The user's answers to a question; `null` dismisses it and ends the turn. */

@@ -7,6 +7,7 @@ turn can resume, and when an unanswered confirmation expires, after a reload or 
 import type { ApprovalScope } from '../engine/approval-rules';
 import type { ChatStore } from '../store/chat-store';
 import type { Message, ToolOutcome } from '../store/schemas';
+import { APPROVAL_EDIT, APPROVAL_TEXT, userVersionField } from '../store/user-version';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
 import { RunnerError, type ApprovalChoice } from './chat-runner';
@@ -58,6 +59,13 @@ export class Decisions {
     }
   }
 
+  /** The waiting call `message` (requireWaiting first), or a RunnerError unless the user may edit its text (Edit before allowing). */
+  requireEditable(chat: string, message: string): Message {
+    const waiting = this.pending(chat).find((m) => m.title === message);
+    if (!waiting?.[APPROVAL_EDIT]) throw new RunnerError('bad-request', 'The text of this call cannot be edited before allowing it.');
+    return waiting;
+  }
+
   /** Deny every waiting call (a new message supersedes them, Stop ends them): `reason` for the model, `outcome` for the UI. */
   close(chat: string, reason: string, outcome: ToolOutcome): void {
     for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', 'tool-outcome': outcome, text: reason, 'approval-expires': undefined });
@@ -86,16 +94,17 @@ export class Decisions {
    * Write the user's choice on a waiting call: "in this chat" and "always" also allow the tool
    * from now on ("always" as far as its scope says), except a confirm-only tool's (by its
    * definition or the choices its card offers), for which they count as "once": nothing is
-   * allowed beyond this one call.
+   * allowed beyond this one call. `text` is the user's version of the call's text, which the
+   * call then writes (engine/loop.ts).
    */
-  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Outcome | { error: string } {
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope, text?: string): Outcome | { error: string } {
     const fields = this.waiting(chat, message);
     if (!fields || fields.approval) return { error: 'The call no longer waits for a decision.' };
     const tool = fields['tool-name'] ?? '';
     if (this.asOnce(fields, choice)) choice = 'once';
     if (choice === 'chat') this.rules.allowInChat(chat, tool);
     else if (choice === 'always' && scope) this.rules.allowAlways(chat, tool, scope, parseTitleList(fields['approval-targets']));
-    this.store.updateFields(message, { approval: choice });
+    this.store.updateFields(message, { approval: choice, [APPROVAL_TEXT]: choice === 'deny' ? undefined : userVersionField(text) });
     return this.allDecided(chat) ? 'resume' : 'wait';
   }
 

@@ -16,12 +16,13 @@ confirmation is refused, since nobody can be asked), and changes nothing.
 \*/
 import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
-import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, plannedChanges, recordedRule, safePreview } from '../engine/loop';
-import { executeToolCalls, type ToolCallResult } from '../engine/tool-executor';
+import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, editableTitle, plannedChanges, recordedRule, safePreview, withUserVersion } from '../engine/loop';
+import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
 import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
+import { DONE_WITH_APPROVAL } from '../store/user-version';
 import { parseTitleList } from '../store/wiki-port';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
 import { WIKI_READ_TOOLS } from '../tools/wiki-read-tools';
@@ -105,8 +106,8 @@ export class ExternalToolSession {
     }
     // What the session had read before this call (its chat's messages): a write lands only on that version.
     const reads = this.record ? readLedger(this.runner.store.listMessages(this.record.chat), Number.MAX_SAFE_INTEGER) : undefined;
-    const context = (callSignal: AbortSignal = signal): ToolContext =>
-      createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads }, { now: Date.now, semantic: this.runner.semantic });
+    const context = (callSignal: AbortSignal = signal, request?: ToolCallRequest): ToolContext =>
+      createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads, userText: request?.userText }, { now: Date.now, semantic: this.runner.semantic });
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
     const chatAllowed = new Set(this.record ? parseTitleList(this.runner.store.wiki.getFields(this.record.chat)?.[CHAT_ALLOWED_TOOLS]) : []);
     const targets = hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined;
@@ -140,6 +141,7 @@ export class ExternalToolSession {
           toolChanges: planned.changes,
           approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
           approvalTargets: (targets ?? callTargets(tool, call.args, () => context())) ?? undefined,
+          approvalEdit: editableTitle(tool, call.args),
         });
         this.runner.bus.emit({ type: 'waiting', chat, message: pendingTitle, reason: 'approval' });
         this.settle();
@@ -152,7 +154,8 @@ export class ExternalToolSession {
           return this.finish({ call, status: 'denied', content: why, durationMs: 0, outcome: signal.aborted ? 'canceled' : 'expired' }, pendingTitle);
         }
       }
-      const [result] = await this.execute(call, tool, agent, signal, context);
+      const decided = pendingTitle ? this.runner.store.wiki.getFields(pendingTitle) : undefined;
+      const [result] = await this.execute(decided ? withUserVersion(call, decided) : call, tool, agent, signal, context);
       return this.finish(result!, pendingTitle, pendingTitle ? undefined : recordedRule(verdict.rule, agent.title));
     } finally {
       this.running--;
@@ -188,7 +191,7 @@ export class ExternalToolSession {
     return tools;
   }
 
-  private execute(call: { id: string; name: string; args: unknown }, tool: ToolDefinition, agent: AgentDefinition, signal: AbortSignal, context: (s: AbortSignal) => ToolContext): Promise<ToolCallResult[]> {
+  private execute(call: ToolCallRequest, tool: ToolDefinition, agent: AgentDefinition, signal: AbortSignal, context: (s: AbortSignal, call: ToolCallRequest) => ToolContext): Promise<ToolCallResult[]> {
     const chat = this.record?.chat;
     return executeToolCalls([call], new Map([[tool.name, tool]]), { signal, contextFor: context }, {
       timeoutMs: (agent['agent-tool-timeout'] ?? 30) * 1000,
@@ -201,7 +204,7 @@ export class ExternalToolSession {
     const { chat } = this.record!;
     const read = result.output?.read;
     const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read), ...toolStepFields(result.output) };
-    if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
+    if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
     else {
       const approvalRule = rule ? JSON.stringify(rule) : undefined;
       this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read, approvalRule, titles: result.output?.titles, found: result.output?.found });

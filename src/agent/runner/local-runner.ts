@@ -37,6 +37,7 @@ import { Turns } from './turns';
 import { applyChatMove, planChatMove } from './chat-move';
 import { isDefaultTitle, titleFromMessage, titleProblem, titleProblemText, uniqueTitle } from '../store/chat-titles';
 import { suggestChatTitle } from '../engine/chat-title';
+import { userVersionRefusal } from '../engine/edited-call';
 import { LANGUAGE, lingoOf } from './lingo';
 import { editRequestProblem, proposeEdit, type EditRequest } from '../engine/edit-request';
 
@@ -253,22 +254,33 @@ export class LocalRunner implements ChatRunner {
     }
   }
 
-  /** The user's answer to a confirmation card; resolves when the resumed turn has ended. */
-  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<TurnResult> {
+  /** The user's answer to a confirmation card (with the scope "always" needs, or their version of its text); resolves when the resumed turn has ended. */
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope, text?: string): Promise<TurnResult> {
     try {
-      return this.submitDecision(chat, message, choice, scope).done;
+      return this.submitDecision(chat, message, choice, scope, text).done;
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  /** Checked before it is queued: the choice, the waiting call, and the scope "always" needs (rule-book.ts). */
-  submitDecision(chat: string, message: string, choice: ApprovalChoice, scope?: unknown): { op: Operation; done: Promise<TurnResult> } {
+  /**
+   * Queue a decision, checked first: the choice, the waiting call, the scope "always" needs
+   * (rule-book.ts), and the user's version of the call's text, planned as the call will run:
+   * a version the write gate refuses is refused here, with its reason, and nothing is decided.
+   */
+  submitDecision(chat: string, message: string, choice: ApprovalChoice, scope?: unknown, text?: string): { op: Operation; done: Promise<TurnResult> } {
     if (!CHOICES.includes(choice)) throw new RunnerError('bad-request', `The choice must be one of: ${CHOICES.join(', ')}.`);
+    if (text !== undefined && typeof text !== 'string') throw new RunnerError('bad-request', 'The text must be a string.');
     this.requireChat(chat);
     this.decisions.requireWaiting(chat, message, 'approval');
     const checked = this.decisions.checkScope(message, choice, scope);
-    return this.operations.submit({ chat, kind: 'decide', message, choice, ...(checked ? { scope: checked } : {}) });
+    if (text !== undefined) {
+      if (choice === 'deny') throw new RunnerError('bad-request', 'A denied call has no text to allow.');
+      const waiting = this.decisions.requireEditable(chat, message);
+      const refusal = userVersionRefusal(this.store, this.host.tools, { now: this.now, semantic: this.host.semantic }, waiting, text);
+      if (refusal) throw new RunnerError('bad-request', refusal);
+    }
+    return this.operations.submit({ chat, kind: 'decide', message, choice, ...(checked ? { scope: checked } : {}), text });
   }
 
   /** Remove the rule that let a call run without asking (rule-book.ts); no turn needs to wait for it. */
@@ -577,7 +589,7 @@ export class LocalRunner implements ChatRunner {
         this.decisions.close(chat, 'The user sent a new message instead.', 'replaced');
         return this.runTurn(chat, { userText: op.text ?? '', attachments: op.attachments ?? [], operation: op.id, source: op.source });
       case 'decide':
-        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!, op.scope));
+        return this.afterDecision(chat, this.decisions.decide(chat, op.message ?? '', op.choice!, op.scope, op.text));
       case 'answer':
         return this.afterDecision(chat, this.decisions.answer(chat, op.message ?? '', op.answers ?? null));
       case 'retry':

@@ -18,7 +18,7 @@ export interface Operation {
   status: OperationStatus;
   /** Milliseconds since 1970. */
   created: number;
-  /** send, edit: the user's words; send: the attachments. */
+  /** send, edit: the user's words; decide: the user's version of the call's text (Edit before allowing); send: the attachments. */
   text?: string;
   attachments?: string[];
   /** send: what sent it when the user did not type it (a schedule, a heartbeat). */

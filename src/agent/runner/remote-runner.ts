@@ -55,8 +55,8 @@ export class RemoteRunner implements ChatRunner {
     return this.post('stop', { chat });
   }
 
-  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope): Promise<unknown> {
-    return this.post('decide', { chat, message, choice, ...(scope ? { scope } : {}) });
+  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope, text?: string): Promise<unknown> {
+    return this.post('decide', { chat, message, choice, ...(scope ? { scope } : {}), text });
   }
 
   revokeRule(chat: string, message: string): Promise<{ revoked: boolean }> {

@@ -5,6 +5,7 @@ never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
 import { READ_FIELD, stringifyReads, type Reads } from './read-ledger';
 import { canTransition } from './status';
+import { APPROVAL_EDIT } from './user-version';
 import {
   AGENT_TAG,
   CHAT_FIELDS,
@@ -71,6 +72,8 @@ export interface NewMessage {
   approvalTargets?: string[];
   /** A call that ran without asking because of the user's rule: which one (JSON). */
   approvalRule?: string;
+  /** A call waiting for approval: the tiddler whose text the user may edit before allowing it (store/user-version.ts). */
+  approvalEdit?: string;
   /** User messages: the operation that carried them (runner/operations.ts). */
   operation?: string;
   /** User messages a schedule or heartbeat sent (schedules/scheduler.ts). */
@@ -198,6 +201,7 @@ export class ChatStore {
       'approval-choices': message.approvalChoices?.length ? stringifyTitleList(message.approvalChoices) : undefined,
       'approval-targets': message.approvalTargets?.length ? stringifyTitleList(message.approvalTargets) : undefined,
       'approval-rule': message.approvalRule,
+      [APPROVAL_EDIT]: message.approvalEdit,
       'agent-operation': message.operation,
       'agent-source': message.source,
       'agent-child': message.child,

@@ -281,6 +281,10 @@ export const MessageSchema = z.object({
   'approval-targets': titleList,
   /** A call that ran without asking because of the user's rule: which rule, JSON (engine/approval.ts AllowingRule). */
   'approval-rule': optionalText,
+  /** Pending tool messages: the tiddler whose text the user may edit before allowing (store/user-version.ts). */
+  'approval-edit': optionalText,
+  /** Pending tool messages: the user's version of that text, a JSON string (store/user-version.ts). */
+  'approval-text': optionalText,
   /** User messages: the operation that carried them. */
   'agent-operation': optionalText,
   /** spawn-agent results: the sub-agent's chat. */

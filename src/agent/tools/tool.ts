@@ -49,6 +49,11 @@ export interface ToolContext {
   web?: WebFetcher;
   /** Search by meaning (wiki-search's semantic and hybrid modes), where the runner keeps a vector index. */
   semantic?: SemanticPort;
+  /**
+   * The user's own version of the text, when they edited the call's proposal on the approval
+   * card before allowing it: a tool with `editableText` writes it instead of its own.
+   */
+  userText?: string;
 }
 
 /** What the runner lends a turn's tools besides the wiki. */
@@ -142,6 +147,12 @@ export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
    */
   plan?(args: z.output<S>, context: ToolContext): Journal;
   /**
+   * The tiddler whose text the user may change on the approval card before allowing the call
+   * (Edit before allowing); the call then writes their version (ToolContext.userText) through
+   * the same checks and journal as its own.
+   */
+  editableText?(args: z.output<S>): string;
+  /**
    * The titles a call reads or writes, which approval allow/deny patterns are tested against
    * (engine/approval.ts). Without it the patterns test the call's arguments.
    */
@@ -159,7 +170,7 @@ export function defineTool<S extends z.ZodMiniType>(tool: ToolDefinition<S>): To
  */
 export function createToolContext(
   wiki: WikiPort,
-  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; reads?: ReadonlyMap<string, string> },
+  call: { chat: string; agent: AgentDefinition; turn: string; signal: AbortSignal; reads?: ReadonlyMap<string, string>; userText?: string },
   services: ToolServices = { now: Date.now },
 ): ToolContext {
   return {

@@ -10,6 +10,10 @@ A write lands only on the version the agent last read (context.reads): update, e
 and delete are refused when the tiddler differs in any field or its text from that version,
 or when the agent has not read it in this chat at all; `modified` must also be the one read.
 What a write lands counts as read, so the agent can go on from its own version.
+
+create, update and edit let the user change the proposed text on the card before allowing it
+(Edit before allowing): the call then writes their version, through the same checks and
+journal, and its result tells the model what the user changed.
 \*/
 import * as z from 'zod/mini';
 import { fingerprint } from '../store/fingerprint';
@@ -17,6 +21,7 @@ import type { Reads } from '../store/read-ledger';
 import type { TiddlerFields } from '../store/wiki-port';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
 import type { Journal } from './journal';
+import { changeRegions } from './text-diff';
 import { errorText, WriteRefused, type Changes } from './write-gate';
 
 const title = z.string().check(z.minLength(1), z.describe('Exact tiddler title'));
@@ -100,20 +105,24 @@ function writeTool<S extends z.ZodMiniType>(tool: {
   titles: (args: z.output<S>) => string[];
   done: (args: z.output<S>, changes: Changes) => string;
   current: (args: z.output<S>) => string;
+  /** The tiddler whose text the user may edit on the card before allowing the call. */
+  editable?: (args: z.output<S>) => string;
 }): ToolDefinition {
-  const checked = (args: z.output<S>, context: ToolContext): { changes: Changes; journal: Journal } => {
+  const checked = (args: z.output<S>, context: ToolContext): { changes: Changes; journal: Journal; proposed?: string } => {
     const base = tool.base?.(args);
     if (base) existing(context, base.title);
     let changes: Changes;
+    let proposed: string | undefined;
     try {
       changes = tool.changes(args, context);
+      if (context.userText !== undefined) ({ changes, proposed } = withUserText(changes, tool.editable?.(args), context.userText));
     } catch (e) {
       if (base) unchanged(context, base);
       throw e;
     }
     const journal = context.gate.plan(changes);
     if (base) unchanged(context, base);
-    return { changes, journal };
+    return { changes, journal, proposed };
   };
   return defineTool({
     name: tool.name,
@@ -121,6 +130,7 @@ function writeTool<S extends z.ZodMiniType>(tool: {
     access: 'write',
     parameters: tool.parameters,
     preview: tool.preview,
+    editableText: tool.editable,
     plan: (args, context) => checked(args, context).journal,
     targets: (args, context) => {
       try {
@@ -130,15 +140,49 @@ function writeTool<S extends z.ZodMiniType>(tool: {
       }
     },
     execute: (args, context): ToolOutput => {
+      const edited = context.userText !== undefined;
       try {
-        const { changes } = checked(args, context);
+        const { changes, proposed } = checked(args, context);
         context.gate.apply(changes);
-        return { content: tool.done(args, changes), currentTiddler: tool.current(args), read: landed(context, changes) };
+        const done = tool.done(args, changes);
+        return { content: edited ? `${done}\n\n${userEditNote(proposed ?? '', context.userText!)}` : done, currentTiddler: tool.current(args), read: landed(context, changes) };
       } catch (e) {
-        return { ok: false, content: errorText(e), currentTiddler: tool.current(args) };
+        // The model is told whose text was refused: it may propose again, but not the user's version as its own.
+        const whose = edited ? ' (This was the user\'s version of the text: they edited your proposal before allowing it. Nothing was written.)' : '';
+        return { ok: false, content: `${errorText(e)}${whose}`, currentTiddler: tool.current(args) };
       }
     },
   });
+}
+
+/** The change with the user's version of one tiddler's text in place of the agent's (Edit before allowing). */
+function withUserText(changes: Changes, title: string | undefined, text: string): { changes: Changes; proposed: string } {
+  const after = title === undefined ? undefined : changes[title];
+  if (!after) throw new WriteRefused('The text of this call cannot be edited before allowing it.');
+  return { changes: { ...changes, [title!]: { ...after, text } }, proposed: after.text ?? '' };
+}
+
+/** Places of a user's edit the tool result lists; the whole text is in the Current tiddler section anyway. */
+const NOTE_CHARS = 4000;
+
+/** What the model is told when the user changed its proposed text before allowing the write: what landed differs where. */
+export function userEditNote(proposed: string, landed: string): string {
+  const regions = changeRegions(proposed, landed, { context: 0, maxChars: Number.MAX_SAFE_INTEGER });
+  if (!regions.length) return 'The user opened your proposed text before allowing it and left it as it was.';
+  const lines = [
+    `The user edited your proposed text before allowing it, so the text that landed is theirs (the Current tiddler section shows it whole); work from their version. Where it differs from your proposal (${regions.length} place${regions.length === 1 ? '' : 's'}; "-" yours, "+" theirs):`,
+  ];
+  let size = 0;
+  for (const [i, region] of regions.entries()) {
+    const block = [`@@ line ${region.line}`, ...region.removed.map((l) => `- ${l}`), ...region.added.map((l) => `+ ${l}`)].join('\n');
+    if (size + block.length > NOTE_CHARS) {
+      lines.push(`… and ${regions.length - i} more place${regions.length - i === 1 ? '' : 's'}.`);
+      break;
+    }
+    lines.push(block);
+    size += block.length;
+  }
+  return lines.join('\n');
 }
 
 export const wikiCreateTool = writeTool({
@@ -164,6 +208,7 @@ export const wikiCreateTool = writeTool({
   },
   done: (args, changes) => `Created "${args.title}" (modified ${changes[args.title]?.modified}).`,
   current: (args) => args.title,
+  editable: (args) => args.title,
 });
 
 export const wikiUpdateTool = writeTool({
@@ -192,6 +237,7 @@ export const wikiUpdateTool = writeTool({
   },
   done: (args, changes) => `Updated "${args.title}" (modified ${changes[args.title]?.modified}).`,
   current: (args) => args.title,
+  editable: (args) => args.title,
 });
 
 export const wikiEditTool = writeTool({
@@ -214,6 +260,7 @@ export const wikiEditTool = writeTool({
   },
   done: (args, changes) => `Edited "${args.title}": ${args.edits.length} change(s) (modified ${changes[args.title]?.modified}).`,
   current: (args) => args.title,
+  editable: (args) => args.title,
 });
 /** Apply exact, unique, non-overlapping snippets; any problem refuses the whole edit. */
 export function applyEdits(text: string, edits: { find: string; replace: string }[]): string {

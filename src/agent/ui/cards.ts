@@ -1,30 +1,16 @@
 /*\
-The cards a tool call shows while the turn waits for the user, and the changes view they
-share with the turn action bar:
-- the approval card: exactly what the call would change when the tool can tell (else its
-  arguments and preview), and the choices once / chat / always (which asks for a scope
-  first: always-allow.ts) / deny;
-- the question card (`ask-question`): options, a free answer, Submit and Cancel (or Esc);
-- the changes view: tiddler by tiddler, with TiddlyWiki's <$diff-text>, each resulting
-  tiddler's active content flagged.
+The cards a tool call shows while the turn waits for the user:
+- the approval card: what the call would change when the tool can tell, changes first
+  (change-view.ts; else its arguments and preview), the choices once / chat / always (which
+  asks for a scope first: always-allow.ts) / deny, and Edit where the user may allow their own
+  version of the text (approval-editor.ts);
+- the question card (`ask-question`): options, a free answer, Submit and Cancel (or Esc).
 Every choice is a request to the runner, which writes it into the waiting message.
 \*/
-import type { IParseTreeNode } from 'tiddlywiki';
-import { lib } from './library';
-import { el, type ChatContext, type RenderedTree } from './chat-context';
 import { toggleAlwaysAllow } from './always-allow';
-
-/** A turn journal or a call's planned changes: before and after fields per title (null: absent). */
-export type Journal = Record<string, { before: Record<string, string> | null; after: Record<string, string> | null }>;
-
-export function parseJournal(text: unknown): Journal {
-  try {
-    const parsed = JSON.parse(String(text ?? '{}')) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Journal) : {};
-  } catch {
-    return {};
-  }
-}
+import { offerEdit } from './approval-editor';
+import { el, type ChatContext } from './chat-context';
+import { parseJournal, renderChanges } from './change-view';
 
 export function prettyJson(json: string): string {
   try {
@@ -32,58 +18,6 @@ export function prettyJson(json: string): string {
   } catch {
     return json;
   }
-}
-
-/**
- * What changes, tiddler by tiddler: the turn diff (what a turn changed) and the approval card
- * (what a call would change). The card shows every field of the result (type and tags
- * always), the turn diff only the fields that changed.
- */
-export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElement, mode: 'turn' | 'approval'): RenderedTree {
-  const str = (value: string) => ({ type: 'string', value });
-  const text = (value: string) => ({ type: 'text', text: value });
-  const element = (tag: string, className: string, children: unknown[]) => ({ type: 'element', tag, attributes: { class: str(className) }, children });
-  // The diff's count in our words ("1 difference"): <$diff-text> sets <<diff-count>> before it renders its children.
-  const count = {
-    type: 'vars',
-    attributes: { 'ai-one': str(ctx.lingo('Changes/DiffCountOne')), 'ai-many': str(ctx.lingo('Changes/DiffCount')) },
-    children: [{ type: 'text', attributes: { text: { type: 'filtered', filter: '[<diff-count>match[1]then<ai-one>else<ai-many>search-replace[$count$],<diff-count>]' } } }],
-  };
-  // A value that is only added or only removed reads better whole than as a diff.
-  const diff = (a: string, b: string) =>
-    !a
-      ? element('span', 'tc-ai-diff-added', [text(b)])
-      : !b
-        ? element('span', 'tc-ai-diff-removed', [text(a)])
-        : { type: 'diff-text', attributes: { source: str(a), dest: str(b), mode: str('words') }, children: [element('span', 'tc-ai-diff-count', [count])] };
-  // `revision` and `bag` are the server's sync bookkeeping, not the tiddler's content.
-  const quiet = mode === 'turn' ? ['text', 'modified', 'created', 'revision', 'bag'] : ['text', 'title', 'revision', 'bag'];
-  const nodes: unknown[] = [];
-  for (const [title, { before, after }] of Object.entries(journal)) {
-    const state = !before ? 'created' : !after ? 'deleted' : 'changed';
-    const rows: unknown[] = [];
-    const keys = [...new Set([...(mode === 'approval' && after ? ['type', 'tags'] : []), ...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => !quiet.includes(k));
-    for (const k of keys) {
-      const a = before?.[k] ?? '';
-      const b = after?.[k] ?? (k === 'type' && after ? 'text/vnd.tiddlywiki' : '');
-      if (a === b && mode === 'turn') continue;
-      // An approval shows every field of what would land, but a changed tiddler's new `modified` stamp is noise.
-      if (k === 'modified' && before && after) continue;
-      rows.push(element('tr', a === b ? 'tc-ai-diff-same' : '', [element('th', '', [text(k)]), element('td', '', [a === b ? text(b || ctx.lingo('Changes/None')) : diff(a, b)])]));
-    }
-    const textBefore = before?.text ?? '';
-    const textAfter = after?.text ?? '';
-    const flags = after ? lib().findActiveContent(after) : [];
-    nodes.push(
-      element('div', `tc-ai-diff tc-ai-diff-${state}`, [
-        element('div', 'tc-ai-diff-title', [{ type: 'link', attributes: { to: str(title) }, children: [text(title)] }, text(` · ${ctx.lingo(`Turn/State/${state}`)}`)]),
-        ...(flags.length ? [element('div', 'tc-ai-active-content', [element('strong', '', [text(ctx.lingo('Changes/Active'))]), element('ul', '', flags.map((f) => element('li', '', [text(f)])))])] : []),
-        ...(rows.length ? [element('table', 'tc-ai-diff-fields', rows)] : []),
-        ...(textBefore !== textAfter ? [element('div', 'tc-ai-diff-text', [diff(textBefore, textAfter)])] : []),
-      ]),
-    );
-  }
-  return ctx.renderTree(nodes as IParseTreeNode[], into);
 }
 
 /** The collapsed arguments of a call, under `caption` (a lingo key). */
@@ -96,20 +30,20 @@ export function toolDetails(ctx: ChatContext, args: string, caption = 'ToolDetai
 }
 
 /**
- * A call waiting for approval, shown once: what it would change when the tool can tell, else
- * the tool's preview, else its arguments; the exact arguments stay one click away (folded).
- * Then the four choices (or `only` those).
+ * A call waiting for approval, shown once: what it would change when the tool can tell (changes
+ * first, change-view.ts), else the tool's preview, else its arguments; the exact arguments stay
+ * one click away (folded). Then the four choices (or `only` those), and, when the call lets the
+ * user change the text of `editable` before allowing it, Edit (approval-editor.ts).
  */
-export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement, only?: string[]): RenderedTree | undefined {
+export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement, only?: string[], editable?: string): void {
   const doc = ctx.document;
   const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
   card.appendChild(el(doc, 'div', 'tc-ai-card-title', ctx.lingo('Approval/Title').replace('$tool$', name)));
   const journal = changes ? parseJournal(changes) : {};
-  let rendered: RenderedTree | undefined;
+  const view = el(doc, 'div', 'tc-ai-approval-changes');
   if (Object.keys(journal).length) {
-    const view = el(doc, 'div', 'tc-ai-approval-changes');
     card.appendChild(view);
-    rendered = renderChanges(ctx, journal, view, 'approval');
+    renderChanges(ctx, journal, view, 'approval');
     card.appendChild(toolDetails(ctx, args, 'Approval/Arguments'));
   } else if (preview) {
     card.appendChild(el(doc, 'div', 'tc-ai-approval-preview', preview));
@@ -128,8 +62,14 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
     buttons.appendChild(button);
   }
   card.appendChild(buttons);
+  const entry = editable === undefined ? undefined : journal[editable];
+  if (entry?.after) offerEdit(ctx, { message, title: editable!, before: entry.before?.text ?? '', proposed: entry.after.text ?? '' }, card, [view, buttons]);
   body.appendChild(card);
-  return rendered;
+}
+
+/** The tiddler whose text the user may edit on a waiting call's card (store/user-version.ts: `approval-edit`). */
+export function editableOf(fields: Record<string, unknown>): string | undefined {
+  return typeof fields['approval-edit'] === 'string' && fields['approval-edit'] ? fields['approval-edit'] : undefined;
 }
 
 interface Question {

@@ -6,15 +6,14 @@ to the child's own chat (the runner resumes the child, and the parent's call get
 answer when the child is done). Re-renders only when a child chat or one of a child's
 waiting messages changes.
 \*/
-import { el, type ChatContext, type RenderedTree } from './chat-context';
-import { renderApproval, renderQuestion } from './cards';
+import { el, type ChatContext } from './chat-context';
+import { editableOf, renderApproval, renderQuestion } from './cards';
 
 const SHOWN_STATUSES = ['working', 'input-required'];
 
 export class SubAgentsView {
   readonly element: HTMLElement;
   private children = new Set<string>();
-  private trees: RenderedTree[] = [];
   private shownKey = '';
 
   constructor(private readonly ctx: ChatContext) {
@@ -30,7 +29,6 @@ export class SubAgentsView {
         return;
       }
     }
-    for (const tree of this.trees) tree.refresh(changed as never);
   }
 
   update(): void {
@@ -41,8 +39,6 @@ export class SubAgentsView {
     const key = JSON.stringify(active.map((child) => [child, this.ctx.wiki.getTiddler(child)?.fields['agent-status'], pendingOf(child).map((m) => [m, this.ctx.wiki.getTiddler(m)?.fields.modified])]));
     if (key === this.shownKey) return;
     this.shownKey = key;
-    for (const tree of this.trees) tree.remove();
-    this.trees = [];
     this.element.textContent = '';
     if (active.length) this.element.removeAttribute('hidden');
     else this.element.setAttribute('hidden', '');
@@ -74,16 +70,11 @@ export class SubAgentsView {
         if (name === 'ask-question') renderQuestion(childCtx, message, args, body);
         else {
           const only = String(m['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
-          const tree = renderApproval(childCtx, message, name, args, String(m.text ?? ''), m['tool-changes'], body, only);
-          if (tree) this.trees.push(tree);
+          renderApproval(childCtx, message, name, args, String(m.text ?? ''), m['tool-changes'], body, only, editableOf(m));
         }
         row.appendChild(body);
       }
       this.element.appendChild(row);
     }
-  }
-
-  remove(): void {
-    for (const tree of this.trees) tree.remove();
   }
 }

@@ -7,7 +7,7 @@ bar is worked out from the messages around the rendered window only, so a long c
 no more than a short one. Every action is a request to the runner.
 \*/
 import { el, type ChatContext, type RenderedTree } from './chat-context';
-import { parseJournal, renderChanges } from './cards';
+import { parseJournal, renderChanges } from './change-view';
 import { askDeleteTurn } from './delete-turn';
 import { isPart, journalTitle } from '../store/chat-parts';
 import type { AttachedBar } from './message-view';
@@ -75,10 +75,9 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
   const element = el(doc, 'div', 'tc-ai-turn-actions');
   element.setAttribute('data-turn', user);
   const panel = el(doc, 'div', 'tc-ai-turn-panel');
-  let diff: RenderedTree | undefined;
+  let diffOpen = false;
   const closePanel = () => {
-    diff?.remove();
-    diff = undefined;
+    diffOpen = false;
     panel.textContent = '';
   };
   const button = (cls: string, label: string, action: string, onClick: () => void) => {
@@ -100,9 +99,12 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
     });
   if (changed) {
     button('changes', ctx.lingo(changed === 1 ? 'Turn/ChangedOne' : 'Turn/Changed').replace('$count$', String(changed)), 'show-changes', () => {
-      const open = !!diff;
+      const open = diffOpen;
       closePanel();
-      if (!open) diff = renderChanges(ctx, journal, panel, 'turn');
+      if (!open) {
+        renderChanges(ctx, journal, panel, 'turn');
+        diffOpen = true;
+      }
     });
     if (journalFields?.['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
     else button('rollback', ctx.lingo('Turn/Rollback'), 'rollback', () => void rollBack());
@@ -131,7 +133,6 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
     element,
     key,
     remove() {
-      diff?.remove();
       element.parentNode?.removeChild(element);
     },
   };

@@ -8,6 +8,7 @@ because of the user's rule names that rule (`approval-rule`).
 import type { EnginePlugin } from '../hooks';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
 import { toolStepFields } from '../../store/chat-store';
+import { DONE_WITH_APPROVAL } from '../../store/user-version';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
 
@@ -51,7 +52,7 @@ export const persistencePlugin: EnginePlugin = {
         [READ_FIELD]: stringifyReads(result.output?.read),
         ...toolStepFields(result.output),
       };
-      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined });
+      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
       else
         ctx.store.appendMessage(ctx.chat, {
           role: 'tool',
