@@ -7,7 +7,7 @@ nothing and reaches no model. The body is JSON; operations answer 202 once persi
 | action      | body                                   | answer                     |
 | send        | chat, text, attachments?               | 202 {operation}            |
 | stop        | chat                                   | 200 {}                     |
-| decide      | chat, message, choice                  | 202 {operation}            |
+| decide      | chat, message, choice, scope?, text?   | 202 {operation}            |
 | answer      | chat, message, answers (list or null)  | 202 {operation}            |
 | retry       | chat, message (the turn's user message)| 202 {operation}            |
 | delete-turn | chat, message                          | 200 {}                     |
