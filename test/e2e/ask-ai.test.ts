@@ -66,11 +66,11 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
     expect(request.body.messages[1].content).toContain(`<text>\n${FIRST}\n</text>`);
     // The rest of the tiddler goes as context, marked as such; the text to change is the selection only.
     expect(request.body.messages[1].content).toMatch(/<context>\n\[…the text to change…\]\n\nWater them every morning\.\n<\/context>/);
-    expect((await panel().locator('.tc-ai-ask-diff .tc-diff-insert').allTextContents()).map((t) => t.trim())).toEqual(['the']);
+    expect((await panel().locator('.tc-ai-diff-text ins').allTextContents()).map((t) => t.trim())).toEqual(['the']);
     // Edit before allowing: the diff follows the user's words.
     await panel().locator('.tc-ai-ask-edit summary').click();
     await panel().locator('textarea.tc-ai-ask-edit-text').fill('Plant the tomatoes in early May.');
-    await page.waitForFunction(() => document.querySelector('.tc-ai-ask-diff')?.textContent?.includes('early'));
+    await page.waitForFunction(() => document.querySelector('.tc-ai-ask-panel .tc-ai-diff-text')?.textContent?.includes('early'));
     await panel().locator('.tc-ai-ask-allow').click();
     await panel().waitFor({ state: 'detached' });
     expect(await draftText(page, draft)).toBe(`Plant the tomatoes in early May.${REST}`);

@@ -52,12 +52,15 @@ function renderPieces(doc: Document, pieces: Piece[], into: HTMLElement): void {
   }
 }
 
+/** What the view needs of its host: a chat (ChatContext), or the editor's Ask AI panel. */
+export type ChangeViewContext = Pick<ChatContext, 'document' | 'lingo' | 'navigate'>;
+
 /** Every tiddler of `journal`, changes first, into `into`. */
-export function renderChanges(ctx: ChatContext, journal: Journal, into: HTMLElement, mode: 'turn' | 'approval'): void {
+export function renderChanges(ctx: ChangeViewContext, journal: Journal, into: HTMLElement, mode: 'turn' | 'approval'): void {
   for (const [title, { before, after }] of Object.entries(journal)) into.appendChild(renderTiddler(ctx, title, before, after, mode));
 }
 
-function renderTiddler(ctx: ChatContext, title: string, before: Fields | null, after: Fields | null, mode: 'turn' | 'approval'): HTMLElement {
+function renderTiddler(ctx: ChangeViewContext, title: string, before: Fields | null, after: Fields | null, mode: 'turn' | 'approval'): HTMLElement {
   const doc = ctx.document;
   const state = !before ? 'created' : !after ? 'deleted' : 'changed';
   const box = el(doc, 'div', `tc-ai-diff tc-ai-diff-${state}`);
@@ -115,7 +118,7 @@ function flag(element: HTMLElement, name: 'hidden' | 'disabled', on: boolean): v
  * built on the first click). A new tiddler's text reads as plain text, not as one long
  * insertion; a deleted one's is struck through, under the line that says it goes.
  */
-function renderText(ctx: ChatContext, box: HTMLElement, state: 'created' | 'deleted' | 'changed', regions: Region[], full: () => Piece[]): void {
+function renderText(ctx: ChangeViewContext, box: HTMLElement, state: 'created' | 'deleted' | 'changed', regions: Region[], full: () => Piece[]): void {
   const doc = ctx.document;
   const nav = el(doc, 'div', 'tc-ai-diff-nav');
   const where = el(doc, 'span', 'tc-ai-diff-where');

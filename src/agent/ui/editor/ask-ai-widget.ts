@@ -2,8 +2,8 @@
 <$action-ai-ask state=… do="ask|stop|apply" draft=…/>: "Ask AI" in the editor (ask-ai.tid).
 - `ask` sends what `ai-capture` (editor-operations.ts) kept in the state tiddler to the agent
   through the ChatRunner (so it runs where turns run: this page, or the server with its keys)
-  and writes the answer back as `proposed` (with `flags`: what the proposed text would load or
-  run when shown, tools/active-content.ts, as an approval card shows), or `error`;
+  and writes the answer back as `proposed` (shown as a change, ask-changes-widget.ts), or
+  `error`;
 - `stop` aborts the request and forgets it;
 - `apply` puts `proposed` (as the user may have edited it) into the draft in place of what was
   asked about, only if that text is still exactly there: an edit made meanwhile is never
@@ -82,13 +82,11 @@ async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
     if (current) wiki.addTiddler(new $tw.Tiddler(current, values));
   };
   try {
-    const agentLib = lib();
-    const { text } = await agentLib.getRunner().proposeEdit(
+    const { text } = await lib().getRunner().proposeEdit(
       { agent: field('agent'), instruction: field('instruction') as never, custom: field('custom'), text: field('original'), title: field('target'), context: field('context') },
       controller.signal,
     );
-    const flags = agentLib.findActiveContent({ title: field('target'), text });
-    update({ status: 'proposed', proposed: text, asked: text, flags: $tw.utils.stringifyList(flags), error: '' });
+    update({ status: 'proposed', proposed: text, asked: text, error: '' });
   } catch (e) {
     if (!controller.signal.aborted) update({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
   }
