@@ -1,6 +1,7 @@
 /*\
-The base of the plugin's action widgets (<$action-ai-stop>, <$action-ai-mcp-test>): they
-render nothing and do their work in invokeAction, with their attributes read fresh.
+The base of the plugin's action widgets (<$action-ai-stop>, <$action-ai-mcp-test>,
+<$action-ai-ask>, …): they render nothing and do their work in invokeAction, with their
+attributes read fresh.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers } from 'tiddlywiki';

@@ -10,29 +10,14 @@
   overwritten (the state then says so).
 The state tiddler is the page's only: nothing is saved until the user saves the tiddler.
 \*/
-import { widget as Widget } from '$:/core/modules/widgets/widget.js';
-import type { IChangedTiddlers } from 'tiddlywiki';
+import type { widget as Widget } from '$:/core/modules/widgets/widget.js';
+import { ActionWidget } from '../action-widget';
 import { lib } from '../library';
 
 /** Requests on their way, by state tiddler. */
 const running = new Map<string, AbortController>();
 
-class AskAiWidget extends Widget {
-  override render(parent: Element, nextSibling: Element | null): void {
-    this.computeAttributes();
-    this.execute();
-    this.renderChildren(parent, nextSibling);
-  }
-
-  override execute(): void {
-    this.makeChildWidgets();
-  }
-
-  override refresh(changed: IChangedTiddlers): boolean {
-    this.computeAttributes();
-    return this.refreshChildren(changed);
-  }
-
+class AskAiWidget extends ActionWidget {
   override invokeAction(): boolean {
     const state = this.getAttribute('state', '');
     if (!state) return true;
