@@ -87,7 +87,8 @@ test('property: the pieces give back both texts exactly, and every change lies i
   );
 });
 
-test('cost: 100 KB texts, a few edits or rewritten from end to end, take milliseconds', () => {
+// How long they take is measured by `npm run bench` (scripts/bench-diff.mjs), not here.
+test('100 KB texts, a few edits or rewritten from end to end: the places are found', () => {
   const paragraphs = Array.from({ length: 900 }, (_, i) => `Paragraph ${i}: ${'some words of a long note '.repeat(4)}`);
   const before = paragraphs.join('\n');
   expect(before.length).toBeGreaterThan(100_000);
@@ -95,11 +96,8 @@ test('cost: 100 KB texts, a few edits or rewritten from end to end, take millise
   for (const i of [10, 400, 850]) edited[i] = `${edited[i]} (edited)`;
   const rewritten = paragraphs.map((p, i) => `Line ${i * 7}: ${p.split('').reverse().join('')}`).join('\n');
   for (const after of [edited.join('\n'), rewritten]) {
-    const start = performance.now();
-    const regions = changeRegions(before, after);
-    diffText(before, after);
-    expect(regions.length).toBeGreaterThan(0);
-    expect(performance.now() - start).toBeLessThan(400);
+    expect(changeRegions(before, after).length).toBeGreaterThan(0);
+    expect(diffText(before, after).some((piece) => piece.kind === 'added')).toBe(true);
   }
   expect(changeRegions(before, edited.join('\n')).map((r) => r.line)).toEqual([11, 401, 851]);
 });
