@@ -276,6 +276,17 @@ async function openChat({ title, window: expected }) {
   return { inDom, toFrame, windowMs, dispatchMs, renderMs, listeners: { ...B.listeners }, firstShown, shown: chat.querySelectorAll('.tc-ai-message[data-message]').length, elements: chat.getElementsByTagName('*').length };
 }
 
+/**
+ * The plugin's JavaScript the page has compiled so far: the source of every TiddlyAgent module
+ * TiddlyWiki has executed (its `exports` is set on first require; a module never required is
+ * never compiled), in KiB, with the count and the largest.
+ */
+function compiledJs() {
+  const executed = Object.entries(window.$tw.modules.titles).filter(([title, m]) => title.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined && typeof m.definition === 'string');
+  const sizes = executed.map(([title, m]) => [title.replace('$:/plugins/tiddlyagent/', ''), m.definition.length]).sort((a, b) => b[1] - a[1]);
+  return { kib: sizes.reduce((n, [, b]) => n + b, 0) / 1024, modules: sizes.length, largest: sizes.slice(0, 5).map(([t, b]) => `${t} ${(b / 1024).toFixed(0)} KiB`) };
+}
+
 async function closeChat(title) {
   const tw = window.$tw;
   // Story.storyCloseTiddler is a stub in TiddlyWiki 5.4; tm-close-tiddler just edits the list.
@@ -363,7 +374,7 @@ async function profiler(cdp) {
   };
 }
 
-const results = Object.fromEntries(RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [] }]))]));
+const results = Object.fromEntries(RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [], compiled: [] }]))]));
 
 /** Chromium's cumulative main-thread metrics (seconds). */
 async function taskMetrics(cdp) {
@@ -518,6 +529,7 @@ async function main() {
         const profile = PROFILE && round === 0 ? await profiler(cdp) : undefined;
         const open = { title, window: Math.min(m, 50) };
         R[m].cold.push(await page.evaluate(openChat, open));
+        R[m].compiled.push(await page.evaluate(compiledJs));
         for (let i = 0; i < WARM; i++) {
           await page.evaluate(closeChat, title);
           if (i === WARM - 1) await profile?.start();
@@ -560,6 +572,8 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
     };
     console.log(`\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}${build.label ? `, baseline ${build.root}` : ''}`);
+    row('plugin JS compiled by the first chat shown', (r) => r.compiled.map((x) => x.kib), ' KiB', 0);
+    row('… plugin modules executed', (r) => r.compiled.map((x) => x.modules), '', 0);
     row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
     row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
     row('open cold: change dispatch', (r) => r.cold.map((x) => x.dispatchMs));
@@ -595,6 +609,7 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
     const line = (r) => '  ' + r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ');
     console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
     for (const r of rows) console.log(line(r));
+    console.log(`  largest compiled modules: ${results[key][small].compiled[0]?.largest.join(', ')}`);
     // What each reply wrote and saved (titles shortened; identical patterns counted once).
     for (const m of SIZES) {
       const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
