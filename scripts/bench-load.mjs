@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-// The benchmark owns what it starts: its test doubles listen on loopback (README "Who may do what").
+// The benchmark owns what it starts: its test doubles listen on loopback (the manual's "Who may do what").
 process.env.TIDDLYAGENT_CONFIG ??= JSON.stringify({ allowHosts: ['127.0.0.1'] });
 
 const require = createRequire(import.meta.url);

@@ -10,7 +10,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-// The benchmark owns what it starts: its test doubles listen on loopback (README "Who may do what").
+// The benchmark owns what it starts: its test doubles listen on loopback (the manual's "Who may do what").
 process.env.TIDDLYAGENT_CONFIG ??= JSON.stringify({ allowHosts: ['127.0.0.1'] });
 
 const require = createRequire(import.meta.url);

@@ -6,7 +6,7 @@
 // including edits of the shipped demo tiddlers, goes to its own git-ignored tiddlers/ folder,
 // which loads last on every start.
 // npm start is the demo's owner: it starts the server with a TiddlyAgent configuration
-// (TIDDLYAGENT_CONFIG, see the README's "Who may do what") that adds to yours what the demo
+// (TIDDLYAGENT_CONFIG, see the manual's "Who may do what") that adds to yours what the demo
 // needs: the mock's address, and the demo's stdio MCP server (the MCP project's test server).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

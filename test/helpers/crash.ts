@@ -53,7 +53,7 @@ export interface CrashRow {
 }
 
 const ODD = path.join(ROOT, 'test', 'fixtures', 'mcp', 'odd-server.mjs');
-/** The owner lets the server reach the loopback test doubles and start the odd MCP server (README "Who may do what"). */
+/** The owner lets the server reach the loopback test doubles and start the odd MCP server (the manual's "Who may do what"). */
 const OWNER_ENV = { TIDDLYAGENT_CONFIG: JSON.stringify({ allowHosts: ['127.0.0.1'], mcpCommands: [{ command: process.execPath, args: [ODD] }] }) };
 const WRITER = '$:/demo/agents/crash-writer';
 const CHAT: Record<Kind, string> = { stream: 'Stream chat', 'tool-write': 'Write chat', approval: 'Approval chat', schedule: 'Schedule chat', mcp: 'MCP chat' };

@@ -1,4 +1,4 @@
-// The demo wiki's pages in Chinese (README "Languages"): a tiddler "<title>/zh-Hans" with
+// The demo wiki's pages in Chinese (docs/architecture.md, "Languages and translations"): a tiddler "<title>/zh-Hans" with
 // `translation-of: <title>` is what "<title>" shows, body and heading, while $:/language is
 // zh-Hans. The welcome tiddler and the manual's setup, provider, approval and security chapters
 // have one; each keeps the English one's links (to the English titles, so they work in both

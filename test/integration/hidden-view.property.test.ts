@@ -416,8 +416,8 @@ describe('counterexamples', () => {
   });
 
   // The plugin tiddler itself (visible) carries its hidden shadow tiddlers in its text, and
-  // plugintiddlers[] lists them from the real wiki's plugin info. A known limitation (README,
-  // Security): no plugin ships hidden shadow tiddlers (chats and messages are never shadows).
+  // plugintiddlers[] lists them from the real wiki's plugin info. A known limitation (docs/security.md,
+  // "Not enforced"): no plugin ships hidden shadow tiddlers (chats and messages are never shadows).
   // `failing` keeps it on record: it starts to fail the day the view hides them.
   test.failing('a plugin does not show its hidden shadow tiddlers', () => {
     same('[[$:/plugins/test/hidden-view]plugintiddlers[]]');
