@@ -93,6 +93,14 @@ test('an approval card shown on both pages is answered on one, and the tool runs
     expect(await chatIn(page).locator('.tc-ai-approval').count()).toBe(0);
   }
   expect(echoWrites).toEqual([]);
+  // Neither page compiled the engine (lib.js): a page of the server edition runs no turn, and a
+  // chat, its card and its diff need only the page's library (page.js).
+  for (const page of [a, b]) {
+    expect(await page.evaluate(() => Object.entries((window as any).$tw.modules.titles).filter(([t, m]: [string, any]) => t.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined).map(([t]) => t))).toEqual(
+      expect.arrayContaining(['$:/plugins/tiddlyagent/agent/page.js', '$:/plugins/tiddlyagent/agent/ui/chat-widget.js']),
+    );
+    expect(await page.evaluate(() => (window as any).$tw.modules.titles['$:/plugins/tiddlyagent/agent/lib.js']?.exports)).toBeUndefined();
+  }
   expect(errors).toEqual([]);
 });
 

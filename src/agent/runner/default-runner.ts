@@ -9,13 +9,13 @@ address rules (outbound-node.ts). web-fetch reads pages from this process (the s
 server edition). Tools and engine plugins from other TiddlyWiki plugins are picked up by
 module type.
 \*/
+import type * as Page from '$:/plugins/tiddlyagent/agent/page.js';
 import type { EnginePlugin } from '../engine/hooks';
 import type { FetchFn } from '../providers/types';
 import { BUILTIN_TOOLS } from '../tools';
 import type { ToolDefinition } from '../tools/tool';
 import type { ChatRunner } from './chat-runner';
 import { LocalRunner, type RunnerHost } from './local-runner';
-import { RemoteRunner, serverEditionMark } from './remote-runner';
 import { McpConnections, type McpSdk } from './mcp-client';
 import { createTiddlyWikiPort } from './tiddlywiki-port';
 import { createBrowserWebFetcher } from './web-fetch-browser';
@@ -32,15 +32,12 @@ interface StdioModule {
   getDefaultEnvironment(): Record<string, string>;
 }
 
-let runner: ChatRunner | undefined;
 let local: LocalRunner | undefined;
 
 /** The runner the chat UI talks to. */
 export function getRunner(): ChatRunner {
-  if (runner) return runner;
-  const mark = $tw.browser ? serverEditionMark() : undefined;
-  runner = mark ? new RemoteRunner(mark) : getLocalRunner();
-  return runner;
+  // One runner per page or process, kept by the page's library (page.ts) that the UI uses.
+  return (require('$:/plugins/tiddlyagent/agent/page.js') as typeof Page).getRunner();
 }
 
 /** The runner of this process (the headless command, the server plugin, a browser-only wiki). */

@@ -5,6 +5,7 @@ heartbeat; a page served by the server edition leaves them to the server. Of sev
 of the same wiki only one runs them (a Web Lock per address), so a run is not sent twice.
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
+import { servedByServerEdition } from './server-edition';
 
 export const name = 'tiddlyagent-scheduler';
 export const platforms = ['browser'];
@@ -20,8 +21,7 @@ interface LockManager {
 }
 
 export function startup(): void {
-  // The server edition's mark has content only when the server edition serves the page.
-  if (document.querySelector('meta[name="tiddlyagent-server"]')?.getAttribute('content')?.trim()) return;
+  if (servedByServerEdition()) return;
   const run = () => {
     const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
     lib.startScheduler(lib.getLocalRunner(), lib.createTiddlyWikiPort($tw.wiki), $tw.wiki);

@@ -6,6 +6,7 @@ only one embeds (a Web Lock per address).
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
 import { CONFIG, configValue } from '../store/config';
+import { servedByServerEdition } from './server-edition';
 
 export const name = 'tiddlyagent-semantic';
 export const platforms = ['browser'];
@@ -19,7 +20,7 @@ interface LockManager {
 }
 
 export function startup(): void {
-  if (document.querySelector('meta[name="tiddlyagent-server"]')?.getAttribute('content')?.trim()) return;
+  if (servedByServerEdition()) return;
   const start = () => {
     $tw.wiki.removeEventListener('change', onChange);
     const run = () => {

@@ -5,6 +5,7 @@ keep waiting (their cards are tiddlers) and their confirmation timeouts are rest
 A wiki with no such chat does not load the library at all here.
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
+import { servedByServerEdition } from './server-edition';
 
 export const name = 'tiddlyagent-runner';
 export const platforms = ['browser'];
@@ -12,8 +13,9 @@ export const after = ['startup'];
 export const synchronous = true;
 
 export function startup(): void {
-  // The library is compiled only when some chat has a turn to restore (see ui/library.ts).
+  // The library is compiled only when some chat has a turn to restore (see ui/library.ts), and
+  // never in a page of the server edition: its turns run, and are restored, on the server.
+  if (servedByServerEdition()) return;
   if (!$tw.wiki.filterTiddlers('[has[agent]field:agent-status[working]] [has[agent]field:agent-status[input-required]] [has[agent]has[agent-queued]]').length) return;
-  const runner = (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getRunner();
-  if (runner.where === 'local') (runner as Library.LocalRunner).restore();
+  (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getLocalRunner().restore();
 }

@@ -4,12 +4,12 @@ chat's own Stop button does, from a button anywhere (the background panel). In t
 edition the request goes to the server like every other; a refusal is logged.
 \*/
 import { ActionWidget } from './action-widget';
-import { lib } from './library';
+import { page } from './library';
 
 class ActionStopWidget extends ActionWidget {
   override invokeAction(): boolean {
     const chat = this.getAttribute('chat', '');
-    if (chat) lib().getRunner().stop(chat).catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));
+    if (chat) page().getRunner().stop(chat).catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));
     return true;
   }
 }

@@ -11,7 +11,7 @@ with `navigate="yes"`. Nothing is made when the message is empty or `chat` names
 the reason goes to the browser console, as a refused Stop of <$action-ai-stop> does.
 \*/
 import { CONFIG, configValue } from '../store/config';
-import { lib } from './library';
+import { page } from './library';
 import { lingo } from './lingo';
 
 /** The attributes of <$action-ai-send>, the params of `tm-ai-send`. */
@@ -59,7 +59,7 @@ export function aiSend(wiki: SendWiki, params: AiSendParams, navigate: (title: s
     warn(`"${chat}" is not a chat (a tiddler with an agent field); nothing was sent.`);
     return undefined;
   }
-  lib()
+  page()
     .getRunner()
     .send(chat, message, attachments)
     .catch((e: unknown) => warn(`could not send into "${chat}": ${e instanceof Error ? e.message : String(e)}`));

@@ -6,7 +6,7 @@ navigate and refresh like any other. No part writes a tiddler: every action is a
 the runner, and a refused request shows its message in the status line.
 \*/
 import type { IChangedTiddlers, IParseTreeNode, Widget, Wiki } from 'tiddlywiki';
-import type { ChatRunner } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { ChatRunner } from '$:/plugins/tiddlyagent/agent/page.js';
 
 export interface ChatContext {
   readonly chat: string;

@@ -24,9 +24,9 @@ frame.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers, IParseTreeNode } from 'tiddlywiki';
-import type { AgentEvent } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { AgentEvent } from '$:/plugins/tiddlyagent/agent/page.js';
 import { initialLiveState, reduceLiveState, type LiveChatState } from '../engine/live-state';
-import { lib } from './library';
+import { page } from './library';
 import { hasScheme, isPart } from '../store/chat-parts';
 import { parseSafeWikitext } from './safe-render';
 import { PromptTools } from './prompt-preview';
@@ -147,7 +147,7 @@ class AiChatWidget extends Widget {
 
   /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
   private subscribe(): void {
-    this.unsubscribe = lib().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
+    this.unsubscribe = page().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
     // Messages that were queued when the page went away come back into the input.
     if (!this.isActive()) for (const { text, attachments } of this.savedQueue()) this.composer?.restore([text], attachments);
   }
@@ -315,11 +315,11 @@ class AiChatWidget extends Widget {
   /** Stop the turn; messages queued behind it go back into the input rather than being lost. */
   private stop(): void {
     this.composer?.restore(this.live.queue.map((q) => q.text));
-    void this.request(lib().getRunner().stop(this.chat));
+    void this.request(page().getRunner().stop(this.chat));
   }
 
   private send(message: string, attachments: string[]): void {
-    void this.request(lib().getRunner().send(this.chat, message, attachments));
+    void this.request(page().getRunner().send(this.chat, message, attachments));
     this.updateStatus();
     // The user's message: in the story river, the window follows the reply.
     this.list.followEnd();
@@ -348,7 +348,7 @@ class AiChatWidget extends Widget {
       document: this.document as unknown as Document,
       browser: !!$tw.browser,
       lingo: (key) => lingo(this.wiki, key),
-      runner: () => lib().getRunner(),
+      runner: () => page().getRunner(),
       request: (promise) => this.request(promise),
       notify: (text) => this.status.notify(text),
       navigate: (title) => this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.chat }),

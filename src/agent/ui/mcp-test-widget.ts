@@ -5,7 +5,7 @@ to `$:/temp/tiddlyagent/mcp-test/<name>` (field `ok`: yes | no | testing; text: 
 the error), which the settings tab shows.
 \*/
 import { ActionWidget } from './action-widget';
-import { lib } from './library';
+import { page } from './library';
 import { lingo } from './lingo';
 
 export const MCP_TEST_PREFIX = '$:/temp/tiddlyagent/mcp-test/';
@@ -20,7 +20,7 @@ class McpTestWidget extends ActionWidget {
     const words = (key: string) => lingo(wiki, key);
     const notConnected = (error: string) => words('Mcp/NotConnected').replace('$error$', error);
     wiki.addTiddler({ title, ok: 'testing', text: words('Mcp/Connecting') });
-    lib()
+    page()
       .getRunner()
       .testMcpServer(server)
       .then(

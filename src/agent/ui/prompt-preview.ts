@@ -5,7 +5,7 @@ after trimming and compaction, the tools) and shows it with the tokens of each s
 plain text: the prompt holds wiki content and model output, which must not render here.
 Compact now asks the runner to summarize the older turns (engine/compaction.ts).
 \*/
-import type { PromptPreview } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { PromptPreview } from '$:/plugins/tiddlyagent/agent/page.js';
 import { el, formatNumber, type ChatContext } from './chat-context';
 
 export class PromptTools {

@@ -10,7 +10,7 @@ DOM) until then: never in a tiddler. Both touch `$:/temp/tiddlyagent/provider-ke
 "key stored" line (filter `aikey`) is drawn again.
 \*/
 import { ActionWidget } from './action-widget';
-import { lib } from './library';
+import { page } from './library';
 
 export const PROVIDER_TEST_PREFIX = '$:/temp/tiddlyagent/provider-test/';
 export const KEYS_CHANGED = '$:/temp/tiddlyagent/provider-keys';
@@ -36,7 +36,7 @@ class ProviderActionWidget extends ActionWidget {
     const title = `${PROVIDER_TEST_PREFIX}${profile}`;
     const wiki = this.wiki;
     wiki.addTiddler({ title, ok: 'testing' });
-    lib()
+    page()
       .getRunner()
       .testProvider({ profile, api: value('api'), baseUrl: value('base-url'), model: value('default-model'), keyName: this.hasAttribute('key') ? keyName : undefined, apiKey: input?.value.trim() || undefined })
       .then(

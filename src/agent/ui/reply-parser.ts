@@ -4,8 +4,8 @@ rule set of safe-render.ts. Reply tiddlers carry it, so wherever one is shown or
 (`{{$:/ai/messages/…}}` in any tiddler, the story river, a template) it renders without
 widgets, transclusion, images, styles or classes, exactly as inside the chat.
 \*/
-import type { parseSafeWikitext } from '$:/plugins/tiddlyagent/agent/lib.js';
-import { lib } from './library';
+import type { parseSafeWikitext } from '$:/plugins/tiddlyagent/agent/page.js';
+import { page } from './library';
 
 /** The type's name, also ChatStore's REPLY_TYPE (the library is not loaded just to read it). */
 const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
@@ -17,7 +17,7 @@ class ReplyParser {
 
   constructor(type: string, text: string, options: { wiki: Parameters<typeof parseSafeWikitext>[0]; parseAsInline?: boolean }) {
     // No `_canonical_uri` lazy loading either: a reply's text is what renders.
-    this.tree = lib().parseSafeWikitext(options.wiki, text ?? '', { parseAsInline: options.parseAsInline }).tree;
+    this.tree = page().parseSafeWikitext(options.wiki, text ?? '', { parseAsInline: options.parseAsInline }).tree;
     this.source = text;
     this.type = type;
   }

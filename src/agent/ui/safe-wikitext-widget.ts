@@ -5,7 +5,7 @@ safe as it is inside the chat.
 \*/
 import { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import type { IChangedTiddlers } from 'tiddlywiki';
-import { lib } from './library';
+import { page } from './library';
 
 class AiWikitextWidget extends Widget {
   override render(parent: Element, nextSibling: Element | null): void {
@@ -16,7 +16,7 @@ class AiWikitextWidget extends Widget {
   }
 
   override execute(): void {
-    this.makeChildWidgets(lib().parseSafeWikitext(this.wiki, this.getAttribute('text', '')).tree);
+    this.makeChildWidgets(page().parseSafeWikitext(this.wiki, this.getAttribute('text', '')).tree);
   }
 
   override refresh(changed: IChangedTiddlers): boolean {

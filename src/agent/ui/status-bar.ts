@@ -5,7 +5,7 @@ the running turn, and the context meter (tokens of the last prompt against the w
 It shows the runner's live state; without one (in Node, or before the first event) it reads
 the chat tiddler's `agent-status` and `agent-context-usage`.
 \*/
-import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/lib.js';
+import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/page.js';
 import { el, formatNumber, type ChatContext } from './chat-context';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;

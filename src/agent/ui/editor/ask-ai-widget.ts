@@ -12,7 +12,7 @@ The state tiddler is the page's only: nothing is saved until the user saves the 
 \*/
 import type { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import { ActionWidget } from '../action-widget';
-import { lib } from '../library';
+import { page } from '../library';
 
 /** Requests on their way, by state tiddler. */
 const running = new Map<string, AbortController>();
@@ -67,7 +67,7 @@ async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
     if (current) wiki.addTiddler(new $tw.Tiddler(current, values));
   };
   try {
-    const { text } = await lib().getRunner().proposeEdit(
+    const { text } = await page().getRunner().proposeEdit(
       { agent: field('agent'), instruction: field('instruction') as never, custom: field('custom'), text: field('original'), title: field('target'), context: field('context') },
       controller.signal,
     );

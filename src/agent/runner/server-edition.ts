@@ -1,0 +1,10 @@
+/*\
+Whether the server edition serves this page: the server plugin marks every page it serves
+(push-channel.ts reads the mark). Such a page runs no turn, schedule or indexer of its own:
+the server does, and the page's runner is a RemoteRunner. The one place that asks.
+\*/
+import type * as PushChannel from './push-channel';
+
+export function servedByServerEdition(): boolean {
+  return typeof document !== 'undefined' && !!(require('$:/plugins/tiddlyagent/agent/runner/push-channel.js') as typeof PushChannel).serverEditionMark();
+}
