@@ -3,7 +3,7 @@
 // removes it on the server too. Browser-only wiki: an alarm fires in the open page, and the
 // woken turn shows what sent it.
 import type { BrowserContext, Page } from 'playwright-core';
-import { connectBrowser, navigate, useServedWiki, type ServedWiki } from '../helpers/e2e';
+import { connectBrowser, navigate, openPageIn, useServedWiki, type ServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
@@ -13,10 +13,7 @@ const errors: string[] = [];
 async function openPage(wiki: ServedWiki): Promise<Page> {
   const context = await (await connectBrowser()).newContext({ viewport: { width: 1200, height: 900 } });
   contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  const page = await openPageIn(context, wiki, errors);
   await navigate(page, 'Demo chat');
   return page;
 }

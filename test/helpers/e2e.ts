@@ -106,12 +106,18 @@ export async function connectBrowser(): Promise<Browser> {
 
 export async function openWiki(wiki: ServedWiki): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await (await connectBrowser()).newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
   const errors: string[] = [];
+  const page = await openPageIn(context, wiki, errors);
+  return { context, page, errors };
+}
+
+/** A new page in `context` with the wiki loaded (TiddlyWiki started); its uncaught errors go to `errors`. */
+export async function openPageIn(context: BrowserContext, wiki: ServedWiki, errors: string[]): Promise<Page> {
+  const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => !!(window as unknown as { $tw?: { wiki?: unknown; rootWidget?: unknown } }).$tw?.rootWidget);
-  return { context, page, errors };
+  return page;
 }
 
 export interface UseServedWikiOptions extends ServeOptions {
