@@ -4,8 +4,8 @@
 // as a diff with what it would load flagged; the user edits it and allows their version, which
 // lands in the draft (saved with the tiddler, as any edit); a text changed meanwhile is never
 // overwritten; Stop ends a request.
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, until, type Edition, type ServedWiki } from '../helpers/e2e';
+import type { Page } from 'playwright-core';
+import { navigate, until, useServedWiki, type Edition } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
@@ -36,32 +36,20 @@ async function select(page: Page, draft: string, start: number, end: number): Pr
 const draftText = async (page: Page, draft: string) => (await editor(page, draft)).inputValue();
 
 describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
-  let wiki: ServedWiki;
-  let context: BrowserContext;
-  let page: Page;
-
-  beforeAll(async () => {
-    wiki = await serveDemoWiki({ mockDelayMs: 2, edition });
-    ({ context, page } = await openWiki(wiki));
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await wiki?.stop();
-  });
+  const served = useServedWiki({ mockDelayMs: 2, edition });
 
   const draft = `Draft of '${NOTE}'`;
   /** The toolbar's dropdown (what to ask) and the panel above the editor (the answer). */
-  const dropdown = (d = draft) => page.locator(`[data-tiddler-title="${d}"] .tc-ai-ask`);
-  const panel = (d = draft) => page.locator(`[data-tiddler-title="${d}"] .tc-ai-ask-panel`);
+  const dropdown = (d = draft) => served.page.locator(`[data-tiddler-title="${d}"] .tc-ai-ask`);
+  const panel = (d = draft) => served.page.locator(`[data-tiddler-title="${d}"] .tc-ai-ask-panel`);
 
   test('the selection goes with the instruction; the change comes back as a diff; the user edits it and their version lands in the draft', async () => {
-    await openEditor(page, NOTE, FIRST + REST);
-    await select(page, draft, 0, FIRST.length);
-    await page.locator(`[data-tiddler-title="${draft}"] .tc-ai-ask-button`).click();
+    await openEditor(served.page, NOTE, FIRST + REST);
+    await select(served.page, draft, 0, FIRST.length);
+    await served.page.locator(`[data-tiddler-title="${draft}"] .tc-ai-ask-button`).click();
     await dropdown().locator('[data-instruction="fix"]').click();
     await panel().locator('.tc-ai-ask-proposal').waitFor();
-    const request = wiki.mock.requests.at(-1)!;
+    const request = served.wiki.mock.requests.at(-1)!;
     expect(request.body.messages[0].content).toMatch(/^Edit request:[\s\S]*Correct spelling/);
     expect(request.body.messages[1].content).toContain(`<text>\n${FIRST}\n</text>`);
     // The rest of the tiddler goes as context, marked as such; the text to change is the selection only.
@@ -70,48 +58,48 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
     // Edit before allowing: the diff follows the user's words.
     await panel().locator('.tc-ai-ask-edit summary').click();
     await panel().locator('textarea.tc-ai-ask-edit-text').fill('Plant the tomatoes in early May.');
-    await page.waitForFunction(() => document.querySelector('.tc-ai-ask-panel .tc-ai-diff-text')?.textContent?.includes('early'));
+    await served.page.waitForFunction(() => document.querySelector('.tc-ai-ask-panel .tc-ai-diff-text')?.textContent?.includes('early'));
     await panel().locator('.tc-ai-ask-allow').click();
     await panel().waitFor({ state: 'detached' });
-    expect(await draftText(page, draft)).toBe(`Plant the tomatoes in early May.${REST}`);
+    expect(await draftText(served.page, draft)).toBe(`Plant the tomatoes in early May.${REST}`);
     // Nothing is saved until the user saves the tiddler.
-    expect(await page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t), NOTE)).toBe(FIRST + REST); // eslint-disable-line @typescript-eslint/no-explicit-any
-    await page.locator(`[data-tiddler-title="${draft}"] .tc-tiddler-controls button[class*="save"]`).first().click();
-    await page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t)?.includes('early May'), NOTE); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(await served.page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t), NOTE)).toBe(FIRST + REST); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await served.page.locator(`[data-tiddler-title="${draft}"] .tc-tiddler-controls button[class*="save"]`).first().click();
+    await served.page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t)?.includes('early May'), NOTE); // eslint-disable-line @typescript-eslint/no-explicit-any
   });
 
   test('a proposal that would load something is flagged; a text changed meanwhile is not overwritten', async () => {
-    await openEditor(page, `${NOTE} 2`, 'Short note.');
+    await openEditor(served.page, `${NOTE} 2`, 'Short note.');
     const draft2 = `Draft of '${NOTE} 2'`;
     const box = panel(draft2);
-    wiki.mock.queue({ text: 'Short note. [img[https://tracker.example/pixel.png]]' });
-    await page.locator(`[data-tiddler-title="${draft2}"] .tc-ai-ask-button`).click();
+    served.wiki.mock.queue({ text: 'Short note. [img[https://tracker.example/pixel.png]]' });
+    await served.page.locator(`[data-tiddler-title="${draft2}"] .tc-ai-ask-button`).click();
     await dropdown(draft2).locator('[data-instruction="rewrite"]').click();
     await box.locator('.tc-ai-ask-proposal').waitFor();
     expect(await box.locator('.tc-ai-active-content').textContent()).toContain('https://tracker.example/pixel.png');
     // The user types in the editor before allowing: the proposal was for another text.
-    await (await editor(page, draft2)).fill('Short note, changed by hand.');
+    await (await editor(served.page, draft2)).fill('Short note, changed by hand.');
     await box.locator('.tc-ai-ask-allow').click();
     await box.locator('.tc-ai-ask-error').waitFor();
     expect(await box.locator('.tc-ai-ask-error').textContent()).toMatch(/changed since you asked/);
-    expect(await draftText(page, draft2)).toBe('Short note, changed by hand.');
+    expect(await draftText(served.page, draft2)).toBe('Short note, changed by hand.');
   });
 
   test('Stop ends a request that is on its way; nothing comes back', async () => {
-    await openEditor(page, `${NOTE} 3`, 'Another note.');
+    await openEditor(served.page, `${NOTE} 3`, 'Another note.');
     const draft3 = `Draft of '${NOTE} 3'`;
     const box = panel(draft3);
     let release!: () => void;
-    wiki.mock.queue({ text: 'Too late.', hold: new Promise<void>((r) => (release = r)) });
-    await page.locator(`[data-tiddler-title="${draft3}"] .tc-ai-ask-button`).click();
+    served.wiki.mock.queue({ text: 'Too late.', hold: new Promise<void>((r) => (release = r)) });
+    await served.page.locator(`[data-tiddler-title="${draft3}"] .tc-ai-ask-button`).click();
     await dropdown(draft3).locator('[data-instruction="rewrite"]').click();
-    await until(() => wiki.mock.requests.at(-1)?.body?.messages?.[0]?.content?.startsWith('Edit request:') === true, 'the request at the model');
+    await until(() => served.wiki.mock.requests.at(-1)?.body?.messages?.[0]?.content?.startsWith('Edit request:') === true, 'the request at the model');
     await box.locator('.tc-ai-ask-stop').click();
     await box.waitFor({ state: 'detached' });
     // The request itself ended (the model's server saw its client leave), in the server edition too.
-    await until(() => wiki.mock.requests.at(-1)?.aborted === true, 'the model request to be aborted');
+    await until(() => served.wiki.mock.requests.at(-1)?.aborted === true, 'the model request to be aborted');
     release();
     expect(await box.locator('.tc-ai-ask-proposal').count()).toBe(0);
-    expect(await draftText(page, draft3)).toBe('Another note.');
+    expect(await draftText(served.page, draft3)).toBe('Another note.');
   });
 });

@@ -3,7 +3,7 @@
 // removes it on the server too. Browser-only wiki: an alarm fires in the open page, and the
 // woken turn shows what sent it.
 import type { BrowserContext, Page } from 'playwright-core';
-import { connectBrowser, navigate, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { connectBrowser, navigate, openPageIn, useServedWiki, type ServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
@@ -13,10 +13,7 @@ const errors: string[] = [];
 async function openPage(wiki: ServedWiki): Promise<Page> {
   const context = await (await connectBrowser()).newContext({ viewport: { width: 1200, height: 900 } });
   contexts.push(context);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  const page = await openPageIn(context, wiki, errors);
   await navigate(page, 'Demo chat');
   return page;
 }
@@ -38,14 +35,10 @@ afterAll(async () => {
 });
 
 describe('server edition', () => {
-  let wiki: ServedWiki;
-  beforeAll(async () => {
-    wiki = await serveDemoWiki({ mockDelayMs: 2, edition: 'server' });
-  });
-  afterAll(() => wiki?.stop());
+  const served = useServedWiki({ mockDelayMs: 2, edition: 'server', open: false });
 
   test('the model sets an alarm; the panel lists it as running on the server; Cancel removes it there too', async () => {
-    const page = await openPage(wiki);
+    const page = await openPage(served.wiki);
     await send(page, 'mock:tool=alarm-clock {"delaySeconds":3600,"message":"Check the garden"}');
     await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
     await chatIn(page).locator('.tc-ai-message-assistant', { hasText: 'Alarm set for' }).waitFor();
@@ -61,7 +54,7 @@ describe('server edition', () => {
     expect(await item.locator('.tc-ai-bg-timing').textContent()).toMatch(/^once at /);
     expect(await item.locator('.tc-ai-bg-state').textContent()).toMatch(/^Next: .+Runs: 0$/);
     const title = (await item.getAttribute('data-schedule'))!;
-    const onServer = async () => (await fetch(`${wiki.url}/recipes/default/tiddlers/${encodeURIComponent(title)}`)).status;
+    const onServer = async () => (await fetch(`${served.wiki.url}/recipes/default/tiddlers/${encodeURIComponent(title)}`)).status;
     expect(await onServer()).toBe(200);
     await page.screenshot({ path: 'output/e2e/background-panel.png' });
 
@@ -74,7 +67,7 @@ describe('server edition', () => {
   });
 
   test("a sub-agent's approval shows in the parent's chat; allowing it there lets the child and then the parent finish; the card links to the child chat", async () => {
-    const page = await openPage(wiki);
+    const page = await openPage(served.wiki);
     const childTask = 'mock:tool=wiki-create {"title":"From the child","text":"child wrote this"}';
     await send(page, `mock:tool=spawn-agent ${JSON.stringify({ task: childTask })}`);
     const card = chatIn(page).locator('.tc-ai-subagents .tc-ai-subagent-card');
@@ -85,7 +78,7 @@ describe('server edition', () => {
     await card.locator('button', { hasText: /once/i }).first().click();
     await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
     await chatIn(page).locator('.tc-ai-subagents').waitFor({ state: 'hidden' });
-    expect((await fetch(`${wiki.url}/recipes/default/tiddlers/From%20the%20child`)).status).toBe(200);
+    expect((await fetch(`${served.wiki.url}/recipes/default/tiddlers/From%20the%20child`)).status).toBe(200);
     const result = chatIn(page).locator('.tc-ai-message-tool[data-tool="spawn-agent"]').last();
     expect(await result.getAttribute('data-tool-status')).toBe('ok');
     await result.locator('.tc-ai-chat-link').click();
@@ -98,14 +91,10 @@ describe('server edition', () => {
 });
 
 describe('browser-only wiki', () => {
-  let wiki: ServedWiki;
-  beforeAll(async () => {
-    wiki = await serveDemoWiki({ mockDelayMs: 2, edition: 'browser' });
-  });
-  afterAll(() => wiki?.stop());
+  const served = useServedWiki({ mockDelayMs: 2, edition: 'browser', open: false });
 
   test('an alarm fires in the open page, as a turn marked as scheduled; the panel says schedules run only while a page is open', async () => {
-    const page = await openPage(wiki);
+    const page = await openPage(served.wiki);
     await send(page, 'mock:tool=alarm-clock {"delaySeconds":1,"message":"Wake in the page"}');
     // The woken turn's message is the schedule's, marked with what sent it (the first message only quotes it).
     const woken = chatIn(page).locator('.tc-ai-message-user:has(.tc-ai-message-source)');

@@ -2,23 +2,19 @@
 // the reply completes and is saved whole, the chat shows it, and the page keeps answering
 // while it streams. How long the page's main thread was ever blocked is printed (a figure, not
 // a pass mark: speed is for the benchmarks).
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, openWiki, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
-let wiki: ServedWiki;
-beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 0 });
-});
-afterAll(() => wiki?.stop());
+const served = useServedWiki({ mockDelayMs: 0, open: false });
 
 const CHUNK = 5000;
 const chunks = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(6, '0')}${'x'.repeat(CHUNK - 7)}\n`);
 
 test('a 5 MB reply in 1,000 chunks: complete, saved whole, the page responsive', async () => {
-  const { context, page, errors } = await openWiki(wiki);
+  const { context, page, errors } = await openWiki(served.wiki);
   await navigate(page, 'Demo chat');
-  wiki.mock.queue({ chunks, delayMs: 0 });
+  served.wiki.mock.queue({ chunks, delayMs: 0 });
   // A timer every 10 ms in the page: its worst lateness is the longest the main thread was busy.
   await page.evaluate(() => {
     const w = window as any;

@@ -2,49 +2,38 @@
 // user message and resend (the chat forks, "‹ 2/2 ›" on the message switches between the
 // branches), Retry a reply twice and browse its versions 1/3 2/3 3/3, and copy a message
 // and the whole chat (what reaches the clipboard is read from the page's copy event).
-import type { BrowserContext, Page } from 'playwright-core';
-import { openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
+const served = useServedWiki({ mockDelayMs: 2 });
 
 beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 2 });
-  ({ context, page, errors } = await openWiki(wiki));
   // The chat keeps its title "Chat" (no automatic title after its first turn: chats-sidebar.test.ts tests that).
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
   // What a copy puts on the clipboard: the text selected when the copy event fires.
-  await page.evaluate(() => {
+  await served.page.evaluate(() => {
     const w = window as any;
     w.copied = [];
     document.addEventListener('copy', (e) => w.copied.push((e.target as HTMLTextAreaElement).value ?? String(document.getSelection())));
   });
 });
 
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
-
-const chat = () => page.locator('.tc-ai-chat[data-chat="Chat"]');
+const chat = () => served.page.locator('.tc-ai-chat[data-chat="Chat"]');
 const texts = (role: string) => chat().locator(`.tc-ai-message-${role}[data-message] .tc-ai-message-body`).allTextContents();
-const done = () => page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Chat"]')?.getAttribute('data-status') === 'completed' && !document.querySelector('.tc-ai-message-streaming'));
+const done = () => served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Chat"]')?.getAttribute('data-status') === 'completed' && !document.querySelector('.tc-ai-message-streaming'));
 
 async function send(text: string) {
   const before = await chat().locator('.tc-ai-message-assistant[data-message]').count();
   await chat().locator('textarea.tc-ai-chat-input').fill(text);
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Chat"] .tc-ai-message-assistant[data-message]').length > n, before);
+  await served.page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Chat"] .tc-ai-message-assistant[data-message]').length > n, before);
   await done();
 }
 
 /** Wait until the chat shows exactly these user messages, and one reply holding each of `replies`. */
 async function shows(users: string[], replies: string[]) {
-  await page.waitForFunction(
+  await served.page.waitForFunction(
     ({ u, r }) => {
       const of = (role: string) => [...document.querySelectorAll(`.tc-ai-chat[data-chat="Chat"] .tc-ai-message-${role}[data-message] .tc-ai-message-body`)].map((e) => e.textContent ?? '');
       const answers = of('assistant');
@@ -58,7 +47,7 @@ async function shows(users: string[], replies: string[]) {
 const answerTo = (text: string) => `You wrote: ${text}`;
 
 test('edit an earlier message and resend: the chat forks, and the switch on that message goes between the two branches', async () => {
-  await page.locator('button[data-ai-action="new-chat"]').first().click();
+  await served.page.locator('button[data-ai-action="new-chat"]').first().click();
   await chat().waitFor();
   await send('First question');
   await send('Second question');
@@ -84,12 +73,12 @@ test('edit an earlier message and resend: the chat forks, and the switch on that
   await back.getByRole('button', { name: 'Next version' }).click();
   await shows(['Edited question'], [answerTo('Edited question')]);
   // The other branch is kept as tiddlers, hidden under $:/ai/branches/.
-  expect(await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[prefix[$:/ai/branches/Chat/]has[agent-seq]]').length)).toBe(4);
+  expect(await served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[prefix[$:/ai/branches/Chat/]has[agent-seq]]').length)).toBe(4);
 });
 
 test('Retry twice keeps each reply as a version: 1/3 2/3 3/3', async () => {
-  wiki.mock.queue({ text: 'Second version.' });
-  wiki.mock.queue({ text: 'Third version.' });
+  served.wiki.mock.queue({ text: 'Second version.' });
+  served.wiki.mock.queue({ text: 'Third version.' });
   const retry = async () => {
     await chat().locator('[data-ai-action="retry"]').click();
     await done();
@@ -117,8 +106,8 @@ test('Retry twice keeps each reply as a version: 1/3 2/3 3/3', async () => {
 test('Copy message and Copy chat put the words on the clipboard', async () => {
   await chat().locator('.tc-ai-message-user[data-message]').first().locator('[data-ai-action="copy-message"]').click();
   await chat().locator('[data-ai-action="copy-chat"]').click();
-  const copied = (await page.evaluate(() => (window as any).copied)) as string[];
+  const copied = (await served.page.evaluate(() => (window as any).copied)) as string[];
   expect(copied[0]).toBe('Edited question');
   expect(copied[1]).toBe('**You:**\n\nEdited question\n\n**Assistant:**\n\nThird version.');
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

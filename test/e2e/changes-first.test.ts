@@ -9,9 +9,9 @@
 // in the card and lands nothing. Screenshots go to output/i24-card/.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { measureContrast } from '../helpers/contrast';
-import { navigate, openWiki, serveDemoWiki, waitForSync, type Edition, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki, waitForSync, type Edition, type ServedWiki } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 jest.setTimeout(90_000);
@@ -162,28 +162,18 @@ async function refusedEdit(page: Page, wiki: ServedWiki, look?: () => Promise<vo
 }
 
 describe('browser edition', () => {
-  let wiki: ServedWiki;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
+  const served = useServedWiki({ mockDelayMs: 5 });
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    wiki = await serveDemoWiki({ mockDelayMs: 5 });
-    ({ context, page, errors } = await openWiki(wiki));
-    await navigate(page, 'Demo chat');
-    await chat(page).waitFor();
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await wiki?.stop();
+    await navigate(served.page, 'Demo chat');
+    await chat(served.page).waitFor();
   });
 
   test('a long note\'s last line: the change is in the card\'s visible area when it opens, not the text from the top', async () => {
-    await addLongNote(page);
-    queueLastLineEdit(wiki, 'Left the note as it was.');
-    const card = await send(page, 'Change the last paragraph of the long note');
+    await addLongNote(served.page);
+    queueLastLineEdit(served.wiki, 'Left the note as it was.');
+    const card = await send(served.page, 'Change the last paragraph of the long note');
     const seen = await firstChangeInView(card);
     expect(seen).toEqual({ inCard: true, unclipped: true, inWindow: true, text: expect.stringContaining('garden plan for week 61') });
     expect(await card.locator('.tc-ai-diff-where').textContent()).toBe('1 change · line 121');
@@ -196,44 +186,44 @@ describe('browser edition', () => {
     expect(await card.locator('.tc-ai-diff-where').textContent()).toBe('Full text, 1 change marked');
     await card.locator('button[data-ai-action="diff-full"]').click();
     expect(await card.locator('.tc-ai-diff-text').textContent()).not.toContain('Paragraph 1:');
-    await page.screenshot({ path: path.join(SHOTS, 'after-long-edit-desktop.png') });
-    await usePalette(page, '$:/palettes/SpartanNight');
+    await served.page.screenshot({ path: path.join(SHOTS, 'after-long-edit-desktop.png') });
+    await usePalette(served.page, '$:/palettes/SpartanNight');
     await card.screenshot({ path: path.join(SHOTS, 'after-long-edit-card-dark.png') });
-    await usePalette(page, '$:/palettes/Vanilla');
+    await usePalette(served.page, '$:/palettes/Vanilla');
     await card.locator('button[data-ai-action="approve-deny"]').click();
-    await status(page, 'completed');
+    await status(served.page, 'completed');
   });
 
   test('at 360 px, the demo note\'s change is in the card\'s visible area, every line wraps, and the turn\'s diff is as compact', async () => {
-    await page.setViewportSize({ width: 360, height: 740 });
+    await served.page.setViewportSize({ width: 360, height: 740 });
     try {
-      const card = await send(page, 'Show me what you can do');
+      const card = await send(served.page, 'Show me what you can do');
       expect(await firstChangeInView(card)).toEqual({ inCard: true, unclipped: true, inWindow: true, text: 'waiting for the tour' });
       const wide = await card.evaluate((root) => [...root.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > root.getBoundingClientRect().right + 1).map((e) => e.className || e.tagName));
       expect(wide).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, 'after-demo-note-360.png') });
-      await usePalette(page, '$:/palettes/SpartanNight');
-      await page.screenshot({ path: path.join(SHOTS, 'after-demo-note-360-dark.png') });
-      await usePalette(page, '$:/palettes/Vanilla');
+      await served.page.screenshot({ path: path.join(SHOTS, 'after-demo-note-360.png') });
+      await usePalette(served.page, '$:/palettes/SpartanNight');
+      await served.page.screenshot({ path: path.join(SHOTS, 'after-demo-note-360-dark.png') });
+      await usePalette(served.page, '$:/palettes/Vanilla');
       await card.locator('button[data-ai-action="approve-once"]').click();
-      await status(page, 'completed');
-      const actions = chat(page).locator('.tc-ai-turn-actions').last();
+      await status(served.page, 'completed');
+      const actions = chat(served.page).locator('.tc-ai-turn-actions').last();
       await actions.locator('button[data-ai-action="show-changes"]').click();
       const diff = actions.locator('.tc-ai-turn-panel');
       await diff.locator('.tc-ai-diff').waitFor();
       await diff.scrollIntoViewIfNeeded();
       expect(await firstChangeInView(diff)).toMatchObject({ inCard: true, unclipped: true, text: 'waiting for the tour' });
       expect(await diff.locator('.tc-ai-diff-text ins').first().textContent()).toContain('changed by the demo agent');
-      await page.screenshot({ path: path.join(SHOTS, 'after-turn-diff-360.png') });
+      await served.page.screenshot({ path: path.join(SHOTS, 'after-turn-diff-360.png') });
       await actions.locator('button[data-ai-action="rollback"]').click();
-      await chat(page).locator('.tc-ai-turn-rolled-back').last().waitFor();
+      await chat(served.page).locator('.tc-ai-turn-rolled-back').last().waitFor();
     } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await served.page.setViewportSize({ width: 1280, height: 900 });
     }
   });
 
   test('a created note\'s card shows its text', async () => {
-    const card = await send(page, 'mock:tool=wiki-create {"title":"Created note","text":"A new note written by the agent.\\n\\nIt has two paragraphs.","tags":["Garden"]}');
+    const card = await send(served.page, 'mock:tool=wiki-create {"title":"Created note","text":"A new note written by the agent.\\n\\nIt has two paragraphs.","tags":["Garden"]}');
     expect(await card.locator('.tc-ai-diff-title').textContent()).toBe('Created note · created');
     expect(await card.locator('.tc-ai-diff-where').textContent()).toBe('Text of the new tiddler');
     expect(await card.locator('.tc-ai-diff-text').textContent()).toBe('A new note written by the agent.\n\nIt has two paragraphs.');
@@ -241,7 +231,7 @@ describe('browser edition', () => {
     expect(await card.locator('.tc-ai-diff-field-name').allTextContents()).toEqual(['tags']);
     await card.screenshot({ path: path.join(SHOTS, 'after-created-card-desktop.png') });
     await card.locator('button[data-ai-action="approve-deny"]').click();
-    await status(page, 'completed');
+    await status(served.page, 'completed');
   });
 
   test('several changes: the card says how many and steps through them with Previous and Next', async () => {
@@ -249,12 +239,12 @@ describe('browser edition', () => {
     text[1] = 'Paragraph 2: sow the peas.';
     text[29] = 'Paragraph 30: pick the beans.';
     text[59] = 'Paragraph 60: dig the potatoes.';
-    wiki.mock.queue([
+    served.wiki.mock.queue([
       { toolCalls: [{ name: 'wiki-read', arguments: { title: LONG } }] },
       { toolCalls: [{ name: 'wiki-update', arguments: { title: LONG, modified: M, text: text.join('\n\n') } }] },
       { text: 'Updated.' },
     ]);
-    const card = await send(page, 'Rewrite three paragraphs');
+    const card = await send(served.page, 'Rewrite three paragraphs');
     const where = card.locator('.tc-ai-diff-where');
     const shown = () => card.locator('.tc-ai-diff-text ins').allTextContents();
     const [previous, next] = [card.locator('button[data-ai-action="diff-previous"]'), card.locator('button[data-ai-action="diff-next"]')];
@@ -269,7 +259,7 @@ describe('browser edition', () => {
     expect(await where.textContent()).toBe('Change 3 of 3 · line 119');
     expect(await next.isDisabled()).toBe(true);
     await card.screenshot({ path: path.join(SHOTS, 'after-several-changes-card-desktop.png') });
-    await readable(page, CARD);
+    await readable(served.page, CARD);
     await previous.click();
     expect(await where.textContent()).toBe('Change 2 of 3 · line 59');
     await card.locator('button[data-ai-action="diff-full"]').click();
@@ -277,52 +267,42 @@ describe('browser edition', () => {
     expect(await card.locator('.tc-ai-diff-text ins').allTextContents()).toEqual(['sow the peas', 'pick the beans', 'dig the potatoes']);
     expect(await previous.isVisible()).toBe(false);
     await card.locator('button[data-ai-action="approve-deny"]').click();
-    await status(page, 'completed');
+    await status(served.page, 'completed');
   });
 
   test('editing in the card lands the user\'s version, journaled: Roll back restores the original', async () => {
-    await editAndAllow(page, wiki, 'browser');
-    expect(errors).toEqual([]);
+    await editAndAllow(served.page, served.wiki, 'browser');
+    expect(served.errors).toEqual([]);
   });
 
   test('an edited version the write gate refuses shows the refusal in the card and lands nothing; the editor reads well in every palette', async () => {
-    await refusedEdit(page, wiki, async () => {
-      await chat(page).locator('.tc-ai-approval').screenshot({ path: path.join(SHOTS, 'after-edit-refused-card-desktop.png') });
-      await readable(page, CARD);
+    await refusedEdit(served.page, served.wiki, async () => {
+      await chat(served.page).locator('.tc-ai-approval').screenshot({ path: path.join(SHOTS, 'after-edit-refused-card-desktop.png') });
+      await readable(served.page, CARD);
     });
-    await chat(page).locator('.tc-ai-approval').waitFor({ state: 'detached' });
-    expect(errors).toEqual([]);
+    await chat(served.page).locator('.tc-ai-approval').waitFor({ state: 'detached' });
+    expect(served.errors).toEqual([]);
   });
 });
 
 describe('server edition', () => {
-  let wiki: ServedWiki;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
+  const served = useServedWiki({ mockDelayMs: 5, edition: 'server' });
 
   beforeAll(async () => {
-    wiki = await serveDemoWiki({ mockDelayMs: 5, edition: 'server' });
-    ({ context, page, errors } = await openWiki(wiki));
-    await navigate(page, 'Demo chat');
-    await chat(page).waitFor();
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    await wiki?.stop();
+    await navigate(served.page, 'Demo chat');
+    await chat(served.page).waitFor();
   });
 
   test('editing in the card lands the user\'s version on the server, journaled: Roll back restores the original', async () => {
-    await editAndAllow(page, wiki, 'server');
+    await editAndAllow(served.page, served.wiki, 'server');
     // The server holds the original again (its own copy, not only the page's).
-    const res = await fetch(`${wiki.url}/recipes/default/tiddlers/${encodeURIComponent(LONG)}`);
+    const res = await fetch(`${served.wiki.url}/recipes/default/tiddlers/${encodeURIComponent(LONG)}`);
     expect(((await res.json()) as { text: string }).text).toBe(PARAGRAPHS.join('\n\n'));
-    expect(errors).toEqual([]);
+    expect(served.errors).toEqual([]);
   });
 
   test('an edited version the write gate refuses shows the refusal in the card and lands nothing', async () => {
-    await refusedEdit(page, wiki);
-    expect(errors).toEqual([]);
+    await refusedEdit(served.page, served.wiki);
+    expect(served.errors).toEqual([]);
   });
 });

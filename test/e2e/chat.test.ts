@@ -3,8 +3,7 @@
 // leaving the browser's password store.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, until, waitForSync, type ServedWiki } from '../helpers/e2e';
+import { navigate, until, useServedWiki, waitForSync } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -15,49 +14,39 @@ jest.setTimeout(60_000);
 const SECRET = 'e2e-SECRET-key-do-not-leak-0123456789';
 const SCREENSHOT = path.join(ROOT, 'output', 'e2e', 'chat.png');
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
+// The demo's mock provider asks for a key, so the test can follow a real key end to end.
+const served = useServedWiki({ mockDelayMs: 25, providerFields: { 'api-key-name': 'mock-api-key' } });
 
 beforeAll(async () => {
-  // The demo's mock provider asks for a key, so the test can follow a real key end to end.
-  wiki = await serveDemoWiki({ mockDelayMs: 25, providerFields: { 'api-key-name': 'mock-api-key' } });
-  ({ context, page, errors } = await openWiki(wiki));
   // These tests follow one chat called "Chat" through several turns: no automatic title here
   // (chats-sidebar.test.ts shows it).
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' }));
 });
 
 const chatSelector = (title: string) => `.tc-ai-chat[data-chat="${title}"]`;
 
 async function sendInChat(title: string, text: string) {
-  const chat = page.locator(chatSelector(title));
+  const chat = served.page.locator(chatSelector(title));
   await chat.locator('textarea.tc-ai-chat-input').fill(text);
   await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
 }
 
 test('the API key is entered in the settings and kept in the password store only', async () => {
   // The settings tab of the control panel, opened as a tiddler of its own.
-  await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
-  await page.locator('select.tc-ai-settings-provider-pick').selectOption('$:/demo/providers/mock-llm');
-  const provider = page.locator('.tc-ai-settings-provider[data-provider="$:/demo/providers/mock-llm"]');
+  await navigate(served.page, '$:/plugins/tiddlyagent/agent/settings');
+  await served.page.locator('select.tc-ai-settings-provider-pick').selectOption('$:/demo/providers/mock-llm');
+  const provider = served.page.locator('.tc-ai-settings-provider[data-provider="$:/demo/providers/mock-llm"]');
   await provider.locator('input[type="password"]').fill(SECRET);
   await provider.locator('button.tc-ai-settings-save').click();
-  expect(await page.evaluate(() => (window as any).$tw.utils.getPassword('mock-api-key'))).toBe(SECRET);
+  expect(await served.page.evaluate(() => (window as any).$tw.utils.getPassword('mock-api-key'))).toBe(SECRET);
 });
 
 test('New chat creates a chat; the reply streams, renders as wikitext and is written once', async () => {
-  await page.locator('button[data-ai-action="new-chat"]').first().click();
-  const chat = page.locator(chatSelector('Chat'));
+  await served.page.locator('button[data-ai-action="new-chat"]').first().click();
+  const chat = served.page.locator(chatSelector('Chat'));
   await chat.waitFor();
   const messagePuts: string[] = [];
-  page.on('request', (request) => {
+  served.page.on('request', (request) => {
     if (request.method() === 'PUT' && request.url().includes(encodeURIComponent('$:/ai/messages/Chat/'))) messagePuts.push(decodeURIComponent(request.url()));
   });
 
@@ -67,7 +56,7 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
   const streaming = chat.locator('.tc-ai-message-streaming .tc-ai-message-body');
   await streaming.filter({ hasText: 'Mock reply' }).waitFor();
   expect(await chat.getAttribute('data-status')).toBe('working');
-  expect(await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Chat]role[assistant]]').length)).toBe(0);
+  expect(await served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Chat]role[assistant]]').length)).toBe(0);
 
   const reply = chat.locator('.tc-ai-message-assistant[data-message]');
   await reply.waitFor();
@@ -78,30 +67,30 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
   const link = reply.locator('a.tc-tiddlylink', { hasText: 'Welcome to TiddlyAgent' });
   expect(await link.count()).toBe(1);
 
-  const stored = await page.evaluate(() => {
+  const stored = await served.page.evaluate(() => {
     const tw = (window as any).$tw;
     const title = tw.wiki.filterTiddlers('[field:agent-chat[Chat]role[assistant]]')[0];
     return tw.wiki.getTiddler(title).getFieldStrings();
   });
   expect(stored.text).toBe(defaultReply('Hello agent, what can you do?'));
   expect(stored.type).toBe('text/vnd.tiddlyagent.reply');
-  expect(wiki.mock.requests.at(-1).headers.authorization).toBe(`Bearer ${SECRET}`);
+  expect(served.wiki.mock.requests.at(-1).headers.authorization).toBe(`Bearer ${SECRET}`);
 
-  await waitForSync(page);
+  await waitForSync(served.page);
   const replyPuts = messagePuts.filter((url) => url.endsWith(stored.title));
   expect(replyPuts).toHaveLength(1);
 
   fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-  await page.screenshot({ path: SCREENSHOT, fullPage: false });
+  await served.page.screenshot({ path: SCREENSHOT, fullPage: false });
 
   await link.click();
-  await page.locator('[data-tiddler-title="Welcome to TiddlyAgent"]').first().waitFor();
+  await served.page.locator('[data-tiddler-title="Welcome to TiddlyAgent"]').first().waitFor();
 });
 
 test('a send during a turn is queued; Stop aborts the HTTP request and keeps the partial reply, marked incomplete', async () => {
-  const chat = page.locator(chatSelector('Chat'));
+  const chat = served.page.locator(chatSelector('Chat'));
   await chat.scrollIntoViewIfNeeded();
-  const before = wiki.mock.requests.length;
+  const before = served.wiki.mock.requests.length;
   await sendInChat('Chat', 'mock:slow please write a lot');
   await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+ \w+ \w+/ }).waitFor();
   // A message sent during the turn waits, shown as queued; Stop drops it with the turn.
@@ -113,16 +102,16 @@ test('a send during a turn is queued; Stop aborts the HTTP request and keeps the
   // the queued words are not lost: they are back in the input
   expect(await chat.locator('textarea.tc-ai-chat-input').inputValue()).toBe('and one more thing');
   await chat.locator('textarea.tc-ai-chat-input').fill('');
-  await until(() => wiki.mock.requests.length > before && wiki.mock.requests.at(-1).aborted === true, 'the mock to see the request aborted');
+  await until(() => served.wiki.mock.requests.length > before && served.wiki.mock.requests.at(-1).aborted === true, 'the mock to see the request aborted');
   await chat.locator('.tc-ai-message-streaming').waitFor({ state: 'detached' });
   expect(await chat.getAttribute('data-status')).toBe('canceled');
   const partial = chat.locator('.tc-ai-message-assistant[data-message]').last();
   expect(await partial.locator('.tc-ai-message-incomplete').count()).toBe(1);
-  expect(await page.evaluate(() => (window as any).$tw.wiki.getTiddler('Chat').fields['agent-status'])).toBe('canceled');
+  expect(await served.page.evaluate(() => (window as any).$tw.wiki.getTiddler('Chat').fields['agent-status'])).toBe('canceled');
 });
 
 test('an HTTP error ends the turn with a clear error in the chat', async () => {
-  const chat = page.locator(chatSelector('Chat'));
+  const chat = served.page.locator(chatSelector('Chat'));
   await sendInChat('Chat', 'mock:401');
   const error = chat.locator('.tc-ai-message-error').last();
   await error.filter({ hasText: '401' }).waitFor();
@@ -130,8 +119,8 @@ test('an HTTP error ends the turn with a clear error in the chat', async () => {
 });
 
 test('a chunk of the stream that cannot be read marks the reply damaged: its words kept, marked incomplete, a note saying so, and Retry', async () => {
-  const chat = page.locator(chatSelector('Chat'));
-  wiki.mock.queue({ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } });
+  const chat = served.page.locator(chatSelector('Chat'));
+  served.wiki.mock.queue({ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } });
   await sendInChat('Chat', 'a reply that breaks');
   const error = chat.locator('.tc-ai-message-error').last();
   await error.locator('[data-error-kind="damaged"]').waitFor();
@@ -144,7 +133,7 @@ test('a chunk of the stream that cannot be read marks the reply damaged: its wor
 
   // Retry answers the turn again, whole, in place of the damaged reply and its note.
   await chat.locator('[data-ai-action="retry"]').last().click();
-  await page.waitForFunction((c) => document.querySelector(c)?.getAttribute('data-status') === 'completed', chatSelector('Chat'));
+  await served.page.waitForFunction((c) => document.querySelector(c)?.getAttribute('data-status') === 'completed', chatSelector('Chat'));
   const answer = chat.locator('.tc-ai-message-assistant[data-message]').last();
   await answer.filter({ hasText: 'You wrote' }).filter({ hasText: 'a reply that breaks' }).waitFor();
   expect(await answer.locator('.tc-ai-message-incomplete').count()).toBe(0);
@@ -153,15 +142,15 @@ test('a chunk of the stream that cannot be read marks the reply damaged: its wor
 
 test('a reload shows the history; a reload during a turn leaves the chat interrupted', async () => {
   await sendInChat('Chat', 'mock:slow and then reload');
-  const chat = page.locator(chatSelector('Chat'));
+  const chat = served.page.locator(chatSelector('Chat'));
   await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+/ }).waitFor();
   await sendInChat('Chat', 'queued before the reload');
   await chat.locator('.tc-ai-message-queued').waitFor();
-  await waitForSync(page); // the user's message, the queue and the `working` status reached the server
-  await page.reload({ waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
-  await navigate(page, 'Chat');
-  const reloaded = page.locator(chatSelector('Chat'));
+  await waitForSync(served.page); // the user's message, the queue and the `working` status reached the server
+  await served.page.reload({ waitUntil: 'domcontentloaded' });
+  await served.page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  await navigate(served.page, 'Chat');
+  const reloaded = served.page.locator(chatSelector('Chat'));
   await reloaded.waitFor();
   expect(await reloaded.getAttribute('data-status')).toBe('interrupted');
   const texts = await reloaded.locator('.tc-ai-message[data-message] .tc-ai-message-body').allTextContents();
@@ -174,17 +163,17 @@ test('a reload shows the history; a reload during a turn leaves the chat interru
 });
 
 test('the key is absent from the served HTML, tiddlers.json, the saved HTML and the wiki folder', async () => {
-  const served = await (await fetch(wiki.url + '/')).text();
-  const json = await (await fetch(wiki.url + '/recipes/default/tiddlers.json')).text();
-  expect(served).toContain('$:/plugins/tiddlyagent/agent');
+  const html = await (await fetch(served.wiki.url + '/')).text();
+  const json = await (await fetch(served.wiki.url + '/recipes/default/tiddlers.json')).text();
+  expect(html).toContain('$:/plugins/tiddlyagent/agent');
   expect(json).toContain('Chat');
-  expect(served).not.toContain(SECRET);
+  expect(html).not.toContain(SECRET);
   expect(json).not.toContain(SECRET);
-  const saved = await page.evaluate(() => (window as any).$tw.wiki.renderTiddler('text/plain', '$:/core/save/all'));
+  const saved = await served.page.evaluate(() => (window as any).$tw.wiki.renderTiddler('text/plain', '$:/core/save/all'));
   expect(saved.length).toBeGreaterThan(100000);
   expect(saved).not.toContain(SECRET);
-  for (const file of fs.readdirSync(path.join(wiki.dir, 'tiddlers'))) {
-    expect(fs.readFileSync(path.join(wiki.dir, 'tiddlers', file), 'utf8')).not.toContain(SECRET);
+  for (const file of fs.readdirSync(path.join(served.wiki.dir, 'tiddlers'))) {
+    expect(fs.readFileSync(path.join(served.wiki.dir, 'tiddlers', file), 'utf8')).not.toContain(SECRET);
   }
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

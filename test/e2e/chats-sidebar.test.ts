@@ -3,26 +3,20 @@
 // system title is refused with a clear message), archive and unarchive, delete to the bin,
 // restore and delete forever, New chat with a chosen agent, and the automatic title after a
 // chat's first turn.
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
 const DEMO_AGENT = '$:/demo/agents/offline-demo';
 const RESEARCHER = '$:/plugins/tiddlyagent/agent/agents/researcher';
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
-
-const tab = () => page.locator('.tc-ai-sidebar-chats');
+const tab = () => served.page.locator('.tc-ai-sidebar-chats');
 const item = (chat: string) => tab().locator(`.tc-ai-chats-item[data-chat="${chat}"]`);
 const listed = () => tab().locator('.tc-ai-chats-item').evaluateAll((items) => items.map((i) => i.getAttribute('data-chat')));
-const fields = (title: string) => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings() ?? null, title);
+const fields = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings() ?? null, title);
 
 async function showOnly(expected: string[]): Promise<void> {
-  const shown = page.waitForFunction(
+  const shown = served.page.waitForFunction(
     (want) => JSON.stringify([...document.querySelectorAll('.tc-ai-sidebar-chats .tc-ai-chats-item')].map((i) => i.getAttribute('data-chat'))) === JSON.stringify(want),
     expected,
     { timeout: 5000 },
@@ -35,10 +29,10 @@ async function manage(chat: string, action: string): Promise<void> {
   await item(chat).locator(`button.tc-ai-chats-${action}`).click();
 }
 
+const served = useServedWiki({ mockDelayMs: 5 });
+
 beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 5 });
-  ({ context, page, errors } = await openWiki(wiki));
-  await page.evaluate(
+  await served.page.evaluate(
     ([demo, researcher]) => {
       const tw = (window as any).$tw;
       const chat = (title: string, agent: string, status: string, modified: string, words: string) => {
@@ -53,13 +47,8 @@ beforeAll(async () => {
     },
     [DEMO_AGENT, RESEARCHER],
   );
-  await page.locator('.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/chats"]').click();
+  await served.page.locator('.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/chats"]').click();
   await tab().waitFor();
-});
-
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
 });
 
 test("the tab lists chats newest first with each chat's agent, and searches titles and messages", async () => {
@@ -88,8 +77,8 @@ test('filters by agent and by status', async () => {
 });
 
 test('rename moves the chat and its messages; the open chat follows; a system title is refused', async () => {
-  await navigate(page, 'Garden chat');
-  await page.locator('.tc-ai-chat[data-chat="Garden chat"]').waitFor();
+  await navigate(served.page, 'Garden chat');
+  await served.page.locator('.tc-ai-chat[data-chat="Garden chat"]').waitFor();
   await item('Garden chat').locator('button.tc-ai-chats-manage').click();
   await item('Garden chat').locator('input.tc-ai-chats-rename-input').fill('$:/core/ui/PageTemplate');
   await item('Garden chat').locator('button.tc-ai-chats-rename').click();
@@ -99,8 +88,8 @@ test('rename moves the chat and its messages; the open chat follows; a system ti
   await item('Seed chat').waitFor();
   expect(await fields('Garden chat')).toBeNull();
   expect((await fields('$:/ai/messages/Seed chat/000000'))?.['agent-chat']).toBe('Seed chat');
-  await page.locator('.tc-story-river .tc-ai-chat[data-chat="Seed chat"]').waitFor();
-  await page.locator('.tc-story-river [data-tiddler-title="Garden chat"]').waitFor({ state: 'detached' });
+  await served.page.locator('.tc-story-river .tc-ai-chat[data-chat="Seed chat"]').waitFor();
+  await served.page.locator('.tc-story-river [data-tiddler-title="Garden chat"]').waitFor({ state: 'detached' });
 });
 
 test('archive hides a chat but under Archived; unarchive brings it back', async () => {
@@ -148,28 +137,28 @@ test("every control of the tab has an accessible name; Manage switches a chat's 
   expect(unnamed).toEqual([]);
   expect(await item('Research chat').locator('button.tc-ai-chats-manage').getAttribute('aria-expanded')).toBe('true');
   await item('Research chat').locator('select.tc-ai-chats-switch-agent').selectOption(DEMO_AGENT);
-  await page.waitForFunction(() => (window as any).$tw.wiki.getTiddler('Research chat').fields.agent === '$:/demo/agents/offline-demo');
+  await served.page.waitForFunction(() => (window as any).$tw.wiki.getTiddler('Research chat').fields.agent === '$:/demo/agents/offline-demo');
   await item('Research chat').locator('.tc-ai-chats-agent-name').filter({ hasText: 'Offline demo assistant (mock LLM)' }).waitFor();
 });
 
 test('New chat starts a chat with the chosen agent; after its first turn it takes a title', async () => {
   await tab().locator('select.tc-ai-chats-new-agent').selectOption(RESEARCHER);
   await tab().locator('button.tc-ai-chats-new').click();
-  await page.locator('.tc-ai-chat[data-chat="Chat"]').waitFor();
+  await served.page.locator('.tc-ai-chat[data-chat="Chat"]').waitFor();
   expect((await fields('Chat'))?.agent).toBe(RESEARCHER);
   await tab().locator('select.tc-ai-chats-new-agent').selectOption(DEMO_AGENT);
   await tab().locator('button.tc-ai-chats-new').click();
-  const fresh = page.locator('.tc-ai-chat[data-chat="Chat 1"]');
+  const fresh = served.page.locator('.tc-ai-chat[data-chat="Chat 1"]');
   await fresh.waitFor();
   expect((await fields('Chat 1'))?.agent).toBe(DEMO_AGENT);
   await fresh.locator('textarea.tc-ai-chat-input').fill('Plan my vegetable garden please');
   await fresh.locator('textarea.tc-ai-chat-input').press('Control+Enter');
   // The mock's title: "Chat about" and the first three words of the message.
-  const titled = page.locator('.tc-story-river .tc-ai-chat[data-chat="Chat about Plan my vegetable"]');
+  const titled = served.page.locator('.tc-story-river .tc-ai-chat[data-chat="Chat about Plan my vegetable"]');
   await titled.locator('.tc-ai-message-assistant[data-message]').waitFor();
   expect(await titled.locator('.tc-ai-message[data-message]').count()).toBe(2);
   await item('Chat about Plan my vegetable').waitFor();
   expect(await fields('Chat 1')).toBeNull();
   expect(await listed()).toContain('Chat about Plan my vegetable');
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

@@ -1,12 +1,14 @@
 // The offline demo's guided tour, as a newcomer follows the welcome tiddler: "Show me what you
 // can do" in the Demo chat makes the mock model search (a tool line), ask to edit "Demo notes"
 // (an approval card), and explain; the diff shows the change and Roll back brings the note back
-// as shipped. The run saves the manual's screenshots (files/manual/, served at /files/manual/)
-// in the default palette, a dark one, at 360 px and in Chinese, and checks the manual shows them.
+// as shipped. The run takes the manual's screenshots in the default palette, a dark one, at
+// 360 px and in Chinese (into output/manual/; `npm run shots` also copies them to files/manual/,
+// served at /files/manual/), checks the manual shows them, and that the committed ones are the
+// size this run took them at.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
+import { manualShot, staleShots } from '../helpers/manual-shots';
 import { ROOT } from '../helpers/tw';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -14,34 +16,19 @@ const { TOUR_REPLACE } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
 
-const SHOTS = path.join(ROOT, 'files', 'manual');
+const SHOTS = ['tour-light.png', 'tour-dark.png', 'tour-narrow.png', 'tour-zh-Hans.png'];
 const NOTE = 'Demo notes';
 const SHIPPED = fs.readFileSync(path.join(ROOT, 'wiki', 'tiddlers', `${NOTE}.tid`), 'utf8').split(/\n\n/).slice(1).join('\n\n');
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
+// The shipped demo's languages (zh-Hans), and its files/ folder (served at /files/ from the wiki folder on each request).
+const served = useServedWiki({ mockDelayMs: 5, languages: true, prepare: (wiki) => fs.symlinkSync(path.join(ROOT, 'files'), path.join(wiki.dir, 'files')) });
 
-beforeAll(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  // The shipped demo's languages (zh-Hans), and its files/ folder (served at /files/ from the wiki folder on each request).
-  wiki = await serveDemoWiki({ mockDelayMs: 5, languages: true });
-  fs.symlinkSync(path.join(ROOT, 'files'), path.join(wiki.dir, 'files'));
-  ({ context, page, errors } = await openWiki(wiki));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
-
-const chat = () => page.locator('.tc-ai-chat[data-chat="Demo chat"]');
-const frame = () => page.locator('[data-tiddler-title="Demo chat"]');
-const note = () => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings(), NOTE);
+const chat = () => served.page.locator('.tc-ai-chat[data-chat="Demo chat"]');
+const frame = () => served.page.locator('[data-tiddler-title="Demo chat"]');
+const note = () => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings(), NOTE);
 /** Set a config tiddler as the control panel would; null deletes it (back to the default). */
 const setTiddler = (title: string, text: string | null) =>
-  page.evaluate(([t, x]) => (x === null ? (window as any).$tw.wiki.deleteTiddler(t) : (window as any).$tw.wiki.addTiddler({ title: t, text: x })), [title, text] as const);
+  served.page.evaluate(([t, x]) => (x === null ? (window as any).$tw.wiki.deleteTiddler(t) : (window as any).$tw.wiki.addTiddler({ title: t, text: x })), [title, text] as const);
 
 /** The turn's diff, opened (a re-render after a palette or language change may have closed it). */
 async function openDiff(): Promise<void> {
@@ -52,13 +39,13 @@ async function openDiff(): Promise<void> {
 
 async function shot(name: string): Promise<void> {
   await openDiff();
-  await frame().screenshot({ path: path.join(SHOTS, name), animations: 'disabled' });
+  await manualShot(frame(), name);
 }
 
 test('the tour: a search, an edit the user approves, the diff, and Roll back to the shipped note', async () => {
   const shipped = await note();
   expect(shipped.text).toBe(SHIPPED);
-  await navigate(page, 'Demo chat');
+  await navigate(served.page, 'Demo chat');
   await chat().locator('textarea.tc-ai-chat-input').fill('Show me what you can do');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
 
@@ -76,10 +63,10 @@ test('the tour: a search, an edit the user approves, the diff, and Roll back to 
 
   const reply = chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'Guided tour' });
   await reply.waitFor();
-  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  await served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
   expect((await note()).text).toContain(TOUR_REPLACE);
   expect(await reply.locator('a.tc-tiddlylink', { hasText: NOTE }).count()).toBeGreaterThan(0);
-  expect(wiki.mock.requests.map((r: { reply: string }) => r.reply)).toEqual(['tour', 'tour', 'tour']);
+  expect(served.wiki.mock.requests.map((r: { reply: string }) => r.reply)).toEqual(['tour', 'tour', 'tour']);
 
   const actions = chat().locator('.tc-ai-turn-actions').last();
   expect(await actions.locator('button[data-ai-action="show-changes"]').textContent()).toBe('1 tiddler changed');
@@ -88,38 +75,42 @@ test('the tour: a search, an edit the user approves, the diff, and Roll back to 
 
   // The manual's screenshots: the chat after the tour, diff open.
   await shot('tour-light.png');
-  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const background = () => served.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const light = await background();
   await setTiddler('$:/palette', '$:/palettes/SpartanNight');
-  await page.waitForFunction((before) => getComputedStyle(document.body).backgroundColor !== before, light);
+  await served.page.waitForFunction((before) => getComputedStyle(document.body).backgroundColor !== before, light);
   await shot('tour-dark.png');
   await setTiddler('$:/palette', null);
-  await page.waitForFunction((before) => getComputedStyle(document.body).backgroundColor === before, light);
-  await page.setViewportSize({ width: 360, height: 900 });
+  await served.page.waitForFunction((before) => getComputedStyle(document.body).backgroundColor === before, light);
+  await served.page.setViewportSize({ width: 360, height: 900 });
   await shot('tour-narrow.png');
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await served.page.setViewportSize({ width: 1280, height: 900 });
   await setTiddler('$:/language', '$:/languages/zh-Hans');
-  await page.waitForFunction(() => /[\u4e00-\u9fff]/.test(document.querySelector('.tc-sidebar-scrollable')?.textContent ?? ''));
+  await served.page.waitForFunction(() => /[\u4e00-\u9fff]/.test(document.querySelector('.tc-sidebar-scrollable')?.textContent ?? ''));
   await shot('tour-zh-Hans.png');
   await setTiddler('$:/language', null);
 
   // Roll back: the note is back exactly as shipped.
   await chat().locator('.tc-ai-turn-actions').last().locator('button[data-ai-action="rollback"]').click();
   await chat().locator('.tc-ai-turn-rolled-back').waitFor();
-  await page.waitForFunction(([t, text]) => (window as any).$tw.wiki.getTiddlerText(t) === text, [NOTE, SHIPPED]);
+  await served.page.waitForFunction(([t, text]) => (window as any).$tw.wiki.getTiddlerText(t) === text, [NOTE, SHIPPED]);
   expect(await note()).toEqual(shipped);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });
 
 test('the manual shows the screenshots, served from files/manual/', async () => {
-  for (const name of ['tour-light.png', 'tour-dark.png', 'tour-narrow.png', 'tour-zh-Hans.png']) {
-    const res = await fetch(`${wiki.url}/files/manual/${name}`);
+  for (const name of SHOTS) {
+    const res = await fetch(`${served.wiki.url}/files/manual/${name}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
   }
-  await navigate(page, 'TiddlyAgent Manual: Getting started');
-  const images = page.locator('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img');
+  await navigate(served.page, 'TiddlyAgent Manual: Getting started');
+  const images = served.page.locator('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img');
   await images.first().waitFor();
   expect(await images.count()).toBeGreaterThanOrEqual(4);
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img')].every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+  await served.page.waitForFunction(() => [...document.querySelectorAll('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img')].every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+});
+
+test('the committed screenshots are the size this run took them at (npm run shots refreshes them)', () => {
+  expect(staleShots(SHOTS)).toEqual([]);
 });

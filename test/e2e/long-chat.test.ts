@@ -3,7 +3,7 @@
 // summarizes the older turns on the server, the chat shows them collapsed as "compacted" with
 // the summary, and the preview then carries the summary instead of them. A reload keeps it all.
 import type { BrowserContext, Page } from 'playwright-core';
-import { connectBrowser, navigate, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { connectBrowser, navigate, openPageIn, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
@@ -21,10 +21,7 @@ afterAll(async () => {
 });
 
 async function openChat(): Promise<Page> {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
+  const page = await openPageIn(context, wiki, errors);
   await navigate(page, 'Demo chat');
   return page;
 }

@@ -1,48 +1,34 @@
 // A chat opened while a reply streams starts from the text streamed so far (the event bus's
 // snapshot) and then follows the stream, instead of showing nothing until the reply is saved.
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 5 });
-  ({ context, page, errors } = await openWiki(wiki));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
+const served = useServedWiki({ mockDelayMs: 5 });
 
 test('a second view of the chat, opened mid-reply, shows the partial reply and then the whole one', async () => {
-  await navigate(page, 'Demo chat');
-  const first = page.locator('.tc-ai-chat[data-chat="Demo chat"]').first();
+  await navigate(served.page, 'Demo chat');
+  const first = served.page.locator('.tc-ai-chat[data-chat="Demo chat"]').first();
   const words = Array.from({ length: 160 }, (_, i) => `word${i}`).join(' ');
-  wiki.mock.queue({ text: `''Long'' reply: ${words}`, delayMs: 8 });
+  served.wiki.mock.queue({ text: `''Long'' reply: ${words}`, delayMs: 8 });
   await first.locator('textarea.tc-ai-chat-input').fill('Write a long reply');
   await first.locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await first.locator('.tc-ai-message-streaming').waitFor();
   // Some text has arrived; now another tiddler embeds the same chat.
-  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent ?? '').length > 40);
-  await page.evaluate(() => {
+  await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent ?? '').length > 40);
+  await served.page.evaluate(() => {
     const tw = (window as any).$tw;
     tw.wiki.addTiddler({ title: 'Chat elsewhere', text: '<$ai-chat chat="Demo chat"/>' });
     new tw.Story({ wiki: tw.wiki }).navigateTiddler('Chat elsewhere');
   });
-  const second = page.locator('[data-tiddler-title="Chat elsewhere"] .tc-ai-chat');
+  const second = served.page.locator('[data-tiddler-title="Chat elsewhere"] .tc-ai-chat');
   await second.locator('.tc-ai-message-streaming').waitFor();
-  await page.waitForFunction(() => (document.querySelector('[data-tiddler-title="Chat elsewhere"] .tc-ai-message-streaming')?.textContent ?? '').length > 40);
+  await served.page.waitForFunction(() => (document.querySelector('[data-tiddler-title="Chat elsewhere"] .tc-ai-message-streaming')?.textContent ?? '').length > 40);
   expect(await second.getAttribute('data-status')).toBe('working');
   // Both views end with the same saved reply.
-  await page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"][data-status="completed"]').length === 2);
-  const replies = await page.locator('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-assistant[data-message]').allTextContents();
+  await served.page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"][data-status="completed"]').length === 2);
+  const replies = await served.page.locator('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-assistant[data-message]').allTextContents();
   expect(replies.length).toBe(2);
   expect(replies[0]).toBe(replies[1]);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

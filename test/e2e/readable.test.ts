@@ -4,28 +4,23 @@
 // reaches WCAG AA contrast in the default palette and in dark core palettes; the chat fits a
 // 360 px wide screen; the window follows a streaming reply until the user scrolls the page
 // up; every control has a name; and the chat's keyboard shortcuts work.
-import type { BrowserContext, Page } from 'playwright-core';
 import { measureContrast, type Offender } from '../helpers/contrast';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
 const CHAT = 'Readable chat';
 const SETTINGS = '$:/plugins/tiddlyagent/agent/settings';
 const GUIDE = '$:/plugins/tiddlyagent/agent/getting-started';
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
 
-const chat = () => page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
+const chat = () => served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
 const status = () => chat().getAttribute('data-status');
 
+const served = useServedWiki({ mockDelayMs: 5 });
+
 beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 5 });
-  ({ context, page, errors } = await openWiki(wiki));
   // A turn with a reply, a turn that failed (error bubble, incomplete reply) and changed a tiddler.
-  await page.evaluate((chat) => {
+  await served.page.evaluate((chat) => {
     const tw = (window as any).$tw;
     tw.wiki.addTiddler({ title: 'Readable note', text: 'Changed since the turn' });
     tw.wiki.addTiddler({ title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'failed', 'agent-allowed-tools': 'wiki-edit', text: '' });
@@ -59,13 +54,13 @@ beforeAll(async () => {
       text: JSON.stringify({ 'Readable note': { before: { title: 'Readable note', text: 'Old text', tags: 'Draft' }, after: { title: 'Readable note', text: 'New text', tags: 'Done' } } }),
     });
   }, CHAT);
-  await navigate(page, CHAT);
+  await navigate(served.page, CHAT);
   await chat().waitFor();
   // A real approval card: the mock model calls a tool that needs confirmation.
   await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=wiki-create {"title":"Readable created","text":"Text of the new tiddler","tags":["One","Two"]}');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await chat().locator('.tc-ai-approval').waitFor();
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
   // Always allow's question, and Delete turn's on the turn whose change stands.
   await chat().locator('.tc-ai-approval button[data-ai-action="approve-always"]').click();
   await chat().locator('.tc-ai-always').waitFor();
@@ -83,15 +78,10 @@ beforeAll(async () => {
   await chat().locator('.tc-ai-composer-chips .tc-ai-chip').waitFor();
 });
 
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
-
 async function usePalette(palette: string): Promise<void> {
-  const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  await page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
-  if (palette !== '$:/palettes/Vanilla') await page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
+  const before = await served.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await served.page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
+  if (palette !== '$:/palettes/Vanilla') await served.page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
 }
 
 test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of the chat reaches WCAG AA in %s', async (palette) => {
@@ -101,11 +91,11 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-where', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip', '.tc-ai-tool-titles a', '.tc-ai-tool-error', '.tc-ai-tool-code', '.tc-ai-tool-result', '.tc-ai-tool-args']) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
-  const result = await page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);
+  const result = await served.page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);
   console.log(`${palette}: lowest contrast ${result.lowest}:1 over ${result.count} texts`);
   expect(result.offenders).toEqual([]);
   // An error stays distinct from a reply without colour on its text: its border.
-  const borders = await page.evaluate((c) => {
+  const borders = await served.page.evaluate((c) => {
     const style = (s: string) => getComputedStyle(document.querySelector(`.tc-ai-chat[data-chat="${c}"] ${s}`)!);
     return [style('.tc-ai-message-error').borderLeftColor, style('.tc-ai-message-assistant').borderLeftColor, style('.tc-ai-message-error').borderLeftWidth];
   }, CHAT);
@@ -115,11 +105,11 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
 
 test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of each settings tab, the Chats and the Background tab reaches WCAG AA in %s', async (palette) => {
   await usePalette(palette);
-  await navigate(page, SETTINGS);
+  await navigate(served.page, SETTINGS);
   const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
-  await page.locator(settings).waitFor();
+  await served.page.locator(settings).waitFor();
   // The story river fades a tiddler in: measure once it is fully there.
-  await page.waitForFunction((sel) => {
+  await served.page.waitForFunction((sel) => {
     for (let e: Element | null = document.querySelector(sel); e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
     return true;
   }, settings);
@@ -127,27 +117,27 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   let count = 0;
   const offenders: Offender[] = [];
   const measure = async (selectors: string[]) => {
-    const result = await page.evaluate(measureContrast, selectors);
+    const result = await served.page.evaluate(measureContrast, selectors);
     lowest = Math.min(lowest, result.lowest);
     count += result.count;
     offenders.push(...result.offenders);
   };
   for (const tab of ['providers', 'agents', 'search', 'mcp']) {
-    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
-    await page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await served.page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
     await measure([settings]);
   }
   // The getting-started guide the plugin opens once after install.
-  await navigate(page, GUIDE);
-  await page.waitForFunction((sel) => {
+  await navigate(served.page, GUIDE);
+  await served.page.waitForFunction((sel) => {
     const guide = document.querySelector(sel);
     for (let e: Element | null = guide; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
     return !!guide;
   }, `.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`);
   await measure([`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`]);
   for (const [tab, content] of [['chats', '.tc-ai-sidebar-chats'], ['background', '.tc-ai-background']] as const) {
-    await page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
-    await page.locator(content).waitFor();
+    await served.page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
+    await served.page.locator(content).waitFor();
     await measure([content]);
   }
   console.log(`${palette}: settings and sidebar tabs, lowest contrast ${Math.round(lowest * 100) / 100}:1 over ${count} texts`);
@@ -157,7 +147,7 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
 
 test('every control of the chat and the New chat button has an accessible name', async () => {
   await usePalette('$:/palettes/Vanilla');
-  const unnamed = await page.evaluate((c) => {
+  const unnamed = await served.page.evaluate((c) => {
     const root = document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!;
     const scope = [root, root.parentElement!.querySelector('.tc-ai-chat-header')!];
     const controls = [...scope.flatMap((s) => [...s.querySelectorAll(':is(button, textarea, input, select, summary, a)')]), ...document.querySelectorAll('[data-ai-action="new-chat"]')];
@@ -176,14 +166,14 @@ test('every control of the chat and the New chat button has an accessible name',
 
 test('every control of each settings tab has an accessible name', async () => {
   await usePalette('$:/palettes/Vanilla');
-  await navigate(page, SETTINGS);
+  await navigate(served.page, SETTINGS);
   const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
   const unnamed: string[] = [];
   let controls = 0;
   for (const tab of ['providers', 'agents', 'search', 'mcp']) {
-    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
-    await page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
-    const found = await page.evaluate((sel) => {
+    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await served.page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+    const found = await served.page.evaluate((sel) => {
       const all = [...document.querySelector(sel)!.querySelectorAll(':is(button, textarea, input, select, a)')].filter((e) => (e as HTMLElement).checkVisibility());
       // A field's name: its aria-label or a label around it (a placeholder is not a name); a button's or link's: its text.
       const named = (e: Element) =>
@@ -194,9 +184,9 @@ test('every control of each settings tab has an accessible name', async () => {
     unnamed.push(...found.unnamed.map((html) => `${tab}: ${html}`));
   }
   // The getting-started guide's buttons too.
-  await navigate(page, GUIDE);
-  await page.locator(`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`).waitFor();
-  const guide = await page.evaluate((g) => [...document.querySelectorAll(`.tc-tiddler-frame[data-tiddler-title="${g}"] .tc-ai-guide :is(button, a, input)`)].filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 100)), GUIDE);
+  await navigate(served.page, GUIDE);
+  await served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`).waitFor();
+  const guide = await served.page.evaluate((g) => [...document.querySelectorAll(`.tc-tiddler-frame[data-tiddler-title="${g}"] .tc-ai-guide :is(button, a, input)`)].filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 100)), GUIDE);
   unnamed.push(...guide.map((html) => `guide: ${html}`));
   expect(controls).toBeGreaterThan(20);
   expect(unnamed).toEqual([]);
@@ -214,81 +204,81 @@ test('the card says each count right and shows a call once', async () => {
 });
 
 test('at 360 px wide nothing scrolls sideways', async () => {
-  await page.setViewportSize({ width: 360, height: 740 });
+  await served.page.setViewportSize({ width: 360, height: 740 });
   await chat().locator('.tc-ai-prompt-preview:not([hidden])').waitFor();
-  await page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
-  const wide = await page.evaluate(() => ({
+  await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
+  const wide = await served.page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
     offenders: [...document.querySelectorAll('.tc-ai-chat *')].filter((e) => e.getBoundingClientRect().right > 361).map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 10),
   }));
   expect(wide.offenders).toEqual([]);
   expect(wide.scrollWidth).toBeLessThanOrEqual(360);
   await chat().locator('.tc-ai-prompt-show').click();
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await served.page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test('the page follows a streaming reply until the user scrolls it up', async () => {
   await chat().locator('button[data-ai-action="approve-deny"]').click();
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'input-required', CHAT);
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'working', CHAT);
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'input-required', CHAT);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'working', CHAT);
+  await served.page.evaluate(() => window.scrollTo(0, 0));
   const long = (n: number) => Array.from({ length: n }, (_, p) => `Paragraph ${p} of a reply that keeps streaming for a while.`).join('\n\n');
-  wiki.mock.queue({ text: long(40), delayMs: 2 });
-  const startY = await page.evaluate(() => window.scrollY);
+  served.wiki.mock.queue({ text: long(40), delayMs: 2 });
+  const startY = await served.page.evaluate(() => window.scrollY);
   await chat().locator('textarea.tc-ai-chat-input').fill('A long reply please');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await page.locator('.tc-ai-message-streaming').waitFor();
+  await served.page.locator('.tc-ai-message-streaming').waitFor();
   // The reply grows; the window scrolls with it and keeps the composer in view.
-  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
-  await page.waitForFunction((y) => window.scrollY > y, startY);
+  await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
+  await served.page.waitForFunction((y) => window.scrollY > y, startY);
   const composerInView = () => chat().locator('.tc-ai-chat-composer').evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2, CHAT);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2, CHAT);
   expect(await composerInView()).toBe(true);
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 
   // The user scrolls the page up while the next reply streams: the window stays where they put it.
-  wiki.mock.queue({ text: long(60), delayMs: 4 });
+  served.wiki.mock.queue({ text: long(60), delayMs: 4 });
   await chat().locator('textarea.tc-ai-chat-input').fill('Another long reply');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await page.locator('.tc-ai-message-streaming').waitFor();
-  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
-  const followedTo = await page.evaluate(() => window.scrollY);
+  await served.page.locator('.tc-ai-message-streaming').waitFor();
+  await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
+  const followedTo = await served.page.evaluate(() => window.scrollY);
   // The wheel over the page's margin scrolls the window, not the chat's list.
-  await page.mouse.move(5, 450);
-  await page.mouse.wheel(0, -300);
-  await page.waitForFunction((y) => window.scrollY < y, followedTo);
-  const readingAt = await page.evaluate(() => window.scrollY);
-  const before = await page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
-  await page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
-  expect(Math.abs((await page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  await served.page.mouse.move(5, 450);
+  await served.page.mouse.wheel(0, -300);
+  await served.page.waitForFunction((y) => window.scrollY < y, followedTo);
+  const readingAt = await served.page.evaluate(() => window.scrollY);
+  const before = await served.page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
+  await served.page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
+  expect(Math.abs((await served.page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 
   // Retry asks for a new reply: the window follows it again, as after a send.
-  wiki.mock.queue({ text: long(60), delayMs: 2 });
-  const retryFrom = await page.evaluate(() => window.scrollY);
+  served.wiki.mock.queue({ text: long(60), delayMs: 2 });
+  const retryFrom = await served.page.evaluate(() => window.scrollY);
   await chat().locator('[data-ai-action="retry"]').last().click();
-  await page.locator('.tc-ai-message-streaming').waitFor();
-  await page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1500);
-  await page.waitForFunction((y) => window.scrollY > y, retryFrom);
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  await served.page.locator('.tc-ai-message-streaming').waitFor();
+  await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1500);
+  await served.page.waitForFunction((y) => window.scrollY > y, retryFrom);
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 });
 
 test('keyboard shortcuts: focus the composer, send, stop, new chat', async () => {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  await page.keyboard.press('Alt+Shift+C');
-  expect(await page.evaluate(() => document.activeElement?.classList.contains('tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat'))).toBe(CHAT);
-  wiki.mock.queue({ text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 30 });
-  await page.keyboard.type('Sent by the keyboard');
-  await page.keyboard.press('Control+Enter');
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'working', CHAT);
-  expect(wiki.mock.requests.at(-1)?.body.messages.at(-1).content).toContain('Sent by the keyboard');
-  await page.keyboard.press('Alt+Shift+X');
-  await page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'canceled', CHAT);
-  const chats = await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length);
-  await page.keyboard.press('Alt+Shift+N');
-  await page.waitForFunction((n) => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length === n + 1, chats);
+  await served.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await served.page.keyboard.press('Alt+Shift+C');
+  expect(await served.page.evaluate(() => document.activeElement?.classList.contains('tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat'))).toBe(CHAT);
+  served.wiki.mock.queue({ text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 30 });
+  await served.page.keyboard.type('Sent by the keyboard');
+  await served.page.keyboard.press('Control+Enter');
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'working', CHAT);
+  expect(served.wiki.mock.requests.at(-1)?.body.messages.at(-1).content).toContain('Sent by the keyboard');
+  await served.page.keyboard.press('Alt+Shift+X');
+  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'canceled', CHAT);
+  const chats = await served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length);
+  await served.page.keyboard.press('Alt+Shift+N');
+  await served.page.waitForFunction((n) => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length === n + 1, chats);
   // The shortcuts are listed in the control panel with their descriptions.
-  const described = await page.evaluate(() => ['ai-send', 'ai-stop', 'ai-new-chat', 'ai-focus'].map((k) => (window as any).$tw.wiki.getTiddlerText(`$:/config/ShortcutInfo/${k}`) ?? ''));
+  const described = await served.page.evaluate(() => ['ai-send', 'ai-stop', 'ai-new-chat', 'ai-focus'].map((k) => (window as any).$tw.wiki.getTiddlerText(`$:/config/ShortcutInfo/${k}`) ?? ''));
   expect(described.every((d: string) => d.length > 0)).toBe(true);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

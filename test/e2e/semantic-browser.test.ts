@@ -4,23 +4,19 @@
 // wiki-search by meaning finds the tiddler. After a reload the page goes on from IndexedDB
 // without embedding the wiki again, and a stored index that is damaged is rebuilt, not trusted.
 import type { Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, openWiki, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
-let wiki: ServedWiki;
-beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 1, providerFields: { 'embedding-model': 'mock-embedding' } });
-});
-afterAll(() => wiki?.stop());
+const served = useServedWiki({ mockDelayMs: 1, providerFields: { 'embedding-model': 'mock-embedding' }, open: false });
 
 const STATUS = '$:/temp/tiddlyagent/semantic-index';
 const state = (page: Page) => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.fields as Record<string, string> | undefined, STATUS);
-const embeddedTexts = (): string[] => wiki.mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
+const embeddedTexts = (): string[] => served.wiki.mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
 const ready = (page: Page) => page.waitForFunction((t) => (window as any).$tw.wiki.getTiddler(t)?.fields.state === 'ready', STATUS, { timeout: 30_000 });
 
 test('Start in the settings, a search by meaning, a reload that goes on from IndexedDB, a damaged store rebuilt', async () => {
-  const { context, page, errors } = await openWiki(wiki);
+  const { context, page, errors } = await openWiki(served.wiki);
   const titles = () => page.evaluate(() => (window as any).$tw.wiki.allTitles() as string[]);
   const before = new Set(await titles());
   await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
@@ -48,7 +44,7 @@ test('Start in the settings, a search by meaning, a reload that goes on from Ind
   expect(result).toContain('title="Welcome to TiddlyAgent"');
 
   // A reload goes on from IndexedDB: the wiki is not embedded again.
-  wiki.mock.reset();
+  served.wiki.mock.reset();
   await page.reload({ waitUntil: 'domcontentloaded' });
   await ready(page);
   expect(embeddedTexts().filter((t) => t.startsWith('Welcome to TiddlyAgent'))).toEqual([]);
@@ -71,7 +67,7 @@ test('Start in the settings, a search by meaning, a reload that goes on from Ind
         open.onerror = () => reject(open.error);
       }),
   );
-  wiki.mock.reset();
+  served.wiki.mock.reset();
   await page.reload({ waitUntil: 'domcontentloaded' });
   await ready(page);
   expect((await state(page))!.note).toMatch(/rebuilt|damaged|not a|too short/i);

@@ -7,8 +7,7 @@
 // the change and says so; a turn that changed nothing is deleted at once.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, waitForSync, type Edition, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki, waitForSync, type Edition } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 jest.setTimeout(90_000);
@@ -17,28 +16,18 @@ const AGENT = '$:/demo/agents/offline-demo';
 const SHOTS = path.join(ROOT, 'output', 'i24-rules');
 
 describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => {
-  let wiki: ServedWiki;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
+  const served = useServedWiki({ mockDelayMs: 2, edition });
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    wiki = await serveDemoWiki({ mockDelayMs: 2, edition });
-    ({ context, page, errors } = await openWiki(wiki));
-    await navigate(page, 'Demo chat');
+    await navigate(served.page, 'Demo chat');
     await chat().waitFor();
   });
 
-  afterAll(async () => {
-    await context?.close();
-    await wiki?.stop();
-  });
-
-  const chat = () => page.locator('.tc-ai-chat[data-chat="Demo chat"]');
-  const approval = () => page.evaluate((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}'), AGENT);
-  const exists = (title: string) => page.evaluate((t) => (window as any).$tw.wiki.tiddlerExists(t), title);
-  const settled = (expected: string) => page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, expected);
+  const chat = () => served.page.locator('.tc-ai-chat[data-chat="Demo chat"]');
+  const approval = () => served.page.evaluate((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}'), AGENT);
+  const exists = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.tiddlerExists(t), title);
+  const settled = (expected: string) => served.page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, expected);
   /** The tool line of the last wiki-create call of `title`. */
   const toolLine = (title: string) => chat().locator('.tc-ai-message-tool[data-tool="wiki-create"]').filter({ hasText: title }).last();
   /** The turn bar of the turn whose user message asked for `title`. */
@@ -48,19 +37,19 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
 
   /** Take a screenshot as a phone in a dark palette shows it. */
   async function inDarkAt360(shoot: () => Promise<unknown>): Promise<void> {
-    await page.setViewportSize({ width: 360, height: 740 });
-    await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: '$:/palettes/CupertinoDark' }));
-    await page.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(255, 255, 255)');
+    await served.page.setViewportSize({ width: 360, height: 740 });
+    await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: '$:/palettes/CupertinoDark' }));
+    await served.page.waitForFunction(() => getComputedStyle(document.body).backgroundColor !== 'rgb(255, 255, 255)');
     await shoot();
-    await page.evaluate(() => (window as any).$tw.wiki.deleteTiddler('$:/palette'));
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await served.page.evaluate(() => (window as any).$tw.wiki.deleteTiddler('$:/palette'));
+    await served.page.setViewportSize({ width: 1280, height: 900 });
   }
 
   async function create(title: string): Promise<void> {
     const before = await chat().locator('.tc-ai-message-user').count();
     await chat().locator('textarea.tc-ai-chat-input').fill(`mock:tool=wiki-create ${JSON.stringify({ title, text: `Text of ${title}` })}`);
     await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-    await page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-user').length > n, before);
+    await served.page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-user').length > n, before);
     users[title] = (await chat().locator('.tc-ai-message-user').last().getAttribute('data-message'))!;
   }
 
@@ -100,7 +89,7 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     await panel.locator('button[data-ai-action="always-confirm"]').click();
     await settled('completed');
     expect(await exists('Notes/one')).toBe(true);
-    await page.waitForFunction((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}')['wiki-create']?.allow, AGENT);
+    await served.page.waitForFunction((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}')['wiki-create']?.allow, AGENT);
     expect((await approval())['wiki-create']).toEqual({ mode: 'confirm', allow: ['^Notes/'] });
 
     // The next write the rule allows runs without a card, and says which rule allowed it.
@@ -132,7 +121,7 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     await card.locator('button[data-ai-action="approve-deny"]').click();
     await settled('completed');
     expect(await exists('Notes/three')).toBe(false);
-    expect(errors).toEqual([]);
+    expect(served.errors).toEqual([]);
   });
 
   test('Delete turn on a turn that changed a tiddler asks: "Roll back first" restores it, "Delete and keep" keeps it and says so; a turn that changed nothing goes at once', async () => {
@@ -163,14 +152,14 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     // Roll back first: the note goes back to not existing, then the turn goes.
     await two.locator('button[data-ai-action="delete-turn"]').click();
     await two.locator('button[data-ai-action="delete-turn-rollback"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/two'));
+    await served.page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/two'));
     expect(await exists('Kept/two')).toBe(false);
 
     // Delete and keep: the note stays, and the chat says so.
     const one = turnBar('Kept/one');
     await one.locator('button[data-ai-action="delete-turn"]').click();
     await one.locator('button[data-ai-action="delete-turn-keep"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/one'));
+    await served.page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Kept/one'));
     expect(await exists('Kept/one')).toBe(true);
     const notice = chat().locator('.tc-ai-chat-notice');
     expect(await notice.textContent()).toBe('Turn deleted. Its changes to "Kept/one" were kept and can no longer be rolled back.');
@@ -178,9 +167,9 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
 
     // The denied call changed nothing: its turn goes at once.
     await turnBar('Not made').locator('button[data-ai-action="delete-turn"]').click();
-    await page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Not made'));
+    await served.page.waitForFunction((m) => !document.querySelector(`.tc-ai-chat[data-chat="Demo chat"] [data-message="${m}"]`), userMessageOf('Not made'));
     expect(await chat().locator('.tc-ai-delete-turn').count()).toBe(0);
-    if (edition === 'browser') await waitForSync(page);
-    expect(errors).toEqual([]);
+    if (edition === 'browser') await waitForSync(served.page);
+    expect(served.errors).toEqual([]);
   });
 });

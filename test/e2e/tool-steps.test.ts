@@ -7,25 +7,21 @@
 // (desktop, 360 px, SpartanNight) go to output/i24-steps/.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { ROOT } from '../helpers/tw';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(90_000);
 
 const SHOTS = path.join(ROOT, 'output', 'i24-steps');
 const CHAT = 'Tool steps';
 const LOG = Array.from({ length: 120 }, (_, i) => `Day ${i + 1}: watered the zinnia beds and noted the weather.`).join('\n');
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
 
-const chat = () => page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
+const chat = () => served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
 const step = (tool: string) => chat().locator(`.tc-ai-message-tool[data-tool="${tool}"]`);
 const status = () => chat().getAttribute('data-status');
-const settled = (want: string) => page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [CHAT, want]);
-const modified = (title: string) => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t).getFieldString('modified'), title);
+const settled = (want: string) => served.page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [CHAT, want]);
+const modified = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t).getFieldString('modified'), title);
 
 async function send(text: string): Promise<void> {
   await chat().locator('textarea.tc-ai-chat-input').fill(text);
@@ -50,11 +46,11 @@ function ownScrollers(root: Locator, selector: string): Promise<string[]> {
   );
 }
 
+const served = useServedWiki({ mockDelayMs: 2 });
+
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  wiki = await serveDemoWiki({ mockDelayMs: 2 });
-  ({ context, page, errors } = await openWiki(wiki));
-  await page.evaluate(
+  await served.page.evaluate(
     ({ chat, log }) => {
       const tw = (window as any).$tw;
       const stamp = { created: '20260101000000000', modified: '20260102000000000' };
@@ -66,17 +62,12 @@ beforeAll(async () => {
     },
     { chat: CHAT, log: LOG },
   );
-  await navigate(page, CHAT);
+  await navigate(served.page, CHAT);
   await chat().waitFor();
 });
 
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
-
 test('each call is a plain line; the tiddlers it found are links; the exact call is one click away', async () => {
-  wiki.mock.queue([
+  served.wiki.mock.queue([
     { toolCalls: [{ name: 'wiki-search', arguments: { query: 'zinnia' } }] },
     { toolCalls: [{ name: 'wiki-read', arguments: { title: 'Zinnia log' } }] },
     { toolCalls: [{ name: 'word-count', arguments: { title: 'Zinnia plan' } }] },
@@ -125,15 +116,15 @@ test('each call is a plain line; the tiddlers it found are links; the exact call
 
   // A found title opens its tiddler in the story river.
   await links.filter({ hasText: 'Zinnia tools' }).click();
-  await page.locator('.tc-story-river .tc-tiddler-frame[data-tiddler-title="Zinnia tools"]').waitFor();
-  expect(await page.evaluate(() => (window as any).$tw.wiki.getTiddlerList('$:/StoryList'))).toContain('Zinnia tools');
-  expect(errors).toEqual([]);
+  await served.page.locator('.tc-story-river .tc-tiddler-frame[data-tiddler-title="Zinnia tools"]').waitFor();
+  expect(await served.page.evaluate(() => (window as any).$tw.wiki.getTiddlerList('$:/StoryList'))).toContain('Zinnia tools');
+  expect(served.errors).toEqual([]);
 });
 
 test('writes say what they changed; a denied one says so; the page is the only scroll container', async () => {
-  await navigate(page, CHAT);
+  await navigate(served.page, CHAT);
   const long = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of a long new tiddler.`).join('\n');
-  wiki.mock.queue([
+  served.wiki.mock.queue([
     { toolCalls: [{ name: 'wiki-edit', arguments: { title: 'Zinnia plan', modified: await modified('Zinnia plan'), edits: [{ find: 'in May', replace: 'in June' }] } }] },
     { toolCalls: [{ name: 'wiki-create', arguments: { title: 'Zinnia diary', text: long } }] },
     { toolCalls: [{ name: 'wiki-delete', arguments: { title: 'Seeds for the zinnia', modified: await modified('Seeds for the zinnia') } }] },
@@ -162,32 +153,32 @@ test('writes say what they changed; a denied one says so; the page is the only s
   await chat().locator('.tc-ai-turn-actions').last().locator('button[data-ai-action="show-changes"]').click();
   await chat().locator('.tc-ai-turn-actions').last().locator('.tc-ai-diff').first().waitFor();
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  await page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
+  await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
   expect(await ownScrollers(chat(), '.tc-ai-chat-messages, .tc-ai-message, .tc-ai-tool-details, .tc-ai-tool-details pre, .tc-ai-diff, .tc-ai-diff *, .tc-ai-turn-panel')).toEqual([]);
   // The chat is taller than the window: the page scrolls, not a box inside it.
-  expect(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight * 1.5)).toBe(true);
+  expect(await served.page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight * 1.5)).toBe(true);
   expect(await status()).toBe('completed');
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });
 
 test('screenshots of a chat with several tool steps: desktop, 360 px, SpartanNight', async () => {
-  await navigate(page, CHAT);
+  await navigate(served.page, CHAT);
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = false)));
-  const frame = page.locator(`.tc-tiddler-frame[data-tiddler-title="${CHAT}"]`);
+  const frame = served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${CHAT}"]`);
   const shoot = async (name: string) => {
     await step('wiki-search').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
-    await page.screenshot({ path: path.join(SHOTS, name) });
+    await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
+    await served.page.screenshot({ path: path.join(SHOTS, name) });
   };
   await frame.evaluate((e) => e.scrollIntoView());
   await shoot('tool-steps-desktop.png');
-  await page.setViewportSize({ width: 360, height: 740 });
+  await served.page.setViewportSize({ width: 360, height: 740 });
   await shoot('tool-steps-360.png');
-  await page.setViewportSize({ width: 1280, height: 900 });
-  const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: '$:/palettes/SpartanNight' }));
-  await page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
+  await served.page.setViewportSize({ width: 1280, height: 900 });
+  const before = await served.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: '$:/palettes/SpartanNight' }));
+  await served.page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
   await shoot('tool-steps-spartannight.png');
   for (const name of ['tool-steps-desktop.png', 'tool-steps-360.png', 'tool-steps-spartannight.png']) expect(fs.statSync(path.join(SHOTS, name)).size).toBeGreaterThan(10_000);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

@@ -3,51 +3,40 @@
 // Roll back restores the note exactly, and the attachment chip opens the note.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
 import { ROOT } from '../helpers/tw';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
-
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
 
 const SHOTS = path.join(ROOT, 'output', 'e2e');
 const NOTE = 'Garden plan';
 const TEXT = 'Plant tomatoes in May.\nWater the beans daily.';
 
+const served = useServedWiki({ mockDelayMs: 5 });
+
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  wiki = await serveDemoWiki({ mockDelayMs: 5 });
-  ({ context, page, errors } = await openWiki(wiki));
-  await page.evaluate(
+  await served.page.evaluate(
     ([title, text]) => (window as any).$tw.wiki.addTiddler({ title, text, tags: 'Garden', created: '20260101000000000', modified: '20260102000000000' }),
     [NOTE, TEXT],
   );
 });
 
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
-
-const noteFields = () => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings(), NOTE);
+const noteFields = () => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings(), NOTE);
 
 test('search, approved edit, diff, roll back and attachment chip', async () => {
   const before = await noteFields();
-  wiki.mock.queue([
+  served.wiki.mock.queue([
     { toolCalls: [{ name: 'wiki-search', arguments: { query: 'tomatoes' } }] },
     { toolCalls: [{ name: 'wiki-edit', arguments: { title: NOTE, modified: before.modified, edits: [{ find: 'in May', replace: 'in June' }] } }] },
     { text: "I moved the tomatoes to ''June''." },
   ]);
 
   // "Talk with AI" on the note starts a chat with the note attached.
-  await navigate(page, NOTE);
-  const noteFrame = page.locator(`[data-tiddler-title="${NOTE}"]`);
+  await navigate(served.page, NOTE);
+  const noteFrame = served.page.locator(`[data-tiddler-title="${NOTE}"]`);
   await noteFrame.locator('button[data-ai-action="talk-with-ai"]').click();
-  const chat = page.locator(`.tc-ai-chat[data-chat="Chat about ${NOTE}"]`);
+  const chat = served.page.locator(`.tc-ai-chat[data-chat="Chat about ${NOTE}"]`);
   await chat.waitFor();
   expect(await chat.locator('.tc-ai-composer-chips .tc-ai-chip').getAttribute('data-title')).toBe(NOTE);
   await chat.locator('textarea.tc-ai-chat-input').fill('Move the planting to June');
@@ -65,11 +54,11 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   expect((await noteFields()).text).toBe('Plant tomatoes in June.\nWater the beans daily.');
 
   // The model saw the attachment as labelled data, and the search result.
-  const first = wiki.mock.requests.find((r: any) => r.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes('Move the planting')));
+  const first = served.wiki.mock.requests.find((r: any) => r.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes('Move the planting')));
   const user = first.body.messages.find((m: any) => m.role === 'user');
   expect(user.content).toContain(`<tiddler-data title="${NOTE}"`);
   expect(user.content).toContain('untrusted data');
-  const searchResult = wiki.mock.requests[1].body.messages.find((m: any) => m.role === 'tool');
+  const searchResult = served.wiki.mock.requests[1].body.messages.find((m: any) => m.role === 'tool');
   expect(searchResult.content).toContain(NOTE);
 
   // The turn's action bar: the diff shows the change word by word.
@@ -87,12 +76,12 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
 
   // Roll back restores every field of the note.
   await actions.locator('button[data-ai-action="rollback"]').click();
-  await page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t) === 'Plant tomatoes in May.\nWater the beans daily.', NOTE);
+  await served.page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t) === 'Plant tomatoes in May.\nWater the beans daily.', NOTE);
   expect(await noteFields()).toEqual(before);
   await chat.locator('.tc-ai-turn-rolled-back').waitFor();
 
   // The chip on the user's message opens the note.
-  await page.evaluate((t) => {
+  await served.page.evaluate((t) => {
     const tw = (window as any).$tw;
     const story = tw.wiki.getTiddlerList('$:/StoryList').filter((title: string) => title !== t);
     tw.wiki.addTiddler({ title: '$:/StoryList', list: story });
@@ -100,5 +89,5 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   await noteFrame.waitFor({ state: 'detached' });
   await chat.locator('.tc-ai-message-user .tc-ai-chip').first().click();
   await noteFrame.waitFor();
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

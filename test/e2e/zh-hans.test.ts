@@ -7,28 +7,14 @@
 // reads English again, without a reload. Beyond the controls: a new chat's first turn takes a
 // Chinese title, and the demo's welcome tiddler and translated manual chapters read Chinese,
 // their links leading to Chinese chapters, and English again once switched back.
-import type { BrowserContext, Page } from 'playwright-core';
-import { navigate, openWiki, serveDemoWiki, type ServedWiki } from '../helpers/e2e';
+import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
-let wiki: ServedWiki;
-let context: BrowserContext;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  wiki = await serveDemoWiki({ mockDelayMs: 5, languages: true });
-  ({ context, page, errors } = await openWiki(wiki));
-});
-
-afterAll(async () => {
-  await context?.close();
-  await wiki?.stop();
-});
+const served = useServedWiki({ mockDelayMs: 5, languages: true });
 
 const CHAT = 'Demo chat';
-const chat = () => page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
+const chat = () => served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
 
 /**
  * The UI chrome looked at: the page controls, the sidebar's tab captions, the two TiddlyAgent
@@ -79,7 +65,7 @@ interface Found {
 
 /** The UI's words in the regions: text nodes and the title, aria-label, placeholder and alt attributes. */
 function uiTexts(): Promise<Found[]> {
-  return page.evaluate(
+  return served.page.evaluate(
     ([regions, notUi]) => {
       const found: { where: string; text: string }[] = [];
       const skip = notUi.join(',');
@@ -123,16 +109,16 @@ function englishWords(found: Found[]): string[] {
   return words;
 }
 
-const setLanguage = (language: string) => page.evaluate((l) => (window as any).$tw.wiki.addTiddler({ title: '$:/language', text: l }), language);
+const setLanguage = (language: string) => served.page.evaluate((l) => (window as any).$tw.wiki.addTiddler({ title: '$:/language', text: l }), language);
 /** The demo provider's `api-key-name` (undefined: none, as shipped). */
 const setProviderKeyName = (name: string | undefined) =>
-  page.evaluate((n) => {
+  served.page.evaluate((n) => {
     const tw = (window as any).$tw;
     tw.wiki.addTiddler(new tw.Tiddler(tw.wiki.getTiddler('$:/demo/providers/mock-llm'), { 'api-key-name': n }));
   }, name);
 const status = () => chat().getAttribute('data-status');
 const waitForStatus = (...wanted: string[]) =>
-  page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [`.tc-ai-chat[data-chat="${CHAT}"]`, wanted] as const);
+  served.page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [`.tc-ai-chat[data-chat="${CHAT}"]`, wanted] as const);
 
 async function send(text: string): Promise<void> {
   await chat().locator('textarea.tc-ai-chat-input').fill(text);
@@ -143,34 +129,34 @@ async function send(text: string): Promise<void> {
 async function turn(text: string, ...ends: string[]): Promise<void> {
   const before = await chat().locator('[data-message]').count();
   await send(text);
-  await page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length > n, [`.tc-ai-chat[data-chat="${CHAT}"] [data-message]`, before] as const);
+  await served.page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length > n, [`.tc-ai-chat[data-chat="${CHAT}"] [data-message]`, before] as const);
   await waitForStatus(...ends);
 }
 
 async function openTab(caption: string, content: string): Promise<void> {
-  await page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="${caption}"]`).click();
-  await page.locator(content).waitFor();
+  await served.page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="${caption}"]`).click();
+  await served.page.locator(content).waitFor();
 }
 
 /** The UI's words with the Chats tab open, then the Background tab, then the ranked search results (which cover the tabs). */
 async function sidebarAndPage(): Promise<Found[]> {
-  const search = page.locator('.tc-sidebar-search input[type="search"]');
+  const search = served.page.locator('.tc-sidebar-search input[type="search"]');
   await search.fill('');
   await openTab('$:/plugins/tiddlyagent/agent/ui/sidebar/chats', '.tc-ai-sidebar-chats');
   const chats = await uiTexts();
   await openTab('$:/plugins/tiddlyagent/agent/ui/sidebar/background', '.tc-ai-background [data-schedule]');
   const background = await uiTexts();
   await search.fill('demo');
-  const ranked = page.locator('.tc-sidebar-search button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]');
+  const ranked = served.page.locator('.tc-sidebar-search button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]');
   await ranked.click();
-  await page.locator('.tc-sidebar-search button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]').waitFor();
-  await page.locator('.tc-sidebar-search .tc-search-results a.tc-tiddlylink').first().waitFor();
+  await served.page.locator('.tc-sidebar-search button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/ui/search-results"]').waitFor();
+  await served.page.locator('.tc-sidebar-search .tc-search-results a.tc-tiddlylink').first().waitFor();
   return [...chats, ...background, ...(await uiTexts())];
 }
 
 test('in zh-Hans, a chat with every kind of message, its composer and footer, the page controls and the sidebar tabs hold no English UI word', async () => {
   await setLanguage('$:/languages/zh-Hans');
-  await navigate(page, CHAT);
+  await navigate(served.page, CHAT);
   await chat().waitFor();
 
   await turn('你好', 'completed');
@@ -205,8 +191,8 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
   await chat().locator('.tc-ai-prompt-show').click();
   await chat().locator('.tc-ai-prompt-preview:not([hidden]) .tc-ai-prompt-section').first().waitFor();
   // A tiddler whose toolbar offers Talk with AI.
-  await navigate(page, 'Demo notes');
-  await page.locator('[data-ai-action="talk-with-ai"]').first().waitFor();
+  await navigate(served.page, 'Demo notes');
+  await served.page.locator('[data-ai-action="talk-with-ai"]').first().waitFor();
 
   const found = await sidebarAndPage();
 
@@ -219,12 +205,12 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
   expect(all).toMatch(/[\u4e00-\u9fff]/);
   expect(await status()).toBe('input-required');
   expect(englishWords(found)).toEqual([]);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });
 
 test('switched back to en-GB, the same page reads English again, without a reload', async () => {
   await setLanguage('$:/languages/en-GB');
-  await page.waitForFunction(() => /Allow once/.test(document.querySelector('.tc-ai-approval')?.textContent ?? ''));
+  await served.page.waitForFunction(() => /Allow once/.test(document.querySelector('.tc-ai-approval')?.textContent ?? ''));
   const found = await sidebarAndPage();
   const all = found.map((f) => f.text).join('\n');
   // In English the error's detail says what to do: no hint line; the denied call's line is English.
@@ -234,35 +220,35 @@ test('switched back to en-GB, the same page reads English again, without a reloa
     expect(all).toContain(words);
   }
   expect(found.filter((f) => /[\u4e00-\u9fff]/.test(f.text))).toEqual([]);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });
 
 test('in zh-Hans, every tab of the settings holds no English UI word', async () => {
   await setLanguage('$:/languages/zh-Hans');
-  await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
-  const settings = page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"] .tc-ai-settings');
+  await navigate(served.page, '$:/plugins/tiddlyagent/agent/settings');
+  const settings = served.page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"] .tc-ai-settings');
   await settings.waitFor();
   const found: Found[] = [];
   const tabs = ['providers', 'agents', 'search', 'mcp'];
   for (const tab of tabs) {
-    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
     await settings.locator(`.tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
     found.push(...(await settingsTexts()));
   }
   // The provider tab of a profile with facts lists them in Chinese (model ids stay as they are).
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: '$:/plugins/tiddlyagent/agent/settings/providers' }));
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: '$:/plugins/tiddlyagent/agent/providers/openai' }));
-  await page.waitForFunction(() => /窗口/.test(document.querySelector('.tc-ai-settings .tc-ai-profile-facts li')?.textContent ?? ''));
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: '$:/plugins/tiddlyagent/agent/settings/providers' }));
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: '$:/plugins/tiddlyagent/agent/providers/openai' }));
+  await served.page.waitForFunction(() => /窗口/.test(document.querySelector('.tc-ai-settings .tc-ai-profile-facts li')?.textContent ?? ''));
   expect(found.length).toBeGreaterThan(40);
   // Names of products, and the demo agent's own caption (data, named in "New chats use"), stay as they are.
   const names = new Set(['OpenAI', 'Claude', 'Desktop', 'Code', 'Cursor', 'ID', 'Streamable', 'HTTP', 'LM', 'Studio', 'llama', 'cpp', 'vLLM', 'OpenRouter', 'Ollama', 'Chat', 'Completions']);
   const withoutCaption = found.map((f) => ({ ...f, text: f.text.replace('Offline demo assistant (mock LLM)', '') }));
   expect(englishWords(withoutCaption).filter((w) => !names.has(w.split(' ')[0]!))).toEqual([]);
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 
   /** The settings' words, leaving out the profiles' own descriptions, JSON examples and facts lines. */
   function settingsTexts(): Promise<Found[]> {
-    return page.evaluate(
+    return served.page.evaluate(
       ([notUi]) => {
         const out: { where: string; text: string }[] = [];
         // Left out: the profiles' own descriptions, JSON and host examples, addresses, the facts lines (model ids).
@@ -293,20 +279,20 @@ test('in zh-Hans, every tab of the settings holds no English UI word', async () 
 
 test('in zh-Hans, a new chat\'s first turn takes a Chinese title: a short noun phrase, not "Chat about"', async () => {
   await setLanguage('$:/languages/zh-Hans');
-  await page.locator('.tc-page-controls [data-ai-action="new-chat"]').click();
-  const fresh = page.locator('.tc-story-river .tc-ai-chat[data-chat="对话"]');
+  await served.page.locator('.tc-page-controls [data-ai-action="new-chat"]').click();
+  const fresh = served.page.locator('.tc-story-river .tc-ai-chat[data-chat="对话"]');
   await fresh.locator('textarea.tc-ai-chat-input').fill('你好，请帮我整理花园笔记。');
   await fresh.locator('textarea.tc-ai-chat-input').press('Control+Enter');
   // The mock answers the Chinese title request in Chinese: the message's subject.
-  const titled = page.locator('.tc-story-river .tc-ai-chat[data-chat="整理花园笔记"]');
+  const titled = served.page.locator('.tc-story-river .tc-ai-chat[data-chat="整理花园笔记"]');
   await titled.locator('.tc-ai-message-assistant[data-message]').waitFor();
-  const request = wiki.mock.requests.find((r: { body: { messages?: { role: string; content: unknown }[] } }) => String(r.body?.messages?.[0]?.content ?? '').startsWith('为这段对话命名：'));
+  const request = served.wiki.mock.requests.find((r: { body: { messages?: { role: string; content: unknown }[] } }) => String(r.body?.messages?.[0]?.content ?? '').startsWith('为这段对话命名：'));
   expect(request).toBeDefined();
-  const chats = await page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]') as string[]);
+  const chats = await served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]') as string[]);
   expect(chats).toContain('整理花园笔记');
   expect(chats.filter((t) => /Chat about/.test(t))).toEqual([]);
-  expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('对话'))).toBe(false);
-  expect(errors).toEqual([]);
+  expect(await served.page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('对话'))).toBe(false);
+  expect(served.errors).toEqual([]);
 });
 
 /** The demo's translated pages (the English titles) and the Chinese captions they show in zh-Hans. */
@@ -319,13 +305,13 @@ const PAGES: [string, string][] = [
   ['TiddlyAgent Manual: Security', 'TiddlyAgent 手册：安全'],
   ['TiddlyAgent Manual: Who may do what', 'TiddlyAgent 手册：谁可以做什么'],
 ];
-const frame = (title: string) => page.locator(`.tc-story-river .tc-tiddler-frame[data-tiddler-title="${title}"]`);
+const frame = (title: string) => served.page.locator(`.tc-story-river .tc-tiddler-frame[data-tiddler-title="${title}"]`);
 const hanCount = (text: string) => (text.match(/[\u4e00-\u9fff]/g) ?? []).length;
 
 test('in zh-Hans, the welcome tiddler and each translated manual chapter read Chinese, and their links open Chinese chapters', async () => {
   await setLanguage('$:/languages/zh-Hans');
   for (const [title, caption] of PAGES) {
-    await navigate(page, title);
+    await navigate(served.page, title);
     await frame(title).locator('.tc-ai-demo-translation[lang="zh-Hans"]').waitFor();
     expect(await frame(title).locator('.tc-title').textContent()).toBe(caption);
     const body = (await frame(title).locator('.tc-tiddler-body').textContent()) ?? '';
@@ -333,7 +319,7 @@ test('in zh-Hans, the welcome tiddler and each translated manual chapter read Ch
   }
   // Links between chapters, as a reader follows them: the welcome tiddler to Providers, Providers to Who may do what, that to Security.
   const follow = async (from: string, label: string, to: string, caption: string) => {
-    await page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: [t] }), from);
+    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: [t] }), from);
     const link = frame(from).locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: label }).first();
     expect(await link.getAttribute('class')).not.toContain('tc-tiddlylink-missing');
     await link.click();
@@ -346,15 +332,15 @@ test('in zh-Hans, the welcome tiddler and each translated manual chapter read Ch
   await follow('TiddlyAgent Manual: Security', '审批与回滚', 'TiddlyAgent Manual: Approvals and rollback', 'TiddlyAgent 手册：审批与回滚');
   // The manual's contents lead to each chapter under its Chinese caption.
   await follow('TiddlyAgent Manual', 'TiddlyAgent 手册：入门', 'TiddlyAgent Manual: Getting started', 'TiddlyAgent 手册：入门');
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });
 
 test('switched back to en-GB, the open pages read English at once, and their links work', async () => {
-  await page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security'] }));
+  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security'] }));
   await frame('TiddlyAgent Manual: Security').locator('.tc-ai-demo-translation').waitFor();
   await setLanguage('$:/languages/en-GB');
   for (const title of ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security']) {
-    await page.waitForFunction((t) => document.querySelector(`.tc-tiddler-frame[data-tiddler-title="${t}"] .tc-title`)?.textContent?.trim() === t, title);
+    await served.page.waitForFunction((t) => document.querySelector(`.tc-tiddler-frame[data-tiddler-title="${t}"] .tc-title`)?.textContent?.trim() === t, title);
     expect(await frame(title).locator('.tc-ai-demo-translation').count()).toBe(0);
     expect(hanCount((await frame(title).locator('.tc-tiddler-body').textContent()) ?? '')).toBe(0);
   }
@@ -363,5 +349,5 @@ test('switched back to en-GB, the open pages read English at once, and their lin
   expect(await frame('TiddlyAgent Manual: Providers').locator('.tc-title').textContent()).toBe('TiddlyAgent Manual: Providers');
   await frame('TiddlyAgent Manual: Providers').locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: 'Who may do what' }).first().click();
   await frame('TiddlyAgent Manual: Who may do what').locator('.tc-tiddler-body').filter({ hasText: 'The owner\'s configuration' }).waitFor();
-  expect(errors).toEqual([]);
+  expect(served.errors).toEqual([]);
 });

@@ -68,8 +68,16 @@ export function servingUrl(server: ChildProcess): Promise<string> {
   });
 }
 
+export interface ServeOptions {
+  mockDelayMs?: number;
+  mockApiKey?: string;
+  providerFields?: Record<string, string>;
+  edition?: Edition;
+  languages?: boolean;
+}
+
 /** Serve a fresh copy of the demo wiki whose mock provider points at a fresh mock LLM. */
-export async function serveDemoWiki(options: { mockDelayMs?: number; mockApiKey?: string; providerFields?: Record<string, string>; edition?: Edition; languages?: boolean } = {}): Promise<ServedWiki> {
+export async function serveDemoWiki(options: ServeOptions = {}): Promise<ServedWiki> {
   const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20, apiKey: options.mockApiKey });
   const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields, languages: options.languages });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
@@ -98,12 +106,71 @@ export async function connectBrowser(): Promise<Browser> {
 
 export async function openWiki(wiki: ServedWiki): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await (await connectBrowser()).newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
   const errors: string[] = [];
+  const page = await openPageIn(context, wiki, errors);
+  return { context, page, errors };
+}
+
+/** A new page in `context` with the wiki loaded (TiddlyWiki started); its uncaught errors go to `errors`. */
+export async function openPageIn(context: BrowserContext, wiki: ServedWiki, errors: string[]): Promise<Page> {
+  const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => !!(window as unknown as { $tw?: { wiki?: unknown; rootWidget?: unknown } }).$tw?.rootWidget);
-  return { context, page, errors };
+  return page;
+}
+
+export interface UseServedWikiOptions extends ServeOptions {
+  /** Open a page on the wiki (the default); false: the tests open their own. */
+  open?: boolean;
+  /** Runs once the wiki is served, before the page opens. */
+  prepare?: (wiki: ServedWiki) => void | Promise<void>;
+}
+
+/** What useServedWiki serves and opens; read it in tests and hooks (it exists from its beforeAll on). */
+export interface ServedWikiSession {
+  readonly wiki: ServedWiki;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** The page's uncaught errors. */
+  readonly errors: string[];
+}
+
+/**
+ * The shared fixture of the e2e files: a served demo wiki (serveDemoWiki) and a page on it
+ * (openWiki) for the tests of the enclosing describe block (or file), set up by a beforeAll and
+ * closed by an afterAll registered here. A further beforeAll after the call sees them ready.
+ */
+export function useServedWiki(options: UseServedWikiOptions = {}): ServedWikiSession {
+  let wiki: ServedWiki | undefined;
+  let opened: { context: BrowserContext; page: Page; errors: string[] } | undefined;
+  beforeAll(async () => {
+    wiki = await serveDemoWiki(options);
+    await options.prepare?.(wiki);
+    if (options.open !== false) opened = await openWiki(wiki);
+  });
+  afterAll(async () => {
+    await opened?.context.close();
+    await wiki?.stop();
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is not there: useServedWiki sets it up in its beforeAll${options.open === false && what !== 'The wiki' ? ' (and was told not to open a page)' : ''}`);
+    return value;
+  };
+  return {
+    get wiki() {
+      return ready(wiki, 'The wiki');
+    },
+    get context() {
+      return ready(opened, 'The page').context;
+    },
+    get page() {
+      return ready(opened, 'The page').page;
+    },
+    get errors() {
+      return ready(opened, 'The page').errors;
+    },
+  };
 }
 
 /** Wait until the browser's syncer has saved everything to the server. */

@@ -46,3 +46,23 @@ export function recordChanges($tw: TW): { counts: Map<string, number>; stop(): v
   $tw.wiki.addEventListener('change', listener);
   return { counts, stop: () => $tw.wiki.removeEventListener('change', listener) };
 }
+
+/** A node of TiddlyWiki's fake DOM (Node.js). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type FakeNode = any;
+/** A fake DOM node's classes. */
+export const classes = (n: FakeNode): string[] => String(n.attributes?.class ?? n.className ?? '').split(/\s+/);
+
+/** The nodes below `node` in TiddlyWiki's fake DOM (Node.js) that have the class `cls`, in document order. */
+export function findAll(node: FakeNode, cls: string): FakeNode[] {
+  const out: FakeNode[] = [];
+  const walk = (n: FakeNode) => {
+    if (classes(n).includes(cls)) out.push(n);
+    for (const c of n.children ?? []) walk(c);
+  };
+  walk(node);
+  return out;
+}
+
+/** The first of findAll, or undefined. */
+export const find = (node: FakeNode, cls: string): FakeNode => findAll(node, cls)[0];

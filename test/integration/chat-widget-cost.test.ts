@@ -3,27 +3,13 @@
 // with the chat's profile (presets, then its model-facts); a new reply or a price change
 // updates the text and nothing else; an unknown price says "unknown", never $0; a bad
 // model-facts entry is named in the meter's tooltip.
-import { bootWiki, type TW } from '../helpers/tw';
+import { bootWiki, find, findAll, type FakeNode, type TW } from '../helpers/tw';
 
 let $tw: TW;
 const CHAT = 'Cost widget chat';
 const AGENT = 'Cost widget agent';
 const PROVIDER = 'Cost widget provider';
 let seq = 0;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type FakeNode = any;
-const classes = (n: FakeNode): string[] => String(n.attributes?.class ?? n.className ?? '').split(/\s+/);
-function findAll(node: FakeNode, cls: string): FakeNode[] {
-  const out: FakeNode[] = [];
-  const walk = (n: FakeNode) => {
-    if (classes(n).includes(cls)) out.push(n);
-    for (const c of n.children ?? []) walk(c);
-  };
-  walk(node);
-  return out;
-}
-const find = (node: FakeNode, cls: string): FakeNode => findAll(node, cls)[0];
 
 function message(role: string, extra: Record<string, string> = {}) {
   const n = seq++;

@@ -1,26 +1,12 @@
 // The chat's todo list in the <$ai-chat> widget, in a real TiddlyWiki (Node, fake DOM): shown
 // above the composer with its progress, nested items indented, done items struck through, item
 // text as plain text (never wikitext); it updates when the list changes, and only then.
-import { bootWiki, type TW } from '../helpers/tw';
+import { bootWiki, classes, find, findAll, type FakeNode, type TW } from '../helpers/tw';
 
 let $tw: TW;
 const CHAT = 'Todo chat';
 const TODO = `$:/ai/todo/${CHAT}`;
 const LIST = ['- [x] Read the notes', '- [ ] Draft the page', '  - [x] Outline', '  - [ ] Intro with [[Welcome to TiddlyAgent]]', '- [ ] Ask <$button>Click</$button> {{$:/SiteTitle}}'].join('\n');
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type FakeNode = any;
-const classes = (n: FakeNode): string[] => String(n.attributes?.class ?? n.className ?? '').split(/\s+/);
-function findAll(node: FakeNode, cls: string): FakeNode[] {
-  const out: FakeNode[] = [];
-  const walk = (n: FakeNode) => {
-    if (classes(n).includes(cls)) out.push(n);
-    for (const c of n.children ?? []) walk(c);
-  };
-  walk(node);
-  return out;
-}
-const find = (node: FakeNode, cls: string): FakeNode => findAll(node, cls)[0];
 
 beforeAll(async () => {
   $tw = await bootWiki([

@@ -8,9 +8,9 @@ never as a normal reply.
 \*/
 import { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
-import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { streamSse } from './sse';
+import { damagedError, unreadable } from './stream-errors';
+import { errorFromStreamPayload } from './http-errors';
+import { SseDecoder, streamSse } from './sse';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -125,8 +125,6 @@ const FINISH_REASONS: Record<string, FinishReason> = {
   refusal: 'content-filter',
 };
 
-type Usage = Extract<StreamPart, { type: 'usage' }>;
-
 interface PendingCall {
   slot: number;
   id: string;
@@ -138,22 +136,17 @@ interface PendingCall {
 }
 
 /** Event-by-event state of one reply; every method returns the parts to emit next. */
-class MessagesStreamDecoder {
-  /** Set once a terminal part (finish or error) was produced. */
-  ended = false;
+class MessagesStreamDecoder extends SseDecoder {
   private messageId?: string;
   private stopReason?: string;
   private inputTokens?: number;
   private outputTokens?: number;
-  private events = 0;
   private readonly calls: PendingCall[] = [];
   /** Content block index → tool call; other block types are not tracked. */
   private readonly blocks = new Map<number, PendingCall>();
 
-  constructor(private readonly ctx: ErrorContext) {}
-
   event(name: string | undefined, data: string): StreamPart[] {
-    this.events++;
+    this.received++;
     const payload = tryParse(data);
     // The `type` in the JSON is authoritative; the `event:` name is the fallback.
     const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
@@ -186,22 +179,7 @@ class MessagesStreamDecoder {
     }
   }
 
-  /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
-  residue(text: string): StreamPart[] {
-    const error = residueError(text, this.ctx, this.events > 0);
-    return error ? this.error(error) : [];
-  }
-
-  /** End of body without message_stop: the reply is incomplete, even if a stop_reason was seen. */
-  eof(): StreamPart[] {
-    if (this.ended) return [];
-    return this.error(truncatedError(this.ctx));
-  }
-
-  /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
-  fail(e: unknown): StreamPart[] {
-    return this.ended ? [] : this.error(readFailure(e, this.ctx));
-  }
+  // A body that ends without message_stop is truncated (eof), even if a stop_reason was seen.
 
   private messageStart(payload: Record<string, unknown>): StreamPart[] {
     const message = isObject(payload.message) ? payload.message : {};
@@ -280,33 +258,15 @@ class MessagesStreamDecoder {
     if (input.length > 0) this.inputTokens = input.reduce((a, b) => a + b, 0);
     // message_delta's output_tokens is cumulative, so the latest value wins.
     if (typeof u.output_tokens === 'number') this.outputTokens = u.output_tokens;
-  }
-
-  private usage(): Usage[] {
-    if (this.inputTokens === undefined && this.outputTokens === undefined) return [];
-    const usage: Usage = { type: 'usage' };
-    if (this.inputTokens !== undefined) usage.inputTokens = this.inputTokens;
-    if (this.outputTokens !== undefined) usage.outputTokens = this.outputTokens;
-    return [usage];
+    if (this.inputTokens === undefined && this.outputTokens === undefined) return;
+    this.usage = { type: 'usage' };
+    if (this.inputTokens !== undefined) this.usage.inputTokens = this.inputTokens;
+    if (this.outputTokens !== undefined) this.usage.outputTokens = this.outputTokens;
   }
 
   private finish(): StreamPart[] {
-    const out: StreamPart[] = [];
     const raw = this.stopReason;
-    for (const call of this.calls) out.push(completeCall(call, raw));
-    out.push(...this.usage());
-    let reason: FinishReason = raw ? (FINISH_REASONS[raw] ?? 'other') : 'stop';
-    if (reason === 'stop' && this.calls.length > 0) reason = 'tool-calls';
-    out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
-    this.ended = true;
-    return out;
-  }
-
-  private error(error: ProviderError): StreamPart[] {
-    // Tokens were spent even if the reply failed; budgets still want them.
-    const out: StreamPart[] = [...this.usage(), { type: 'error', error }];
-    this.ended = true;
-    return out;
+    return this.finishReply(raw, FINISH_REASONS, this.calls.map((call) => completeCall(call, raw)));
   }
 }
 

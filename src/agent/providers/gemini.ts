@@ -13,9 +13,10 @@ page) and echoed back; when one is missing for a Gemini 3 model the documented s
 \*/
 import { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
+import { damagedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { streamSse } from './sse';
+import { SseDecoder, streamSse } from './sse';
+import type { Usage } from './stream';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export interface GeminiOptions {
@@ -210,8 +211,6 @@ const FINISH_REASONS: Record<string, FinishReason> = {
   IMAGE_PROHIBITED_CONTENT: 'content-filter',
 };
 
-type Usage = Extract<StreamPart, { type: 'usage' }>;
-
 interface SeenCall {
   slot: number;
   id: string;
@@ -219,21 +218,19 @@ interface SeenCall {
   args: unknown;
 }
 
-class GeminiStreamDecoder {
-  /** Set once a terminal part (finish or error) was produced. */
-  ended = false;
+class GeminiStreamDecoder extends SseDecoder {
   private finishRaw?: string;
-  private usage?: Usage;
-  private events = 0;
   private readonly calls: SeenCall[] = [];
 
   constructor(
-    private readonly ctx: ErrorContext,
+    ctx: ErrorContext,
     private readonly generateId: () => string,
-  ) {}
+  ) {
+    super(ctx);
+  }
 
   event(_name: string | undefined, data: string): StreamPart[] {
-    this.events++;
+    this.received++;
     const chunk = tryParse(data);
     if (chunk === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
     if (!isObject(chunk)) return [];
@@ -263,21 +260,11 @@ class GeminiStreamDecoder {
     return out;
   }
 
-  /** Non-SSE text (Vertex writes a raw error object into the 200 stream, ge05). */
-  residue(text: string): StreamPart[] {
-    const error = residueError(text, this.ctx, this.events > 0);
-    return error ? this.error(error) : [];
-  }
+  // Non-SSE text (Vertex writes a raw error object into the 200 stream, ge05) is residue.
 
   /** End of body: complete only if a finish reason was seen. */
-  eof(): StreamPart[] {
-    if (this.ended) return [];
-    if (this.finishRaw) return this.finish();
-    return this.error(truncatedError(this.ctx));
-  }
-
-  fail(e: unknown): StreamPart[] {
-    return this.ended ? [] : this.error(readFailure(e, this.ctx));
+  protected override endOfBody(): StreamPart[] | undefined {
+    return this.finishRaw ? this.finish() : undefined;
   }
 
   private addCall(fc: Record<string, unknown>, signature: string | undefined, out: StreamPart[]): void {
@@ -294,27 +281,13 @@ class GeminiStreamDecoder {
   }
 
   private finish(): StreamPart[] {
-    const out: StreamPart[] = [];
-    for (const c of this.calls) {
-      if (c.name) out.push({ type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args });
-      else out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: JSON.stringify(c.args), reason: 'the model sent a function call without a name' });
-    }
-    if (this.usage) out.push(this.usage);
-    const raw = this.finishRaw!;
-    let reason: FinishReason = FINISH_REASONS[raw] ?? 'other';
-    // Gemini ends tool turns with STOP (ge04).
-    if (reason === 'stop' && this.calls.length > 0) reason = 'tool-calls';
-    out.push({ type: 'finish', reason, raw });
-    this.ended = true;
-    return out;
-  }
-
-  private error(error: ProviderError): StreamPart[] {
-    const out: StreamPart[] = [];
-    if (this.usage) out.push(this.usage);
-    out.push({ type: 'error', error });
-    this.ended = true;
-    return out;
+    const calls = this.calls.map((c): StreamPart =>
+      c.name
+        ? { type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args }
+        : { type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: JSON.stringify(c.args), reason: 'the model sent a function call without a name' },
+    );
+    // Gemini ends tool turns with STOP (ge04): finishReply makes that tool-calls.
+    return this.finishReply(this.finishRaw, FINISH_REASONS, calls);
   }
 }
 

@@ -6,12 +6,14 @@ read and a prompt end on abort (the body is cancelled). Lines that are not JSON 
 stream goes on after are reported as they are passed (`invalid`: the stream was damaged
 there); those after the last value are kept and reported once at the end (a pretty-printed
 error object spans several lines).
-`openNdjsonStream` does the POST in front of it. openEventStream cannot be reused because it
-reads any `…json` content type (which `application/x-ndjson` is) as a one-shot error body.
+`openNdjsonStream` does the POST in front of it (stream.ts's openStream). openEventStream cannot
+be reused because it reads any `…json` content type (which `application/x-ndjson` is) as a
+one-shot error body. `streamNdjson` is stream.ts's streamReply for NDJSON adapters.
 \*/
 import { ProviderError } from './errors';
-import { errorFromFetchFailure, errorFromResponse } from './http-errors';
-import { abortedError, readChunk, withDeadline, type OpenStreamOptions, type SseReadOptions } from './sse';
+import type { ErrorContext } from './http-errors';
+import { openStream, readText, ReplyDecoder, streamReply, type OpenStreamOptions, type ReadOptions, type StreamFormat, type StreamRequest } from './stream';
+import type { ProviderSettings, StreamPart } from './types';
 
 export type NdjsonItem =
   /** One parsed line. */
@@ -25,48 +27,27 @@ export type NdjsonItem =
  * Sends the request and returns the body. Throws ProviderError for network failure, timeout or
  * abort before the headers, HTTP status >= 400, an HTML page, and an SSE stream (a /v1 URL).
  */
-export async function openNdjsonStream(opts: OpenStreamOptions): Promise<ReadableStream<Uint8Array>> {
-  const { signal, idleTimeoutMs, ctx } = opts;
-  if (signal.aborted) throw abortedError();
-  const controller = new AbortController();
-  const follow = () => controller.abort();
-  signal.addEventListener('abort', follow, { once: true });
-  const deadline = <T>(p: Promise<T>) => withDeadline(p, idleTimeoutMs, signal, controller, ctx.baseUrl);
-  try {
-    let res: Response;
-    try {
-      res = await deadline(opts.fetch(opts.url, { ...opts.init, signal: controller.signal }));
-    } catch (e) {
-      throw errorFromFetchFailure(e, ctx);
-    }
-    if (!res.ok) throw await deadline(errorFromResponse(res, ctx)).catch((e: unknown) => errorFromFetchFailure(e, ctx));
-    const type = (res.headers.get('content-type') ?? '').toLowerCase();
-    if (type.includes('html') || type.includes('event-stream')) {
-      res.body?.cancel().catch(() => undefined);
-      const what = type.includes('html') ? 'an HTML page' : 'a stream of server-sent events (an OpenAI-compatible /v1 endpoint?)';
-      throw new ProviderError({
-        kind: 'invalid-response',
-        message: `Expected newline-delimited JSON from ${ctx.baseUrl} but got ${what}. Check the base URL in the TiddlyAgent settings (Ollama's native API has no /v1).`,
-      });
-    }
-    if (!res.body) throw new ProviderError({ kind: 'invalid-response', message: `The response from ${ctx.baseUrl} has no body.` });
-    return res.body;
-  } finally {
-    signal.removeEventListener('abort', follow);
-  }
+export function openNdjsonStream(opts: OpenStreamOptions): Promise<ReadableStream<Uint8Array>> {
+  const { ctx } = opts;
+  return openStream(opts, (res, type) => {
+    if (!type.includes('html') && !type.includes('event-stream')) return;
+    res.body?.cancel().catch(() => undefined);
+    const what = type.includes('html') ? 'an HTML page' : 'a stream of server-sent events (an OpenAI-compatible /v1 endpoint?)';
+    throw new ProviderError({
+      kind: 'invalid-response',
+      message: `Expected newline-delimited JSON from ${ctx.baseUrl} but got ${what}. Check the base URL in the TiddlyAgent settings (Ollama's native API has no /v1).`,
+    });
+  });
 }
 
 /**
  * Yields the JSON values of an NDJSON body as they arrive. Throws ProviderError `timeout` or
  * `aborted`; ends normally at EOF. The reader is cancelled whenever iteration stops early.
  */
-export async function* readNdjson(body: ReadableStream<Uint8Array>, options: SseReadOptions = {}): AsyncGenerator<NdjsonItem, void, undefined> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder('utf-8');
+export async function* readNdjson(body: ReadableStream<Uint8Array>, options: ReadOptions = {}): AsyncGenerator<NdjsonItem, void, undefined> {
   /** Lines since the last value that were not JSON. */
   let residue: string[] = [];
   let pending = '';
-  let finished = false;
   const parse = (line: string): NdjsonItem[] => {
     const text = line.replace(/^\uFEFF/, '').trim();
     if (text === '') return [];
@@ -81,25 +62,36 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, options: Sse
     residue = [];
     return invalid ? [{ kind: 'invalid', text: invalid }, { kind: 'value', value }] : [{ kind: 'value', value }];
   };
-  try {
-    for (;;) {
-      const { done, value } = await readChunk(reader, options);
-      if (done) break;
-      pending += decoder.decode(value, { stream: true });
+  for await (const { text, end } of readText(body, options)) {
+    if (!end) {
+      pending += text;
       let nl: number;
       while ((nl = pending.indexOf('\n')) >= 0) {
         const items = parse(pending.slice(0, nl));
         pending = pending.slice(nl + 1);
         yield* items;
       }
+      continue;
     }
-    finished = true;
-    yield* parse(pending + decoder.decode());
-    const text = residue.join('\n').trim();
-    if (text !== '') yield { kind: 'residue', text };
-  } finally {
-    if (!finished) reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    yield* parse(pending + text);
+    const rest = residue.join('\n').trim();
+    if (rest !== '') yield { kind: 'residue', text: rest };
   }
 }
 
+/** What an adapter's decoder does with the items of one NDJSON response. */
+export abstract class NdjsonDecoder extends ReplyDecoder {
+  /** One JSON value. */
+  abstract value(value: unknown): StreamPart[];
+  /** Lines inside the stream that were not JSON. */
+  abstract invalid(text: string): StreamPart[];
+}
+
+const NDJSON: StreamFormat<NdjsonItem> = { open: openNdjsonStream, read: readNdjson };
+
+/** One streaming POST of an NDJSON adapter (stream.ts's streamReply). */
+export function streamNdjson(settings: ProviderSettings, request: StreamRequest, makeDecoder: (ctx: ErrorContext) => NdjsonDecoder): AsyncGenerator<StreamPart> {
+  return streamReply(settings, request, NDJSON, makeDecoder, (decoder, item) =>
+    item.kind === 'value' ? decoder.value(item.value) : item.kind === 'invalid' ? decoder.invalid(item.text) : decoder.residue(item.text),
+  );
+}

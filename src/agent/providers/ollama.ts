@@ -6,12 +6,11 @@ with object arguments in `message.tool_calls`, and a final `done:true` object wi
 stream; a body that ends without `done:true` is truncated; a line that is not valid JSON with
 more of the stream after it damages the reply (its words are lost).
 \*/
-import type { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
+import { damagedError, residueError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { openNdjsonStream, readNdjson } from './ndjson';
-import { DEFAULT_IDLE_TIMEOUT_MS } from './sse';
+import { NdjsonDecoder, streamNdjson } from './ndjson';
+import type { Usage } from './stream';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export function createOllamaModel(settings: ProviderSettings): LanguageModel {
@@ -22,27 +21,11 @@ export function createOllamaModel(settings: ProviderSettings): LanguageModel {
 }
 
 async function* streamOllama(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const ctx: ErrorContext = { baseUrl, model: request.model };
-  const idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const body = await openNdjsonStream({
-    fetch: settings.fetch,
-    url: `${baseUrl}/api/chat`,
-    init: { method: 'POST', headers: buildOllamaHeaders(settings), body: JSON.stringify(buildOllamaRequestBody(request)) },
-    signal,
-    idleTimeoutMs,
-    ctx,
-  });
-  const decoder = new OllamaStreamDecoder(ctx);
-  try {
-    for await (const item of readNdjson(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* item.kind === 'value' ? decoder.value(item.value) : item.kind === 'invalid' ? decoder.invalid(item.text) : decoder.residue(item.text);
-      if (decoder.ended) return;
-    }
-    yield* decoder.eof();
-  } catch (e) {
-    yield* decoder.fail(e);
-  }
+  return yield* streamNdjson(
+    settings,
+    { model: request.model, signal, path: '/api/chat', headers: buildOllamaHeaders(settings), body: buildOllamaRequestBody(request) },
+    (ctx) => new OllamaStreamDecoder(ctx),
+  );
 }
 
 export function buildOllamaHeaders(settings: ProviderSettings): Record<string, string> {
@@ -91,8 +74,6 @@ function toWireTool(t: ToolSpec): Record<string, unknown> {
 
 const FINISH_REASONS: Record<string, FinishReason> = { stop: 'stop', length: 'length' };
 
-type Usage = Extract<StreamPart, { type: 'usage' }>;
-
 interface SeenCall {
   slot: number;
   id: string;
@@ -101,16 +82,15 @@ interface SeenCall {
   argsText?: string;
 }
 
-class OllamaStreamDecoder {
-  /** Set once a terminal part (finish or error) was produced. */
-  ended = false;
-  private values = 0;
+class OllamaStreamDecoder extends NdjsonDecoder {
   private readonly calls: SeenCall[] = [];
 
-  constructor(private readonly ctx: ErrorContext) {}
+  constructor(ctx: ErrorContext) {
+    super(ctx, 'newline-delimited JSON');
+  }
 
   value(line: unknown): StreamPart[] {
-    this.values++;
+    this.received++;
     if (!isObject(line)) return [];
     if (line.error !== undefined && line.error !== null) return this.error(errorFromStreamPayload(line, this.ctx));
     const out: StreamPart[] = [];
@@ -130,20 +110,7 @@ class OllamaStreamDecoder {
     return error ? this.error(error) : [];
   }
 
-  /** Lines after the last value that were not JSON: an error object is raised, anything else only matters if nothing else came. */
-  residue(text: string): StreamPart[] {
-    const error = residueError(text, this.ctx, this.values > 0, 'newline-delimited JSON');
-    return error ? this.error(error) : [];
-  }
-
-  eof(): StreamPart[] {
-    if (this.ended) return [];
-    return this.error(truncatedError(this.ctx));
-  }
-
-  fail(e: unknown): StreamPart[] {
-    return this.ended ? [] : this.error(readFailure(e, this.ctx));
-  }
+  // Lines after the last value that were not JSON are residue; a body without done:true is truncated (eof).
 
   private addCall(c: unknown, out: StreamPart[]): void {
     if (!isObject(c)) return;
@@ -165,27 +132,16 @@ class OllamaStreamDecoder {
   }
 
   private finish(line: Record<string, unknown>): StreamPart[] {
-    const out: StreamPart[] = [];
-    for (const c of this.calls) {
-      if (!c.name) out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: c.argsText ?? JSON.stringify(c.args), reason: 'the model sent a tool call without a name' });
-      else if (c.argsText !== undefined) out.push({ type: 'tool-call-invalid', index: c.slot, id: c.id, name: c.name, argsText: c.argsText, reason: 'the arguments are not a JSON object' });
-      else out.push({ type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args });
-    }
-    const usage = readUsage(line);
-    if (usage) out.push(usage);
-    const raw = nonEmpty(line.done_reason);
-    // ol03 ends with done:true and no done_reason at all.
-    let reason: FinishReason = raw ? (FINISH_REASONS[raw] ?? 'other') : 'stop';
-    // done_reason stays "stop" when the model called tools.
-    if (reason === 'stop' && this.calls.length > 0) reason = 'tool-calls';
-    out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
-    this.ended = true;
-    return out;
-  }
-
-  private error(error: ProviderError): StreamPart[] {
-    this.ended = true;
-    return [{ type: 'error', error }];
+    const calls = this.calls.map((c): StreamPart => {
+      if (!c.name) return { type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: c.argsText ?? JSON.stringify(c.args), reason: 'the model sent a tool call without a name' };
+      if (c.argsText !== undefined) return { type: 'tool-call-invalid', index: c.slot, id: c.id, name: c.name, argsText: c.argsText, reason: 'the arguments are not a JSON object' };
+      return { type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args };
+    });
+    // Usage rides on the last line only, so an error before it has none.
+    this.usage = readUsage(line);
+    // ol03 ends with done:true and no done_reason at all; done_reason stays "stop" when the
+    // model called tools (finishReply makes that tool-calls).
+    return this.finishReply(nonEmpty(line.done_reason), FINISH_REASONS, calls);
   }
 }
 

@@ -6,11 +6,11 @@ calls are split, `[DONE]` or not) and strict about completion: a stream that sto
 finish reason or `[DONE]` is reported as truncated, and a chunk that is not valid JSON as
 damaged, never as a normal reply.
 \*/
-import type { ProviderError } from './errors';
 import { isObject, nonEmpty, tryParse } from './json';
-import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
-import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { streamSse } from './sse';
+import { damagedError, unreadable } from './stream-errors';
+import { errorFromStreamPayload } from './http-errors';
+import { SseDecoder, streamSse } from './sse';
+import type { Usage } from './stream';
 import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
 
 export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
@@ -114,21 +114,13 @@ const FINISH_REASONS: Record<string, FinishReason> = {
   content_filter: 'content-filter',
 };
 
-type Usage = Extract<StreamPart, { type: 'usage' }>;
-
 /** Chunk-by-chunk state of one reply; every method returns the parts to emit next. */
-class ChatStreamDecoder {
-  /** Set once a terminal part (finish or error) was produced. */
-  ended = false;
+class ChatStreamDecoder extends SseDecoder {
   private finishRaw?: string;
-  private usage?: Usage;
-  private events = 0;
   private readonly tools = new ToolCallAccumulator();
 
-  constructor(private readonly ctx: ErrorContext) {}
-
   event(name: string | undefined, data: string): StreamPart[] {
-    this.events++;
+    this.received++;
     // Groq: `event: error` with a JSON error body, and no [DONE] after it.
     if (name === 'error') return this.error(errorFromStreamPayload(tryParse(data) ?? data, this.ctx));
     if (data.trim() === '[DONE]') return this.finish();
@@ -163,43 +155,16 @@ class ChatStreamDecoder {
     return out;
   }
 
-  /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
-  residue(text: string): StreamPart[] {
-    const error = residueError(text, this.ctx, this.events > 0);
-    return error ? this.error(error) : [];
-  }
-
   /** End of body: complete if a finish reason was seen (some servers omit [DONE]), else truncated. */
-  eof(): StreamPart[] {
-    if (this.ended) return [];
-    if (this.finishRaw) return this.finish();
-    return this.error(truncatedError(this.ctx));
-  }
-
-  /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
-  fail(e: unknown): StreamPart[] {
-    return this.ended ? [] : this.error(readFailure(e, this.ctx));
+  protected override endOfBody(): StreamPart[] | undefined {
+    return this.finishRaw ? this.finish() : undefined;
   }
 
   private finish(): StreamPart[] {
-    const out: StreamPart[] = [];
-    this.tools.finalize(out, this.finishRaw);
-    if (this.usage) out.push(this.usage);
-    let reason: FinishReason = this.finishRaw ? (FINISH_REASONS[this.finishRaw] ?? 'other') : 'stop';
-    // Gemini's compat layer and others say `stop` even when they called tools.
-    if (reason === 'stop' && this.tools.count > 0) reason = 'tool-calls';
-    out.push(this.finishRaw ? { type: 'finish', reason, raw: this.finishRaw } : { type: 'finish', reason });
-    this.ended = true;
-    return out;
-  }
-
-  private error(error: ProviderError): StreamPart[] {
-    const out: StreamPart[] = [];
-    // Tokens were spent even if the reply failed; budgets still want them.
-    if (this.usage) out.push(this.usage);
-    out.push({ type: 'error', error });
-    this.ended = true;
-    return out;
+    const calls: StreamPart[] = [];
+    this.tools.finalize(calls, this.finishRaw);
+    // Gemini's compat layer and others say `stop` even when they called tools (finishReply).
+    return this.finishReply(this.finishRaw, FINISH_REASONS, calls);
   }
 }
 
@@ -221,10 +186,6 @@ interface PendingCall {
 class ToolCallAccumulator {
   private readonly calls: PendingCall[] = [];
   private readonly byIndex = new Map<number, PendingCall>();
-
-  get count(): number {
-    return this.calls.length;
-  }
 
   add(fragment: unknown, out: StreamPart[]): void {
     if (!isObject(fragment)) return;

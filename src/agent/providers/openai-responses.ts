@@ -9,10 +9,11 @@ never leaves a complete-looking call behind.
 \*/
 import type { ProviderError } from './errors';
 import { isObject, nonEmpty, tryParse } from './json';
-import { damagedError, readFailure, residueError, truncatedError, unreadable } from './stream-errors';
-import { errorFromStreamPayload, type ErrorContext } from './http-errors';
+import { damagedError, unreadable } from './stream-errors';
+import { errorFromStreamPayload } from './http-errors';
 import { buildHeaders } from './openai-chat';
-import { streamSse } from './sse';
+import { SseDecoder, streamSse } from './sse';
+import type { Usage } from './stream';
 import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
 
 export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
@@ -82,8 +83,6 @@ const INCOMPLETE_REASONS: Record<string, FinishReason> = {
   content_filter: 'content-filter',
 };
 
-type Usage = Extract<StreamPart, { type: 'usage' }>;
-
 interface PendingCall {
   slot: number;
   id: string;
@@ -94,10 +93,7 @@ interface PendingCall {
 }
 
 /** Event-by-event state of one reply; every method returns the parts to emit next. */
-class ResponsesStreamDecoder {
-  /** Set once a terminal part (finish or error) was produced. */
-  ended = false;
-  private events = 0;
+class ResponsesStreamDecoder extends SseDecoder {
   private readonly calls: PendingCall[] = [];
   /** Output item id and output_index → tool call. */
   private readonly byItemId = new Map<string, PendingCall>();
@@ -105,10 +101,8 @@ class ResponsesStreamDecoder {
   /** Which reasoning part the last reasoning delta belonged to, to separate summary parts. */
   private reasoningPart?: string;
 
-  constructor(private readonly ctx: ErrorContext) {}
-
   event(name: string | undefined, data: string): StreamPart[] {
-    this.events++;
+    this.received++;
     const payload = tryParse(data);
     // The `type` in the JSON is authoritative; the `event:` name is the fallback.
     const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
@@ -154,22 +148,7 @@ class ResponsesStreamDecoder {
     }
   }
 
-  /** Non-SSE text in the body: an error object is raised, anything else only matters if nothing else came. */
-  residue(text: string): StreamPart[] {
-    const error = residueError(text, this.ctx, this.events > 0);
-    return error ? this.error(error) : [];
-  }
-
-  /** End of body without response.completed/incomplete/failed: the reply is incomplete. */
-  eof(): StreamPart[] {
-    if (this.ended) return [];
-    return this.error(truncatedError(this.ctx));
-  }
-
-  /** An exception while reading (timeout, abort, connection reset) becomes the final error part. */
-  fail(e: unknown): StreamPart[] {
-    return this.ended ? [] : this.error(readFailure(e, this.ctx));
-  }
+  // A body that ends without response.completed/incomplete/failed is truncated (eof).
 
   private reasoning(payload: Record<string, unknown>, part: string): StreamPart[] {
     const text = nonEmpty(payload.delta);
@@ -223,26 +202,20 @@ class ResponsesStreamDecoder {
   private finish(payload: Record<string, unknown>, status: 'completed' | 'incomplete'): StreamPart[] {
     const response = isObject(payload.response) ? payload.response : {};
     let raw: string | undefined;
-    let reason: FinishReason = 'stop';
     if (status === 'incomplete') {
       const details = isObject(response.incomplete_details) ? response.incomplete_details : {};
       raw = nonEmpty(details.reason) ?? 'incomplete';
-      reason = INCOMPLETE_REASONS[raw] ?? 'other';
-    } else if (this.calls.length > 0) {
-      reason = 'tool-calls';
     }
-    const out: StreamPart[] = [];
-    for (const call of this.calls) out.push(completeCall(call, raw));
-    out.push(...readUsage(response.usage));
-    out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
-    this.ended = true;
-    return out;
+    this.usage = readUsage(response.usage);
+    // Completed is `stop`, or `tool-calls` when there were calls (finishReply).
+    return this.finishReply(raw, INCOMPLETE_REASONS, this.calls.map((call) => completeCall(call, raw)));
   }
 
   private failed(payload: Record<string, unknown>): StreamPart[] {
     const response = isObject(payload.response) ? payload.response : {};
     const error = isObject(response.error) ? this.streamError({ error: response.error }) : this.streamError({ error: { message: 'the response failed' } });
-    return this.error(error, readUsage(response.usage));
+    this.usage = readUsage(response.usage);
+    return this.error(error);
   }
 
   /** The documented flat `{type:"error",code,message,param}` and the nested `{error:{…}}` of or04. */
@@ -252,13 +225,6 @@ class ResponsesStreamDecoder {
       return errorFromStreamPayload({ error: { message, code, param } }, this.ctx);
     }
     return errorFromStreamPayload(payload, this.ctx);
-  }
-
-  private error(error: ProviderError, usage: Usage[] = []): StreamPart[] {
-    // Tokens were spent even if the reply failed; budgets still want them.
-    const out: StreamPart[] = [...usage, { type: 'error', error }];
-    this.ended = true;
-    return out;
   }
 }
 
@@ -277,13 +243,13 @@ function completeCall(call: PendingCall, incompleteReason: string | undefined): 
   }
 }
 
-function readUsage(u: unknown): Usage[] {
-  if (!isObject(u)) return [];
+function readUsage(u: unknown): Usage | undefined {
+  if (!isObject(u)) return undefined;
   const usage: Usage = { type: 'usage' };
   if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
   if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
   const details = u.output_tokens_details;
   if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
-  return usage.inputTokens === undefined && usage.outputTokens === undefined ? [] : [usage];
+  return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
 
