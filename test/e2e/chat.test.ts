@@ -3,7 +3,7 @@
 // leaving the browser's password store.
 import fs from 'node:fs';
 import path from 'node:path';
-import { navigate, until, useServedWiki, waitForSync } from '../helpers/e2e';
+import { navigate, openPageIn, until, useServedWiki, waitForSync } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -85,6 +85,33 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
 
   await link.click();
   await served.page.locator('[data-tiddler-title="Welcome to TiddlyAgent"]').first().waitFor();
+});
+
+// A browser-only wiki compiles the engine (lib.js) when a turn first needs it, not to show a
+// chat: the chat reads as a quiet one until then, and once a send makes the runner, the chat
+// already shown follows the turn live.
+test('showing a chat compiles no engine; the first send does, and the shown chat streams its reply', async () => {
+  const errors: string[] = [];
+  const page = await openPageIn(served.context, served.wiki, errors);
+  try {
+    const compiled = (title: string) => page.evaluate((t) => (window as any).$tw.modules.titles[t]?.exports !== undefined, title);
+    await navigate(page, 'Chat');
+    const chat = page.locator(chatSelector('Chat'));
+    await chat.locator('.tc-ai-message-assistant[data-message]').first().waitFor();
+    expect(await chat.getAttribute('data-status')).toBe('completed');
+    expect(await compiled('$:/plugins/tiddlyagent/agent/page.js')).toBe(true);
+    expect(await compiled('$:/plugins/tiddlyagent/agent/lib.js')).toBe(false);
+    const replies = await chat.locator('.tc-ai-message-assistant[data-message]').count();
+    await chat.locator('textarea.tc-ai-chat-input').fill('And once more');
+    await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
+    await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: 'Mock reply' }).waitFor();
+    await page.waitForFunction(([sel, n]) => document.querySelectorAll(`${sel} .tc-ai-message-assistant[data-message]`).length > (n as number), [chatSelector('Chat'), replies] as const);
+    await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('data-status') === 'completed', chatSelector('Chat'));
+    expect(await compiled('$:/plugins/tiddlyagent/agent/lib.js')).toBe(true);
+    expect(errors).toEqual([]);
+  } finally {
+    await page.close();
+  }
 });
 
 test('a send during a turn is queued; Stop aborts the HTTP request and keeps the partial reply, marked incomplete', async () => {

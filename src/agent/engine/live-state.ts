@@ -31,6 +31,20 @@ export function initialLiveState(): LiveChatState {
   return { runningTools: [], queue: [] };
 }
 
+/** The chat field that keeps the context meter (written by the engine after each request). */
+export const CONTEXT_USAGE_FIELD = 'agent-context-usage';
+
+/** The live state of a chat with no turn running, as its tiddler's fields say it. */
+export function quietLiveState(fields: Record<string, string | undefined> | undefined, queue: QueuedMessage[] = []): LiveChatState {
+  let context: LiveChatState['context'];
+  try {
+    context = fields?.[CONTEXT_USAGE_FIELD] ? (JSON.parse(fields[CONTEXT_USAGE_FIELD]) as LiveChatState['context']) : undefined;
+  } catch {
+    context = undefined;
+  }
+  return { ...initialLiveState(), status: (fields?.['agent-status'] || 'idle') as ChatStatus, context, queue };
+}
+
 export function reduceLiveState(state: LiveChatState, event: AgentEvent): LiveChatState {
   switch (event.type) {
     case 'snapshot':

@@ -28,6 +28,7 @@ import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule }
 import { DEFAULT_COMPACT_AT, KEEP_TURNS, liveHistory, overThreshold } from './compaction';
 import { estimateMessageTokens, estimateTokens, fitToWindow, type ContextUsage } from './context';
 import type { AgentEvent } from './events';
+import { CONTEXT_USAGE_FIELD } from './live-state';
 import { parseToolCalls } from './history';
 import { attachmentRefusal } from './images';
 import { createHooks, type EngineHooks, type EnginePlugin, type ModelResponse, type PromptBuild, type TurnContext } from './hooks';
@@ -44,7 +45,8 @@ export const CHAT_ALLOWED_TOOLS = 'agent-allowed-tools';
 /** The choices that decide a call of a confirm-only tool: each call asks again. */
 export const CONFIRM_ONLY_CHOICES = ['once', 'deny'] as const;
 /** Chat field: the last prompt's context usage (JSON), for the usage meter. */
-export const CHAT_CONTEXT_USAGE = 'agent-context-usage';
+/** The chat field of the context meter (engine/live-state.ts reads it back). */
+export const CHAT_CONTEXT_USAGE = CONTEXT_USAGE_FIELD;
 
 export interface EngineDeps {
   store: ChatStore;

@@ -137,5 +137,7 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     semantic: semanticPort,
     ...overrides,
   });
+  // Chats the page showed before the runner existed follow its events from now on (page.ts).
+  if (browser) (require('$:/plugins/tiddlyagent/agent/page.js') as typeof Page).localRunnerReady(local);
   return local;
 }

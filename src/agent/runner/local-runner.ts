@@ -9,7 +9,7 @@ so a reload or a restart in between loses nothing.
 import type { ContextUsage } from '../engine/context';
 import { EventBus, type AgentEventListener } from '../engine/events';
 import type { EnginePlugin } from '../engine/hooks';
-import { initialLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
+import { initialLiveState, quietLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
 import { readPromptWords } from './prompt-words';
 import { CHAT_CONTEXT_USAGE, compactNow, previewPrompt, runTurn, type EngineDeps, type TurnResult } from '../engine/loop';
 import { createLanguageModel } from '../providers';
@@ -789,14 +789,7 @@ export class LocalRunner implements ChatRunner {
 
   /** A chat's state when nothing is live: what its tiddler says. */
   private quietState(chat: string): LiveChatState {
-    const fields = this.host.wiki.getFields(chat);
-    let context: LiveChatState['context'];
-    try {
-      context = fields?.[CHAT_CONTEXT_USAGE] ? JSON.parse(fields[CHAT_CONTEXT_USAGE]) : undefined;
-    } catch {
-      context = undefined;
-    }
-    return { ...initialLiveState(), status: (fields?.['agent-status'] || 'idle') as ChatStatus, context, queue: this.queuedMessages(chat) };
+    return quietLiveState(this.host.wiki.getFields(chat), this.queuedMessages(chat));
   }
 
   private queuedMessages(chat: string): QueuedMessage[] {
