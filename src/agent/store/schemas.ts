@@ -30,16 +30,8 @@ export type MessageRole = (typeof MESSAGE_ROLES)[number];
 export const TOOL_STATUSES = ['ok', 'error', 'denied', 'timeout', 'pending'] as const;
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
 
-/**
- * Tool messages: why a call did not run to its end, beyond what `tool-status` says (the UI
- * says it in the user's language; the text stays the English the model was sent):
- * user-denied (the user chose Deny), expired (nobody confirmed in time), rule-denied (an
- * approval rule), stopped (the user stopped the turn), replaced (the user sent a new message
- * instead), dismissed (a question the user dismissed), canceled (the MCP session or parent turn
- * it belonged to ended). A call that took too long has `tool-status: timeout`.
- */
-export const TOOL_OUTCOMES = ['user-denied', 'expired', 'rule-denied', 'stopped', 'replaced', 'dismissed', 'canceled'] as const;
-export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
+// Why a tool call did not run to its end: its own zod-free module, which the chat's UI reads.
+export { TOOL_OUTCOMES, type ToolOutcome } from './tool-outcomes';
 
 /** How an assistant message ended, when not normally. */
 export const MESSAGE_FINISHES = ['stop', 'length', 'canceled', 'error', 'interrupted'] as const;

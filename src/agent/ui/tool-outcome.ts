@@ -4,7 +4,7 @@ model was sent ("The user denied it.") and stays English; the line the user read
 (tool-step.ts) comes from the message's fields (`tool-outcome`, `tool-status`, `approval`),
 never from that text, in the UI's language: keys `ToolOutcome/<outcome>`.
 \*/
-import { TOOL_OUTCOMES, type ToolOutcome } from '../store/schemas';
+import { TOOL_OUTCOMES, type ToolOutcome } from '../store/tool-outcomes';
 
 /** Every outcome a line is shown for: the stored ones, and a call that took too long. */
 export type ShownOutcome = ToolOutcome | 'timeout';
