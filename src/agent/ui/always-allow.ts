@@ -7,7 +7,7 @@ that touches no titles the card knows (a tool without targets) offers the whole 
 \*/
 import { prefixProblem, scopedRule, suggestPrefix, type ApprovalScope } from '../engine/approval-rules';
 import type { AllowingRule } from '../engine/approval';
-import { el, type ChatContext } from './chat-context';
+import { actionButton, el, type ChatContext } from './chat-context';
 import { fill, quotedTitles, ruleWords } from './rule-words';
 
 const PANEL = 'tc-ai-always';
@@ -77,10 +77,8 @@ function alwaysPanel(ctx: ChatContext, message: string, tool: string, close: () 
   const code = el(doc, 'pre', 'tc-ai-always-json-text');
   json.appendChild(code);
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
-  const confirm = el(doc, 'button', 'tc-ai-always-confirm', ctx.lingo('Approval/Always/Confirm')) as HTMLButtonElement;
-  confirm.setAttribute('data-ai-action', 'always-confirm');
-  const cancel = el(doc, 'button', 'tc-ai-always-cancel', ctx.lingo('Question/Cancel'));
-  cancel.setAttribute('data-ai-action', 'always-cancel');
+  const confirm = actionButton(doc, 'tc-ai-always-confirm', ctx.lingo('Approval/Always/Confirm'), 'always-confirm');
+  const cancel = actionButton(doc, 'tc-ai-always-cancel', ctx.lingo('Question/Cancel'), 'always-cancel');
   buttons.appendChild(confirm);
   buttons.appendChild(cancel);
   for (const part of [problem, words, json, buttons]) panel.appendChild(part);

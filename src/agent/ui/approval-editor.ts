@@ -5,7 +5,7 @@ call with the user's text, which it plans through the write gate first (runner/l
 submitDecision). A version the gate refuses is refused there and then: the card says why and
 keeps waiting, with the user's text still in the box. Cancel puts the card back as it was.
 \*/
-import { el, type ChatContext } from './chat-context';
+import { actionButton, el, type ChatContext } from './chat-context';
 
 export interface EditableCall {
   /** The waiting tool message. */
@@ -23,8 +23,7 @@ const MAX_ROWS = 14;
 /** Add Edit to the card's buttons; while editing, `hide` (the changes and the choices) make way for the text box. */
 export function offerEdit(ctx: ChatContext, call: EditableCall, card: HTMLElement, hide: HTMLElement[]): void {
   const buttons = hide[hide.length - 1]!;
-  const edit = el(ctx.document, 'button', 'tc-ai-approve-edit', ctx.lingo('Approval/Edit'));
-  edit.setAttribute('data-ai-action', 'approve-edit');
+  const edit = actionButton(ctx.document, 'tc-ai-approve-edit', ctx.lingo('Approval/Edit'), 'approve-edit');
   buttons.appendChild(edit);
   // The editor is built when the user opens it: a card nobody edits holds no copy of the text.
   let editor: Editor | undefined;
@@ -59,10 +58,8 @@ function buildEditor(ctx: ChatContext, call: EditableCall, card: HTMLElement, cl
   const reason = el(doc, 'div', 'tc-ai-approval-refused-reason');
   refusal.appendChild(reason);
   const row = el(doc, 'div', 'tc-ai-card-buttons');
-  const allow = el(doc, 'button', 'tc-ai-approve-edited', ctx.lingo('Approval/AllowMine')) as HTMLButtonElement;
-  allow.setAttribute('data-ai-action', 'approve-edited');
-  const cancel = el(doc, 'button', 'tc-ai-approve-edit-cancel', ctx.lingo('Question/Cancel'));
-  cancel.setAttribute('data-ai-action', 'approve-edit-cancel');
+  const allow = actionButton(doc, 'tc-ai-approve-edited', ctx.lingo('Approval/AllowMine'), 'approve-edited');
+  const cancel = actionButton(doc, 'tc-ai-approve-edit-cancel', ctx.lingo('Question/Cancel'), 'approve-edit-cancel');
   row.appendChild(allow);
   row.appendChild(cancel);
   editor.appendChild(row);

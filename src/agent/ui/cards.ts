@@ -9,7 +9,7 @@ Every choice is a request to the runner, which writes it into the waiting messag
 \*/
 import { toggleAlwaysAllow } from './always-allow';
 import { offerEdit } from './approval-editor';
-import { el, type ChatContext } from './chat-context';
+import { actionButton, el, type ChatContext } from './chat-context';
 import { parseJournal, renderChanges } from './change-view';
 
 export function prettyJson(json: string): string {
@@ -54,8 +54,7 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
   // A confirm-only tool's card offers only the choices its message names (once, deny).
   for (const choice of (['once', 'chat', 'always', 'deny'] as const).filter((c) => !only?.length || only.includes(c))) {
-    const button = el(doc, 'button', `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`));
-    button.setAttribute('data-ai-action', `approve-${choice}`);
+    const button = actionButton(doc, `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`), `approve-${choice}`);
     // "Always" first asks what the rule covers (always-allow.ts).
     if (choice === 'always') button.setAttribute('aria-expanded', 'false');
     button.addEventListener?.('click', () => (choice === 'always' ? toggleAlwaysAllow(ctx, card, button, message, name) : void ctx.request(ctx.runner().decide(ctx.chat, message, choice))));

@@ -91,6 +91,13 @@ export function el(doc: Document, tag: string, className: string, content?: stri
   return element;
 }
 
+/** A button of the chat's cards: its class, label and `data-ai-action` (what tests and styles find it by). */
+export function actionButton(doc: Document, className: string, label: string, action: string): HTMLButtonElement {
+  const button = el(doc, 'button', className, label) as HTMLButtonElement;
+  button.setAttribute('data-ai-action', action);
+  return button;
+}
+
 /**
  * A token count with thousands separators, as toLocaleString('en') writes it, without Intl:
  * a page's first use of Intl loads its locale data (about 15 ms), which would land on the

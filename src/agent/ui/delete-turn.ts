@@ -6,7 +6,7 @@ keep the changes" deletes it with keepChanges and says, under the chat, that the
 stay without a way back; Cancel closes the panel. A turn that changed nothing, or was rolled
 back, is deleted at once by the turn bar (turn-actions.ts).
 \*/
-import { el, type ChatContext } from './chat-context';
+import { actionButton, el, type ChatContext } from './chat-context';
 import { fill, quotedTitles } from './rule-words';
 
 export interface DeleteTurnPanel {
@@ -27,8 +27,7 @@ export function askDeleteTurn(ctx: ChatContext, spec: DeleteTurnPanel): HTMLElem
   ask.appendChild(el(doc, 'div', 'tc-ai-card-title', fill(ctx.lingo(spec.changed.length === 1 ? 'Turn/DeleteAskOne' : 'Turn/DeleteAsk'), { count: String(spec.changed.length), titles })));
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
   const button = (cls: string, label: string, action: string, onClick: () => void) => {
-    const b = el(doc, 'button', cls, label);
-    b.setAttribute('data-ai-action', action);
+    const b = actionButton(doc, cls, label, action);
     b.addEventListener('click', onClick);
     buttons.appendChild(b);
     return b;
