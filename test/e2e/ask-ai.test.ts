@@ -5,7 +5,7 @@
 // lands in the draft (saved with the tiddler, as any edit); a text changed meanwhile is never
 // overwritten; Stop ends a request.
 import type { Page } from 'playwright-core';
-import { navigate, until, useServedWiki, type Edition } from '../helpers/e2e';
+import { navigate, until, useServedWiki, waitForSync, type Edition } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
@@ -21,6 +21,9 @@ async function editor(page: Page, draft: string) {
 
 async function openEditor(page: Page, title: string, text: string): Promise<void> {
   await page.evaluate(([t, x]) => (window as any).$tw.wiki.addTiddler({ title: t, text: x }), [title, text]); // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Saved first: in the server edition the syncer's answer re-renders the tiddler, and a click
+  // on its edit button before that can land on the frame it replaces.
+  await waitForSync(page);
   await navigate(page, title);
   await page.locator(`[data-tiddler-title="${title}"] .tc-tiddler-controls button[class*="edit"]`).first().click();
   await page.locator(`[data-tiddler-title="Draft of '${title}'"] .tc-editor-toolbar`).waitFor();
