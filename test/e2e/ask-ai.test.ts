@@ -25,7 +25,8 @@ async function openEditor(page: Page, title: string, text: string): Promise<void
   // on its edit button before that can land on the frame it replaces.
   await waitForSync(page);
   await navigate(page, title);
-  await page.locator(`[data-tiddler-title="${title}"] .tc-tiddler-controls button[class*="edit"]`).first().click();
+  // The button's own click: a popup left open or the story's animation cannot take it.
+  await page.locator(`[data-tiddler-title="${title}"] .tc-tiddler-controls button[class*="edit"]`).first().evaluate((button: HTMLElement) => button.click());
   await page.locator(`[data-tiddler-title="Draft of '${title}'"] .tc-editor-toolbar`).waitFor();
 }
 
