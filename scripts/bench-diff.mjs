@@ -32,11 +32,16 @@ for (const paragraphs of [9, 900]) {
   const edited = [...lines];
   for (const i of [0, Math.floor(paragraphs / 2), paragraphs - 1]) edited[i] = `${edited[i]} (edited)`;
   const rewritten = lines.map((p, i) => `Line ${i * 7}: ${p.split('').reverse().join('')}`).join('\n');
-  for (const [kind, after] of [['3 edits', edited.join('\n')], ['rewritten', rewritten]]) {
+  for (const [kind, after] of [
+    ['3 edits', edited.join('\n')],
+    ['rewritten', rewritten],
+  ]) {
     const regions = median(() => changeRegions(before, after));
     const full = median(() => diffText(before, after));
     rows.push({ size: `${(before.length / 1024).toFixed(0)} KB`, kind, regions, full });
-    console.log(`  ${`${(before.length / 1024).toFixed(1)} KB`.padStart(9)} ${kind.padEnd(10)} places with context ${regions.toFixed(2).padStart(7)} ms   full text marked ${full.toFixed(2).padStart(7)} ms`);
+    console.log(
+      `  ${`${(before.length / 1024).toFixed(1)} KB`.padStart(9)} ${kind.padEnd(10)} places with context ${regions.toFixed(2).padStart(7)} ms   full text marked ${full.toFixed(2).padStart(7)} ms`,
+    );
   }
 }
 const small = rows.find((r) => r.size !== '100 KB' && r.kind === '3 edits');

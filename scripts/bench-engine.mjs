@@ -18,7 +18,13 @@ const WARMUP = 3;
 const words = ['the ', 'wiki ', 'tiddler ', 'é ', '日本 ', '🙂 ', 'note\n', '"quoted" '];
 let body = '';
 for (let i = 0; i < N; i++) {
-  const chunk = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: { content: words[i % words.length] }, finish_reason: null }] };
+  const chunk = {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'bench',
+    choices: [{ index: 0, delta: { content: words[i % words.length] }, finish_reason: null }],
+  };
   body += `data: ${JSON.stringify(chunk)}\n\n`;
 }
 body += `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
@@ -88,7 +94,9 @@ server.close();
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const fmt = (xs) => `${median(xs).toFixed(1)} ms [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`;
 const perDelta = (ms) => ((ms * 1000) / N).toFixed(2);
-console.log(`Engine overhead per streamed delta (N=${N} deltas, ${(bytes.length / 1e6).toFixed(2)} MB, ${REPS} reps after ${WARMUP} warm-up, Node ${process.version})`);
+console.log(
+  `Engine overhead per streamed delta (N=${N} deltas, ${(bytes.length / 1e6).toFixed(2)} MB, ${REPS} reps after ${WARMUP} warm-up, Node ${process.version})`,
+);
 console.log(`  A provider adapter alone   ${fmt(a)}  = ${perDelta(median(a))} µs/delta`);
 console.log(`  B whole turn (runner)      ${fmt(b)}  = ${perDelta(median(b))} µs/delta`);
 console.log(`  engine overhead (B−A)/N    ${(((median(b) - median(a)) * 1000) / N).toFixed(2)} µs/delta; ratio B/A ${(median(b) / median(a)).toFixed(2)}`);

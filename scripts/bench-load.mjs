@@ -17,14 +17,37 @@ process.env.TIDDLYAGENT_CONFIG ??= JSON.stringify({ allowHosts: ['127.0.0.1'] })
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 const LOADS = Number(process.env.BENCH_LOADS || 15);
 const WARMUP = 3;
 const TIDDLYWIKI = path.join(path.dirname(require.resolve('tiddlywiki/package.json')), 'tiddlywiki.js');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-load-'));
 function build(name, extra) {
-  execFileSync(process.execPath, [TIDDLYWIKI, path.join(path.dirname(TIDDLYWIKI), 'editions', 'empty'), ...extra, '--output', dir, '--render', '$:/core/save/all', `${name}.html`, 'text/plain'], { stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [
+      TIDDLYWIKI,
+      path.join(path.dirname(TIDDLYWIKI), 'editions', 'empty'),
+      ...extra,
+      '--output',
+      dir,
+      '--render',
+      '$:/core/save/all',
+      `${name}.html`,
+      'text/plain',
+    ],
+    { stdio: 'pipe' },
+  );
   return path.join(dir, `${name}.html`);
 }
 const plain = build('plain', []);

@@ -23,7 +23,16 @@ const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { generateTiddlers } = require('./wiki-corpus.cjs');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 const SIZES = (process.env.BENCH_SIZES || '1000,100000').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS || 8);
 const WARMUP = 2;
@@ -34,7 +43,8 @@ let calls = 1;
 let count = 0;
 let lastEnd = 0;
 let gaps = [];
-const sse = (delta, finish) => `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const sse = (delta, finish) =>
+  `data: ${JSON.stringify({ id: 'b', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const server = http.createServer((req, res) => {
   const arrived = performance.now();
   const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, GET, OPTIONS' };
@@ -45,7 +55,12 @@ const server = http.createServer((req, res) => {
     if (k % 2 === 1) gaps.push(arrived - lastEnd);
     res.writeHead(200, { ...cors, 'content-type': 'text/event-stream' });
     if (k % 2 === 0) {
-      const toolCalls = Array.from({ length: calls }, (_, i) => ({ index: i, id: `call_${k}_${i}`, type: 'function', function: { name: 'wiki-read', arguments: JSON.stringify({ title: 'Small note' }) } }));
+      const toolCalls = Array.from({ length: calls }, (_, i) => ({
+        index: i,
+        id: `call_${k}_${i}`,
+        type: 'function',
+        function: { name: 'wiki-read', arguments: JSON.stringify({ title: 'Small note' }) },
+      }));
       res.write(sse({ tool_calls: toolCalls }, null) + sse({}, 'tool_calls'));
     } else res.write(sse({ content: 'Read it.' }, null) + sse({}, 'stop'));
     res.end('data: [DONE]\n\n', () => (lastEnd = performance.now()));
@@ -62,19 +77,31 @@ function buildWiki(size) {
   fs.symlinkSync(path.join(ROOT, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
   fs.mkdirSync(path.join(dir, 'tiddlers'));
   // As a tiddler file holds them: every field a string (tags a title list, dates TiddlyWiki's format).
-  const asText = (v) => (Array.isArray(v) ? v.map((t) => (/\s/.test(t) ? `[[${t}]]` : t)).join(' ') : v instanceof Date ? v.toISOString().replace(/[-:T.Z]/g, '') : String(v));
+  const asText = (v) =>
+    Array.isArray(v) ? v.map((t) => (/\s/.test(t) ? `[[${t}]]` : t)).join(' ') : v instanceof Date ? v.toISOString().replace(/[-:T.Z]/g, '') : String(v);
   const tiddlers = [...generateTiddlers(size)].map((t) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, asText(v)])));
   tiddlers.push(
     { title: 'Bench provider', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': baseUrl, 'default-model': 'bench', 'context-window': '100000' },
-    { title: 'Bench agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'Bench provider', 'agent-tools': 'wiki-read wiki-search', text: 'You are a benchmark.' },
+    {
+      title: 'Bench agent',
+      tags: '$:/tags/AI/Agent',
+      'agent-provider': 'Bench provider',
+      'agent-tools': 'wiki-read wiki-search',
+      text: 'You are a benchmark.',
+    },
     { title: 'Small note', text: 'A small note the agent reads.' },
     { title: 'Bench chat', agent: 'Bench agent', 'agent-status': 'idle' },
     { title: '$:/StoryList', list: '[[Bench chat]]' },
   );
   // TiddlyWiki refuses one huge file: several of 5,000 tiddlers each.
-  for (let i = 0; i < tiddlers.length; i += 5000) fs.writeFileSync(path.join(dir, 'tiddlers', `bench-${i / 5000}.json`), JSON.stringify(tiddlers.slice(i, i + 5000)));
+  for (let i = 0; i < tiddlers.length; i += 5000)
+    fs.writeFileSync(path.join(dir, 'tiddlers', `bench-${i / 5000}.json`), JSON.stringify(tiddlers.slice(i, i + 5000)));
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
-  execFileSync(process.execPath, ['--max-old-space-size=4096', tiddlywiki, dir, '--output', path.join(dir, 'out'), '--render', '$:/core/save/all', 'index.html', 'text/plain'], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    ['--max-old-space-size=4096', tiddlywiki, dir, '--output', path.join(dir, 'out'), '--render', '$:/core/save/all', 'index.html', 'text/plain'],
+    { stdio: 'inherit' },
+  );
   return { dir, file: path.join(dir, 'out', 'index.html') };
 }
 
@@ -108,19 +135,37 @@ try {
         return f.apply(this, args);
       };
     });
-    if (process.env.BENCH_TIMELINE) await page.evaluate(() => {
-      window.__tl = [];
-      const t0 = performance.now();
-      const d = $tw.wiki.dispatchEvent;
-      $tw.wiki.dispatchEvent = function (type, ...args) { const s = performance.now(); const r = d.call(this, type, ...args); if (type === 'change') window.__tl.push(`${(s - t0).toFixed(1)} change ${Object.keys(args[0]).join(',').slice(0, 100)} took ${(performance.now() - s).toFixed(1)}`); return r; };
-      const f = window.fetch;
-      window.fetch = function (...a) { window.__tl.push(`${(performance.now() - t0).toFixed(1)} fetch`); return f.apply(this, a); };
-    });
-    if (process.env.BENCH_FILTERS) await page.evaluate(() => {
-      const orig = $tw.wiki.constructor.prototype.filterTiddlers;
-      window.__ft = new Map();
-      $tw.wiki.filterTiddlers = function (f, w, s) { const t = performance.now(); const r = orig.call(this, f, w, s); const d = performance.now() - t; const k = typeof f === 'string' ? f : String(f); window.__ft.set(k, (window.__ft.get(k) || 0) + d); return r; };
-    });
+    if (process.env.BENCH_TIMELINE)
+      await page.evaluate(() => {
+        window.__tl = [];
+        const t0 = performance.now();
+        const d = $tw.wiki.dispatchEvent;
+        $tw.wiki.dispatchEvent = function (type, ...args) {
+          const s = performance.now();
+          const r = d.call(this, type, ...args);
+          if (type === 'change')
+            window.__tl.push(`${(s - t0).toFixed(1)} change ${Object.keys(args[0]).join(',').slice(0, 100)} took ${(performance.now() - s).toFixed(1)}`);
+          return r;
+        };
+        const f = window.fetch;
+        window.fetch = function (...a) {
+          window.__tl.push(`${(performance.now() - t0).toFixed(1)} fetch`);
+          return f.apply(this, a);
+        };
+      });
+    if (process.env.BENCH_FILTERS)
+      await page.evaluate(() => {
+        const orig = $tw.wiki.constructor.prototype.filterTiddlers;
+        window.__ft = new Map();
+        $tw.wiki.filterTiddlers = function (f, w, s) {
+          const t = performance.now();
+          const r = orig.call(this, f, w, s);
+          const d = performance.now() - t;
+          const k = typeof f === 'string' ? f : String(f);
+          window.__ft.set(k, (window.__ft.get(k) || 0) + d);
+          return r;
+        };
+      });
     for (const batch of BATCHES) {
       calls = batch;
       gaps = [];
@@ -139,7 +184,16 @@ try {
       if (cdp) fs.writeFileSync(process.env.BENCH_PROFILE, JSON.stringify((await cdp.send('Profiler.stop')).profile));
     }
     if (process.env.BENCH_TIMELINE) console.log(await page.evaluate(() => window.__tl.slice(-30).join('\n')));
-    if (process.env.BENCH_FILTERS) console.log(await page.evaluate(() => [...window.__ft].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => `${v.toFixed(0)} ms ${k.slice(0, 160)}`).join('\n')));
+    if (process.env.BENCH_FILTERS)
+      console.log(
+        await page.evaluate(() =>
+          [...window.__ft]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 15)
+            .map(([k, v]) => `${v.toFixed(0)} ms ${k.slice(0, 160)}`)
+            .join('\n'),
+        ),
+      );
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     await page.close();
     if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
@@ -153,14 +207,23 @@ const row = (table, key) => {
   const xs = table[key];
   return `${median(xs).toFixed(1)} ms [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`;
 };
-const ratio = (table, batch) => (SIZES.length > 1 ? `; ratio ${(median(table[`${SIZES.at(-1)}/${batch}`]) / median(table[`${SIZES[0]}/${batch}`])).toFixed(2)}x` : '');
+const ratio = (table, batch) =>
+  SIZES.length > 1 ? `; ratio ${(median(table[`${SIZES.at(-1)}/${batch}`]) / median(table[`${SIZES[0]}/${batch}`])).toFixed(2)}x` : '';
 console.log(`One agent round in Chromium (${TURNS - WARMUP} turns after ${WARMUP} warm-up), the chat open in the story river`);
-console.log('  A. in the page, the last tool result of a round -> the next model request goes out (the product\'s own time):');
-for (const batch of BATCHES) console.log(`     ${batch === 1 ? 'one wiki-read' : `${batch} wiki-reads`}: ${SIZES.map((size) => `${size.toLocaleString('en')} tiddlers ${row(pageResults, `${size}/${batch}`)}`).join(', ')}${ratio(pageResults, batch)}`);
+console.log("  A. in the page, the last tool result of a round -> the next model request goes out (the product's own time):");
+for (const batch of BATCHES)
+  console.log(
+    `     ${batch === 1 ? 'one wiki-read' : `${batch} wiki-reads`}: ${SIZES.map((size) => `${size.toLocaleString('en')} tiddlers ${row(pageResults, `${size}/${batch}`)}`).join(', ')}${ratio(pageResults, batch)}`,
+  );
 console.log('  B. at the model server, the reply with tool calls ends -> the next request arrives (also waits for');
-console.log('     TiddlyWiki\'s page refresh after the previous write, which at 100k runs core filters over every tiddler):');
-for (const batch of BATCHES) console.log(`     ${batch === 1 ? 'one wiki-read' : `${batch} wiki-reads`}: ${SIZES.map((size) => `${size.toLocaleString('en')} tiddlers ${row(results, `${size}/${batch}`)}`).join(', ')}${ratio(results, batch)}`);
+console.log("     TiddlyWiki's page refresh after the previous write, which at 100k runs core filters over every tiddler):");
+for (const batch of BATCHES)
+  console.log(
+    `     ${batch === 1 ? 'one wiki-read' : `${batch} wiki-reads`}: ${SIZES.map((size) => `${size.toLocaleString('en')} tiddlers ${row(results, `${size}/${batch}`)}`).join(', ')}${ratio(results, batch)}`,
+  );
 const big = median(pageResults[`${SIZES.at(-1)}/1`]);
 const small = median(pageResults[`${SIZES[0]}/1`]);
-console.log(`Goal (issue 13, A): <= 100 ms at ${SIZES.at(-1).toLocaleString('en')} tiddlers: ${big.toFixed(1)} ms ${big <= 100 ? 'met' : 'NOT met'}; within 1.5x of ${SIZES[0].toLocaleString('en')}: ${(big / small).toFixed(2)}x ${big / small <= 1.5 ? 'met' : 'NOT met'}`);
+console.log(
+  `Goal (issue 13, A): <= 100 ms at ${SIZES.at(-1).toLocaleString('en')} tiddlers: ${big.toFixed(1)} ms ${big <= 100 ? 'met' : 'NOT met'}; within 1.5x of ${SIZES[0].toLocaleString('en')}: ${(big / small).toFixed(2)}x ${big / small <= 1.5 ? 'met' : 'NOT met'}`,
+);
 process.exit(0);

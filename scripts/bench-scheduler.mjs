@@ -21,11 +21,34 @@ const { generateTiddlers } = require('./wiki-corpus.cjs');
 
 const tiddlers = [...generateTiddlers(COUNT)];
 const agentOf = (i) => `Bench agent ${i % 5}`;
-for (let a = 0; a < 5; a++) tiddlers.push({ title: `Bench agent ${a}`, tags: '$:/tags/AI/Agent', 'agent-provider': 'x', 'agent-heartbeat-interval': '3600', 'agent-heartbeat-active-hours': '08:00-20:00' });
+for (let a = 0; a < 5; a++)
+  tiddlers.push({
+    title: `Bench agent ${a}`,
+    tags: '$:/tags/AI/Agent',
+    'agent-provider': 'x',
+    'agent-heartbeat-interval': '3600',
+    'agent-heartbeat-active-hours': '08:00-20:00',
+  });
 for (let c = 0; c < 100; c++) {
   tiddlers.push({ title: `Bench chat ${c}`, agent: agentOf(c), 'agent-status': 'idle', ...(c < 50 ? { 'agent-heartbeat': 'yes' } : {}) });
-  tiddlers.push({ title: `$:/ai/schedules/Bench chat ${c}/cron`, tags: '$:/tags/AI/Schedule', 'agent-chat': `Bench chat ${c}`, 'schedule-kind': 'cron', 'schedule-cron': `${c % 60} 9 * * 1-5`, 'schedule-timezone': 'Europe/Berlin', 'schedule-active-hours': '08:00-18:00', 'schedule-message': 'Daily check' });
-  tiddlers.push({ title: `$:/ai/schedules/Bench chat ${c}/interval`, tags: '$:/tags/AI/Schedule', 'agent-chat': `Bench chat ${c}`, 'schedule-kind': 'interval', 'schedule-interval': String(600 + c), 'schedule-message': 'Every few minutes' });
+  tiddlers.push({
+    title: `$:/ai/schedules/Bench chat ${c}/cron`,
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': `Bench chat ${c}`,
+    'schedule-kind': 'cron',
+    'schedule-cron': `${c % 60} 9 * * 1-5`,
+    'schedule-timezone': 'Europe/Berlin',
+    'schedule-active-hours': '08:00-18:00',
+    'schedule-message': 'Daily check',
+  });
+  tiddlers.push({
+    title: `$:/ai/schedules/Bench chat ${c}/interval`,
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': `Bench chat ${c}`,
+    'schedule-kind': 'interval',
+    'schedule-interval': String(600 + c),
+    'schedule-message': 'Every few minutes',
+  });
 }
 const $tw = require('tiddlywiki').TiddlyWiki();
 $tw.boot.argv = [ROOT];

@@ -35,11 +35,24 @@ $tw.boot.argv = [ROOT];
 $tw.preloadTiddlerArray([...generateTiddlers(COUNT)]);
 await new Promise((resolve) => $tw.boot.boot(resolve));
 const lib = $tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '');
-$tw.wiki.addTiddler({ title: '$:/bench/embeddings', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, models: 'mock-model', 'embedding-model': 'mock-embed' });
+$tw.wiki.addTiddler({
+  title: '$:/bench/embeddings',
+  tags: '$:/tags/AI/Provider',
+  api: 'openai-chat',
+  'base-url': mock.url,
+  models: 'mock-model',
+  'embedding-model': 'mock-embed',
+});
 $tw.wiki.addTiddler({ title: lib.SEMANTIC_PROFILE, text: '$:/bench/embeddings' });
 
 let stored;
-const store = { where: 'memory', load: async () => undefined, save: async (blob) => { stored = blob; } };
+const store = {
+  where: 'memory',
+  load: async () => undefined,
+  save: async (blob) => {
+    stored = blob;
+  },
+};
 const indexer = new lib.SemanticIndexer({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch, getApiKey: () => undefined, keyHint: '', store });
 const heapBefore = heapMB();
 const buffersBefore = process.memoryUsage().arrayBuffers;
@@ -79,7 +92,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mb = (n) => (n / 1048576).toFixed(1);
 console.log(`semantic search, ${COUNT.toLocaleString('en')} corpus tiddlers, ${dims} dimensions (mock embeddings over HTTP)`);
 console.log(`  build:        ${(build / 1000).toFixed(1)} s for ${tiddlers.toLocaleString('en')} tiddlers in ${requests} requests`);
-console.log(`  vector arena: ${mb(bytes)} MB (goal: 10,000 tiddlers within 50 MB); typed arrays +${mb(buffers)} MB, heap +${(heapAfter - heapBefore).toFixed(1)} MB; stored blob ${mb(stored.byteLength)} MB`);
+console.log(
+  `  vector arena: ${mb(bytes)} MB (goal: 10,000 tiddlers within 50 MB); typed arrays +${mb(buffers)} MB, heap +${(heapAfter - heapBefore).toFixed(1)} MB; stored blob ${mb(stored.byteLength)} MB`,
+);
 console.log(`  query:        scan ${median(scan).toFixed(2)} ms median; with the embedding request ${median(whole).toFixed(2)} ms median (${REPS} runs)`);
 await mock.close();
 process.exit(0);

@@ -27,21 +27,39 @@ const CHATS = Number(process.env.BENCH_CHATS || 50);
 const LOADS = Number(process.env.BENCH_LOADS || 15);
 const WARMUP = 3;
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 const HEADERS = { 'Content-Type': 'application/json', 'X-Requested-With': 'TiddlyWiki' };
 
 /** A wiki folder; `edition` links the built agent and server plugins, `mockUrl` adds the mock provider. */
 function wikiFolder({ edition, mockUrl, chats = 0, bare = false }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-server-'));
-  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
+  fs.writeFileSync(
+    path.join(dir, 'tiddlywiki.info'),
+    JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }),
+  );
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   if (edition) fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
   // Bare: the same documentation tiddlers, no chat, agent or default story that opens one.
-  if (bare) for (const f of fs.readdirSync(path.join(dir, 'tiddlers'))) if (/^\$__demo_|^\$__config_tiddlyagent|Demo chat|DefaultTiddlers/.test(f)) fs.rmSync(path.join(dir, 'tiddlers', f));
+  if (bare)
+    for (const f of fs.readdirSync(path.join(dir, 'tiddlers')))
+      if (/^\$__demo_|^\$__config_tiddlyagent|Demo chat|DefaultTiddlers/.test(f)) fs.rmSync(path.join(dir, 'tiddlers', f));
   if (mockUrl) {
-    fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), `title: $:/demo/providers/mock-llm\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${mockUrl}\ndefault-model: mock-model\n\n`);
+    fs.writeFileSync(
+      path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'),
+      `title: $:/demo/providers/mock-llm\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${mockUrl}\ndefault-model: mock-model\n\n`,
+    );
   }
-  for (let i = 0; i < chats; i++) fs.writeFileSync(path.join(dir, 'tiddlers', `Bench chat ${i}.tid`), `title: Bench chat ${i}\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n`);
+  for (let i = 0; i < chats; i++)
+    fs.writeFileSync(path.join(dir, 'tiddlers', `Bench chat ${i}.tid`), `title: Bench chat ${i}\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n`);
   return dir;
 }
 
@@ -118,7 +136,9 @@ async function concurrentChats() {
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(pid))), 50);
   const started = performance.now();
   const responses = await Promise.all(
-    chats.map((chat, i) => fetch(`${server.url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat, text: `${`chat${i}-token `.repeat(20)}end` }) })),
+    chats.map((chat, i) =>
+      fetch(`${server.url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat, text: `${`chat${i}-token `.repeat(20)}end` }) }),
+    ),
   );
   const accepted = performance.now() - started;
   await Promise.race([Promise.all(clients.map((c) => c.finished)), new Promise((r) => setTimeout(r, 120_000))]);
@@ -137,13 +157,19 @@ async function concurrentChats() {
   const events = clients.reduce((n, c) => n + c.events, 0);
   for (const c of clients) c.close();
   const rssAfter = rssMb(pid);
-  const log = fs.readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
+  const log = fs
+    .readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean);
   await server.stop();
   await mock.close();
   fs.rmSync(dir, { recursive: true, force: true });
   console.log(`Concurrent streaming chats on one server: ${CHATS} chats, ${CHATS} push clients, ${CHATS} sends at once (mock: a word every 25 ms)`);
   console.log(`  sends accepted (202)      ${statuses.filter((s) => s === 202).length}/${CHATS} in ${accepted.toFixed(0)} ms`);
-  console.log(`  replies complete          ${complete}/${CHATS} in ${(elapsed / 1000).toFixed(2)} s; deltas equal the saved reply, in order: ${inOrder}/${CHATS}; cross-talk: ${crossTalk}`);
+  console.log(
+    `  replies complete          ${complete}/${CHATS} in ${(elapsed / 1000).toFixed(2)} s; deltas equal the saved reply, in order: ${inOrder}/${CHATS}; cross-talk: ${crossTalk}`,
+  );
   console.log(`  events delivered          ${events} (${((events / elapsed) * 1000).toFixed(0)}/s)`);
   console.log(`  server memory (RSS)       ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB peak, ${rssAfter.toFixed(0)} MB after`);
   console.log(`  operation log             ${log.length} lines (${CHATS * 3} written: queued, running, done per send)`);
@@ -186,7 +212,9 @@ async function pageLoad() {
   console.log(`Page load of the served wiki (tiddlywiki --listen), Chromium, fresh context per load, ${WARMUP} warm-up + ${LOADS} loads each`);
   console.log(`  plain served wiki                   ${p.toFixed(1)} ms [${Math.min(...times.plain).toFixed(1)}–${Math.max(...times.plain).toFixed(1)}]`);
   console.log(`  with the agent and server plugins   ${a.toFixed(1)} ms [${Math.min(...times.agent).toFixed(1)}–${Math.max(...times.agent).toFixed(1)}]`);
-  console.log(`  overhead                            ${(a - p).toFixed(1)} ms (goal <= 30 ms); server edition mark: ${state.mark ? 'yes' : 'no'}; library compiled at load: ${state.lib ? 'yes' : 'no'}`);
+  console.log(
+    `  overhead                            ${(a - p).toFixed(1)} ms (goal <= 30 ms); server edition mark: ${state.mark ? 'yes' : 'no'}; library compiled at load: ${state.lib ? 'yes' : 'no'}`,
+  );
 }
 
 await concurrentChats();

@@ -32,7 +32,16 @@ const { startMockLlm } = require('./mock-llm.cjs');
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // The same flags as test/helpers/global-setup.cjs (root in a container, no network).
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 const SIZES = [10, 1000];
 // browser: turns run in the page (no server plugin); server: the server edition (turns run on the server, events over SSE).
 const EDITIONS = (process.env.BENCH_EDITIONS || 'browser,server').split(',');
@@ -116,16 +125,20 @@ const watchdog = setTimeout(async () => {
   await cleanup();
   process.exit(1);
 }, WATCHDOG_MS);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, async () => {
-  await cleanup();
-  process.exit(130);
-});
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, async () => {
+    await cleanup();
+    process.exit(130);
+  });
 
 /** A wiki folder served by TiddlyWiki; `server`: with the server plugin (turns run on the server), else only the agent plugin (turns run in the page). */
 function makeWiki(mockUrl, edition, root) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-bench-ui-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }));
+  fs.writeFileSync(
+    path.join(dir, 'tiddlywiki.info'),
+    JSON.stringify({ plugins: ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'], themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'] }),
+  );
   if (edition === 'server') fs.symlinkSync(path.join(root, 'plugins'), path.join(dir, 'plugins'));
   else {
     fs.mkdirSync(path.join(dir, 'plugins'));
@@ -134,14 +147,37 @@ function makeWiki(mockUrl, edition, root) {
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   // This measures streaming into a long chat: no compaction first (its summary request would take the measured reply).
   const agentFile = path.join(dir, 'tiddlers', '$__demo_agents_offline-demo.tid');
-  fs.writeFileSync(agentFile, fs.readFileSync(agentFile, 'utf8').replace(/^title: .*$/m, (line) => `${line}\nagent-compact-at: 0`));
-  const provider = { title: '$:/demo/providers/mock-llm', tags: '$:/tags/AI/Provider', caption: 'Mock LLM', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model' };
-  fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
+  fs.writeFileSync(
+    agentFile,
+    fs.readFileSync(agentFile, 'utf8').replace(/^title: .*$/m, (line) => `${line}\nagent-compact-at: 0`),
+  );
+  const provider = {
+    title: '$:/demo/providers/mock-llm',
+    tags: '$:/tags/AI/Provider',
+    caption: 'Mock LLM',
+    api: 'openai-chat',
+    'base-url': mockUrl,
+    'default-model': 'mock-model',
+  };
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'),
+    Object.entries(provider)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n') + '\n\n',
+  );
   const tiddlers = [];
   for (const m of SIZES) {
     // As a chat is after a turn: its context meter saved.
     const usage = { system: 1200, tools: 800, transient: 300, history: Math.min(120_000, m * 150), total: 2300 + Math.min(120_000, m * 150), window: 124_000 };
-    tiddlers.push({ title: chatTitle(m), agent: AGENT, 'agent-status': 'completed', 'agent-context-usage': JSON.stringify(usage), created: '20260101000000000', modified: '20260101000000000', text: '' });
+    tiddlers.push({
+      title: chatTitle(m),
+      agent: AGENT,
+      'agent-status': 'completed',
+      'agent-context-usage': JSON.stringify(usage),
+      created: '20260101000000000',
+      modified: '20260101000000000',
+      text: '',
+    });
     tiddlers.push(...messageTiddlers(chatTitle(m), m));
   }
   fs.writeFileSync(path.join(dir, 'tiddlers', 'bench-chats.json'), JSON.stringify(tiddlers));
@@ -273,7 +309,17 @@ async function openChat({ title, window: expected }) {
     await new Promise((r) => setTimeout(r, 1));
   }
   const windowMs = performance.now() - t0;
-  return { inDom, toFrame, windowMs, dispatchMs, renderMs, listeners: { ...B.listeners }, firstShown, shown: chat.querySelectorAll('.tc-ai-message[data-message]').length, elements: chat.getElementsByTagName('*').length };
+  return {
+    inDom,
+    toFrame,
+    windowMs,
+    dispatchMs,
+    renderMs,
+    listeners: { ...B.listeners },
+    firstShown,
+    shown: chat.querySelectorAll('.tc-ai-message[data-message]').length,
+    elements: chat.getElementsByTagName('*').length,
+  };
 }
 
 /**
@@ -282,9 +328,15 @@ async function openChat({ title, window: expected }) {
  * never compiled), in KiB, with the count and the largest.
  */
 function compiledJs() {
-  const executed = Object.entries(window.$tw.modules.titles).filter(([title, m]) => title.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined && typeof m.definition === 'string');
+  const executed = Object.entries(window.$tw.modules.titles).filter(
+    ([title, m]) => title.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined && typeof m.definition === 'string',
+  );
   const sizes = executed.map(([title, m]) => [title.replace('$:/plugins/tiddlyagent/', ''), m.definition.length]).sort((a, b) => b[1] - a[1]);
-  return { kib: sizes.reduce((n, [, b]) => n + b, 0) / 1024, modules: sizes.length, largest: sizes.slice(0, 5).map(([t, b]) => `${t} ${(b / 1024).toFixed(0)} KiB`) };
+  return {
+    kib: sizes.reduce((n, [, b]) => n + b, 0) / 1024,
+    modules: sizes.length,
+    largest: sizes.slice(0, 5).map(([t, b]) => `${t} ${(b / 1024).toFixed(0)} KiB`),
+  };
 }
 
 async function closeChat(title) {
@@ -313,15 +365,27 @@ async function tracer(cdp) {
   let events = [];
   cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
   return {
-    start: () => cdp.send('Tracing.start', { transferMode: 'ReportEvents', traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'loading'] } }),
+    start: () =>
+      cdp.send('Tracing.start', {
+        transferMode: 'ReportEvents',
+        traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'loading'] },
+      }),
     async stop(name) {
       const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
       await cdp.send('Tracing.end');
       await done;
       fs.mkdirSync(PROFILE, { recursive: true });
       fs.writeFileSync(path.join(PROFILE, `${name}.json`), JSON.stringify(events));
-      const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === 'FunctionCall'));
-      const mine = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+      const main = events.find(
+        (e) =>
+          e.ph === 'M' &&
+          e.name === 'thread_name' &&
+          e.args?.name === 'CrRendererMain' &&
+          events.some((x) => x.pid === e.pid && x.tid === e.tid && x.name === 'FunctionCall'),
+      );
+      const mine = events
+        .filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined)
+        .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
       const self = new Map();
       const count = new Map();
       const stack = [];
@@ -337,7 +401,8 @@ async function tracer(cdp) {
       }
       const span = mine.length ? (mine.at(-1).ts + mine.at(-1).dur - mine[0].ts) / 1000 : 0;
       console.log(`trace ${name}: main thread busy ${(top / 1000).toFixed(1)} ms of ${span.toFixed(0)} ms`);
-      for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(us / 1000).toFixed(2).padStart(8)} ms ${String(count.get(key)).padStart(6)}×  ${key}`);
+      for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
+        console.log(`  ${(us / 1000).toFixed(2).padStart(8)} ms ${String(count.get(key)).padStart(6)}×  ${key}`);
       events = [];
     },
   };
@@ -404,12 +469,15 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
     B.streamed = 0;
     B.waiting = [];
     B.unsubscribe?.();
-    B.unsubscribe = window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().subscribe(t, (event) => {
-      if (event.type === 'reply-started') B.streamed = 0;
-      if (event.type !== 'text-delta') return;
-      B.streamed += event.text.length;
-      B.waiting = B.waiting.filter(({ n, resolve }) => (B.streamed >= n ? (resolve(), false) : true));
-    });
+    B.unsubscribe = window.$tw.modules
+      .execute('$:/plugins/tiddlyagent/agent/lib.js')
+      .getRunner()
+      .subscribe(t, (event) => {
+        if (event.type === 'reply-started') B.streamed = 0;
+        if (event.type !== 'text-delta') return;
+        B.streamed += event.text.length;
+        B.waiting = B.waiting.filter(({ n, resolve }) => (B.streamed >= n ? (resolve(), false) : true));
+      });
     B.streamedAtLeast = (n) => new Promise((resolve) => (B.streamed >= n ? resolve() : B.waiting.push({ n, resolve })));
     // The turn is over when the chat shows it completed and the streaming bubble has gone
     // (watched with a MutationObserver from the last status event on, not polled).
@@ -421,9 +489,12 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
         const observer = new MutationObserver(() => over() && (observer.disconnect(), resolve()));
         observer.observe(chat, { attributes: true, childList: true, subtree: true });
       };
-      const off = window.$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js').getRunner().subscribe(t, (event) => {
-        if (event.type === 'status' && event.status === 'completed') setTimeout(() => (off(), watch()));
-      });
+      const off = window.$tw.modules
+        .execute('$:/plugins/tiddlyagent/agent/lib.js')
+        .getRunner()
+        .subscribe(t, (event) => {
+          if (event.type === 'status' && event.status === 'completed') setTimeout(() => (off(), watch()));
+        });
     });
   }, title);
   const total = chunks.join('').length;
@@ -445,7 +516,14 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
   await page.evaluate(() => window.__bench.unsubscribe?.());
   const b = await page.evaluate(() => {
     const B = window.__bench;
-    return { streams: B.streams.map((s) => ({ ...s })), changes: B.changes.map((c) => ({ ...c })), writes: B.writes.map((w) => ({ ...w })), refreshes: B.refreshes.map((r) => ({ ...r })), renders: B.renders.length, listeners: { ...B.listeners } };
+    return {
+      streams: B.streams.map((s) => ({ ...s })),
+      changes: B.changes.map((c) => ({ ...c })),
+      writes: B.writes.map((w) => ({ ...w })),
+      refreshes: B.refreshes.map((r) => ({ ...r })),
+      renders: B.renders.length,
+      listeners: { ...B.listeners },
+    };
   });
   // The syncer saves what changed about a second later; wait until it is clean.
   await page.waitForTimeout(100);
@@ -457,17 +535,23 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
   const span = streams.length > 1 ? (streams.at(-1).t - streams[0].t) / 1000 : NaN;
   const stored = await page.evaluate((t) => {
     const tw = window.$tw;
-    const replies = tw.wiki.filterTiddlers('[field:agent-chat<c>role[assistant]!nsort[agent-seq]limit[1]]', tw.rootWidget.makeFakeWidgetWithVariables({ c: t }));
+    const replies = tw.wiki.filterTiddlers(
+      '[field:agent-chat<c>role[assistant]!nsort[agent-seq]limit[1]]',
+      tw.rootWidget.makeFakeWidgetWithVariables({ c: t }),
+    );
     return tw.wiki.getTiddlerText(replies[0], '');
   }, title);
   if (stored !== chunks.join('')) throw new Error(`M=${m}: the stored reply differs from the streamed text: ${JSON.stringify(stored.slice(0, 200))}`);
   // Put the chat back to M messages for the next round (deletions synced before the page goes).
-  await page.evaluate(({ t, m }) => {
-    const tw = window.$tw;
-    for (const title of tw.wiki.filterTiddlers('[field:agent-chat<c>]', tw.rootWidget.makeFakeWidgetWithVariables({ c: t }))) {
-      if (Number(tw.wiki.getTiddler(title).fields['agent-seq']) >= m) tw.wiki.deleteTiddler(title);
-    }
-  }, { t: title, m });
+  await page.evaluate(
+    ({ t, m }) => {
+      const tw = window.$tw;
+      for (const title of tw.wiki.filterTiddlers('[field:agent-chat<c>]', tw.rootWidget.makeFakeWidgetWithVariables({ c: t }))) {
+        if (Number(tw.wiki.getTiddler(title).fields['agent-seq']) >= m) tw.wiki.deleteTiddler(title);
+      }
+    },
+    { t: title, m },
+  );
   await page.waitForTimeout(100);
   await page.waitForFunction(() => !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
   return {
@@ -493,7 +577,9 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
 
 async function main() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
-  for (const { root } of BUILDS) if (!fs.existsSync(path.join(root, 'plugins', 'agent', 'ui', 'chat-widget.js'))) throw new Error(`${root}/plugins not built: run node scripts/build.mjs there first`);
+  for (const { root } of BUILDS)
+    if (!fs.existsSync(path.join(root, 'plugins', 'agent', 'ui', 'chat-widget.js')))
+      throw new Error(`${root}/plugins not built: run node scripts/build.mjs there first`);
   const started = Date.now();
   const mock = await startMockLlm({ delayMs: CHUNK_DELAY_MS });
   cleanups.push(() => mock.close());
@@ -536,7 +622,9 @@ async function main() {
           R[m].warm.push(await page.evaluate(openChat, open));
           if (i === WARM - 1) await profile?.stop(`${key.replace(' ', '-')}-open-warm-M${m}`);
         }
-        R[m].stream.push(await measureStream(page, cdp, mock, m, chunks, profile && { ...profile, stop: (name) => profile.stop(`${key.replace(' ', '-')}-${name}`) }));
+        R[m].stream.push(
+          await measureStream(page, cdp, mock, m, chunks, profile && { ...profile, stop: (name) => profile.stop(`${key.replace(' ', '-')}-${name}`) }),
+        );
       } finally {
         await context.close();
       }
@@ -559,7 +647,9 @@ const GOALS = { openMs: 30, openRatio: 1.2, busyMsPerS: 60 };
 
 function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   const [small, large] = SIZES;
-  console.log(`Chat UI in Chromium (${ROUNDS} rounds × fresh page per M, edition${BUILDS.length > 1 ? ' and build' : ''}, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`);
+  console.log(
+    `Chat UI in Chromium (${ROUNDS} rounds × fresh page per M, edition${BUILDS.length > 1 ? ' and build' : ''}, ${WARM} warm reopens per page; streamed reply of ${chunks.length} chunks / ${chunks.join('').length} chars every ${CHUNK_DELAY_MS} ms; Node ${process.version})`,
+  );
   console.log(`  server boot + mock ${bootMs} ms; page load ${fmt(loads, ' ms', 0)}; whole run ${(totalMs / 1000).toFixed(1)} s`);
   const goals = [];
   for (const { edition, build, key } of RUNS) {
@@ -571,7 +661,9 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       const b = get(L);
       rows.push([label, fmt(a, unit, d), fmt(b, unit, d), ratio(a, b)]);
     };
-    console.log(`\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}${build.label ? `, baseline ${build.root}` : ''}`);
+    console.log(
+      `\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}${build.label ? `, baseline ${build.root}` : ''}`,
+    );
     row('plugin JS compiled by the first chat shown', (r) => r.compiled.map((x) => x.kib), ' KiB', 0);
     row('… plugin modules executed', (r) => r.compiled.map((x) => x.modules), '', 0);
     row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
@@ -613,27 +705,37 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
     // What each reply wrote and saved (titles shortened; identical patterns counted once).
     for (const m of SIZES) {
       const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
-      const tally = (list) => Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {})).map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || '(none)';
+      const tally = (list) =>
+        Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {}))
+          .map(([t, n]) => (n > 1 ? `${t} ×${n}` : t))
+          .join(', ') || '(none)';
       for (const kind of ['writes', 'puts']) {
         const seen = new Map();
         for (const x of results[key][m].stream) seen.set(tally(x[kind]), (seen.get(tally(x[kind])) || 0) + 1);
         console.log(`  M=${m} ${kind === 'puts' ? 'PUTs  ' : 'writes'} per reply: ${[...seen].map(([t, n]) => `${t} (${n}×)`).join(' | ')}`);
       }
     }
-    const goal = (label, value, limit, unit, d = 1) => goals.push([key, label, `${value.toFixed(d)}${unit}`, `≤ ${limit}${unit}`, `${(value / limit).toFixed(2)}`, value <= limit ? 'met' : 'MISSED']);
+    const goal = (label, value, limit, unit, d = 1) =>
+      goals.push([key, label, `${value.toFixed(d)}${unit}`, `≤ ${limit}${unit}`, `${(value / limit).toFixed(2)}`, value <= limit ? 'met' : 'MISSED']);
     for (const kind of ['warm', 'cold']) {
       const open = (r) => median(r[kind].map((x) => x.toFrame));
       goal(`open ${large} messages (${kind}, to frame)`, open(L), GOALS.openMs, ' ms');
       goal(`open ${large} / open ${small} (${kind})`, open(L) / open(S), GOALS.openRatio, '×', 2);
     }
-    for (const [m, r] of [[small, S], [large, L]]) goal(`streaming at ${m} messages: main-thread ms per s`, median(r.stream.map((x) => x.busyMsPerS)), GOALS.busyMsPerS, ' ms');
+    for (const [m, r] of [
+      [small, S],
+      [large, L],
+    ])
+      goal(`streaming at ${m} messages: main-thread ms per s`, median(r.stream.map((x) => x.busyMsPerS)), GOALS.busyMsPerS, ' ms');
   }
   if (pageErrors.length) console.log(`  page errors: ${[...new Set(pageErrors)].join(' | ')}`);
   // The goals, each median against its limit (value / limit: under 1 is within the goal).
   const head = ['edition', 'goal', 'median', 'limit', 'of limit', ''];
   const widths = head.map((_, i) => Math.max(...[head, ...goals].map((r) => r[i].length)));
   const line = (r) => '  ' + r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
-  console.log(`\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s)`);
+  console.log(
+    `\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s)`,
+  );
   console.log(line(head));
   for (const r of goals) console.log(line(r));
 }

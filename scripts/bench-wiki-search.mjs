@@ -79,13 +79,19 @@ const median = (xs) => {
 };
 const fmt = (n) => n.toFixed(1);
 
-console.log(`wiki-search vs [!is[system]search[Q]limit[10]]: ${COUNT} tiddlers (+ the repo wiki), Node ${process.version}, ${WARMUP} warm-up + ${REPS} measured runs, alternating`);
+console.log(
+  `wiki-search vs [!is[system]search[Q]limit[10]]: ${COUNT} tiddlers (+ the repo wiki), Node ${process.version}, ${WARMUP} warm-up + ${REPS} measured runs, alternating`,
+);
 console.log(`generate ${fmt(generated)} ms; boot with preload ${fmt(booted)} ms`);
 console.log(`text index: built in ${fmt(indexBuild)} ms, ${fmt(indexHeap)} MB of heap`);
 console.log('');
-console.log('tool = wiki-search (ranked, from the index); index = rankedSearch alone (after a write; repeat: the same query again, answered from its last answer); aisearch = `[aisearch[Q]limit[10]]`; filter = `[!is[system]search[Q]limit[10]]` (unranked)');
+console.log(
+  'tool = wiki-search (ranked, from the index); index = rankedSearch alone (after a write; repeat: the same query again, answered from its last answer); aisearch = `[aisearch[Q]limit[10]]`; filter = `[!is[system]search[Q]limit[10]]` (unranked)',
+);
 console.log('');
-console.log('| query | what | filter hits | tool count | filter median ms | min | max | tool median ms | min | max | index median ms | repeat | aisearch median ms | tool/filter |');
+console.log(
+  '| query | what | filter hits | tool count | filter median ms | min | max | tool median ms | min | max | index median ms | repeat | aisearch median ms | tool/filter |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const q of QUERIES) {
   const filter = `[!is[system]search${q.titlesOnly ? ':title' : ''}[${q.query}]limit[10]]`;
@@ -131,7 +137,9 @@ for (const q of QUERIES) {
   const next = performance.now();
   port.rankedSearch('quokkaxylo');
   console.log('');
-  console.log(`100 writes with the index kept: ${fmt(written)} ms; the next query (indexes them) ${fmt(firstQuery)} ms; the one after ${fmt(performance.now() - next)} ms`);
+  console.log(
+    `100 writes with the index kept: ${fmt(written)} ms; the next query (indexes them) ${fmt(firstQuery)} ms; the one after ${fmt(performance.now() - next)} ms`,
+  );
 }
 
 // The agent view has no indexes and its own caches (so that no result depends on hidden
@@ -159,7 +167,9 @@ for (const f of FILTERS) {
       if (r >= WARMUP) times[which].push(performance.now() - start);
     }
   }
-  console.log(`| \`${f.filter}\` | ${f.what} | ${fmt(median(times.real))} | ${fmt(median(times.view))} | ${(median(times.view) / median(times.real)).toFixed(2)} |`);
+  console.log(
+    `| \`${f.filter}\` | ${f.what} | ${fmt(median(times.real))} | ${fmt(median(times.view))} | ${(median(times.view) / median(times.real)).toFixed(2)} |`,
+  );
 }
 const heapAfter = heapMB();
 console.log('');

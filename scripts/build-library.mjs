@@ -102,13 +102,28 @@ export async function buildLibrary(plugins, out = LIBRARY_DIR) {
     const $tw = require('tiddlywiki').TiddlyWiki();
     $tw.boot.argv = [
       wiki,
-      '--output', out,
-      '--savelibrarytiddlers', BUNDLE, '[prefix[$:/plugins/tiddlyagent/]]', 'recipes/library/tiddlers/', LIST,
-      '--savetiddler', LIST, 'recipes/library/tiddlers.json',
-      '--rendertiddler', TEMPLATE, 'index.html', 'text/plain',
+      '--output',
+      out,
+      '--savelibrarytiddlers',
+      BUNDLE,
+      '[prefix[$:/plugins/tiddlyagent/]]',
+      'recipes/library/tiddlers/',
+      LIST,
+      '--savetiddler',
+      LIST,
+      'recipes/library/tiddlers.json',
+      '--rendertiddler',
+      TEMPLATE,
+      'index.html',
+      'text/plain',
     ];
     // What TiddlyWiki's --makelibrary makes from every plugin on the plugin path, made from ours alone.
-    const bundle = { title: BUNDLE, type: 'application/json', 'plugin-type': 'library', text: JSON.stringify({ tiddlers: Object.fromEntries(plugins.map((p) => [p.title, p])) }) };
+    const bundle = {
+      title: BUNDLE,
+      type: 'application/json',
+      'plugin-type': 'library',
+      text: JSON.stringify({ tiddlers: Object.fromEntries(plugins.map((p) => [p.title, p])) }),
+    };
     $tw.preloadTiddlerArray([bundle, { title: TEMPLATE, text: template(plugins) }]);
     await new Promise((resolve) => $tw.boot.boot(resolve));
   } finally {
@@ -120,7 +135,11 @@ export async function buildLibrary(plugins, out = LIBRARY_DIR) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const plugins = fs
     .readdirSync(path.join(ROOT, 'src'))
-    .filter((name) => fs.existsSync(path.join(ROOT, 'src', name, 'plugin.info')) && JSON.parse(fs.readFileSync(path.join(ROOT, 'src', name, 'plugin.info'), 'utf8')).platform !== 'server')
+    .filter(
+      (name) =>
+        fs.existsSync(path.join(ROOT, 'src', name, 'plugin.info')) &&
+        JSON.parse(fs.readFileSync(path.join(ROOT, 'src', name, 'plugin.info'), 'utf8')).platform !== 'server',
+    )
     .map((name) => JSON.parse(fs.readFileSync(path.join(ROOT, 'dist', `${name}.json`), 'utf8')));
   const titles = await buildLibrary(plugins);
   console.log(`plugin library in ${path.relative(ROOT, LIBRARY_DIR)}: ${titles.join(', ')}`);

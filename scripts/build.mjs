@@ -45,7 +45,12 @@ function readMeta(file) {
 }
 
 function writeMeta(file, fields) {
-  fs.writeFileSync(file, Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    Object.entries(fields)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n') + '\n',
+  );
 }
 
 async function buildPlugin(name) {

@@ -83,7 +83,10 @@ const QUOTE_LIMIT = 200;
 
 // Collapse whitespace so a multi-line message cannot break the //italic// wikitext run.
 function quote(text) {
-  const flat = String(text ?? '').replace(/\s+/g, ' ').trim().slice(0, QUOTE_LIMIT);
+  const flat = String(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, QUOTE_LIMIT);
   return flat ? `//${flat}//` : '//(empty message)//';
 }
 const FOOTER = '\n\nSee [[Welcome to TiddlyAgent]] to connect a real provider.';
@@ -111,10 +114,18 @@ function mockTitle(userText, instruction) {
   const text = String(userText ?? '');
   const chinese = /\p{Script=Han}/u.test(text) || (!/[A-Za-z]/.test(text) && titleRequestLanguage(instruction) === 'zh');
   if (chinese) {
-    const clause = text.split(/[^\p{L}\p{N}]+/u).map((part) => part.replace(CHINESE_OPENING, '')).find(Boolean);
+    const clause = text
+      .split(/[^\p{L}\p{N}]+/u)
+      .map((part) => part.replace(CHINESE_OPENING, ''))
+      .find(Boolean);
     return clause ? [...clause].slice(0, 8).join('') : '新对话';
   }
-  const words = text.replace(/[^\p{L}\p{N}\s]+/gu, ' ').trim().split(/\s+/).filter(Boolean).slice(0, 3);
+  const words = text
+    .replace(/[^\p{L}\p{N}\s]+/gu, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 3);
   return words.length ? `Chat about ${words.join(' ')}` : 'Chat about nothing';
 }
 
@@ -126,7 +137,11 @@ function mockEdit(system, userText) {
   const text = (/<text>\n([\s\S]*?)\n<\/text>/.exec(userText) || [])[1] || '';
   if (/^Continue the text/m.test(system)) return 'And then the offline mock continued the thought (not a real AI).';
   if (/^Replace the text with a short summary/m.test(system)) return `In short (mock summary): ${text.split(/(?<=[.!?])\s/)[0] || text}`;
-  if (/^Correct spelling/m.test(system)) return text.replace(/\bteh\b/g, 'the').replace(/\bi\b/g, 'I').replace(/ {2,}/g, ' ');
+  if (/^Correct spelling/m.test(system))
+    return text
+      .replace(/\bteh\b/g, 'the')
+      .replace(/\bi\b/g, 'I')
+      .replace(/ {2,}/g, ' ');
   const custom = /^The user's instruction: (.*)$/m.exec(system);
   if (custom) return `${text} (changed by the offline mock as asked: ${custom[1]})`;
   return `${text.trim()} (rewritten by the offline mock, not a real AI)`;
@@ -142,7 +157,12 @@ const modelNotFound = (model) =>
   errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
 
 function genericErrorBody(status) {
-  if (status === 401) return errorBody('Incorrect API key provided (mock). You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_request_error', 'invalid_api_key');
+  if (status === 401)
+    return errorBody(
+      'Incorrect API key provided (mock). You can find your API key at https://platform.openai.com/account/api-keys.',
+      'invalid_request_error',
+      'invalid_api_key',
+    );
   if (status === 429) return errorBody('Rate limit reached (mock). Please try again in 1s.', 'requests', 'rate_limit_exceeded');
   if (status === 529) return { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
   if (status >= 500) return errorBody('The server had an error while processing your request. Sorry about that! (mock)', 'server_error', null);
@@ -150,37 +170,68 @@ function genericErrorBody(status) {
 }
 
 // ---- Directives: `mock:<name>[=<value>]` anywhere in the last user message's text ----
-const SLOW_TEXT = "''Mock slow reply'' from the offline test model (not a real AI), one word every 50 ms so Stop can be tested:" +
+const SLOW_TEXT =
+  "''Mock slow reply'' from the offline test model (not a real AI), one word every 50 ms so Stop can be tested:" +
   Array.from({ length: 200 }, (_, i) => ` word${i + 1}`).join('');
 
 function directiveScript(name, value, restOfLine, model) {
   switch (name) {
-    case '401': return { status: 401, body: genericErrorBody(401) };
-    case '404': return { status: 404, body: modelNotFound(model) };
-    case '429': return { status: 429, headers: { 'retry-after': '1' }, body: genericErrorBody(429) };
-    case 'quota': return { status: 429, body: errorBody('You exceeded your current quota, please check your plan and billing details. (mock)', 'insufficient_quota', 'insufficient_quota') };
-    case '500': return { status: 500, body: genericErrorBody(500) };
-    case '529': return { status: 529, body: genericErrorBody(529) };
-    case 'damaged': return { text: "''Mock reply'' with a chunk of its stream that cannot be read, then more words.", inject: { 3: 'data: {"choices":[{"delta":{"content":"lost wor\n\n' } };
-    case 'cut': return { text: "''Mock reply'' that the mock server cuts off mid-stream on purpose, without the final marker.", cutAfter: 4 };
-    case 'stall': return { text: "''Mock reply'' that stalls after a few words until you press Stop.", stallAfter: 3 };
-    case 'json': return { json: 'completion', text: "''Mock reply'' sent as one JSON object although a stream was requested (not a real AI)." };
-    case 'json-error': return { json: errorBody('This endpoint returns JSON, not a stream', 'invalid_request_error', null) };
-    case 'error-in-stream': return { text: "''Mock reply'' that fails part-way:", errorInStream: 'Mock in-stream error (scripted test double).' };
-    case 'slow': return { text: SLOW_TEXT, delayMs: 50 };
-    case 'fixture': return value ? { fixture: value } : null;
+    case '401':
+      return { status: 401, body: genericErrorBody(401) };
+    case '404':
+      return { status: 404, body: modelNotFound(model) };
+    case '429':
+      return { status: 429, headers: { 'retry-after': '1' }, body: genericErrorBody(429) };
+    case 'quota':
+      return {
+        status: 429,
+        body: errorBody('You exceeded your current quota, please check your plan and billing details. (mock)', 'insufficient_quota', 'insufficient_quota'),
+      };
+    case '500':
+      return { status: 500, body: genericErrorBody(500) };
+    case '529':
+      return { status: 529, body: genericErrorBody(529) };
+    case 'damaged':
+      return {
+        text: "''Mock reply'' with a chunk of its stream that cannot be read, then more words.",
+        inject: { 3: 'data: {"choices":[{"delta":{"content":"lost wor\n\n' },
+      };
+    case 'cut':
+      return { text: "''Mock reply'' that the mock server cuts off mid-stream on purpose, without the final marker.", cutAfter: 4 };
+    case 'stall':
+      return { text: "''Mock reply'' that stalls after a few words until you press Stop.", stallAfter: 3 };
+    case 'json':
+      return { json: 'completion', text: "''Mock reply'' sent as one JSON object although a stream was requested (not a real AI)." };
+    case 'json-error':
+      return { json: errorBody('This endpoint returns JSON, not a stream', 'invalid_request_error', null) };
+    case 'error-in-stream':
+      return { text: "''Mock reply'' that fails part-way:", errorInStream: 'Mock in-stream error (scripted test double).' };
+    case 'slow':
+      return { text: SLOW_TEXT, delayMs: 50 };
+    case 'fixture':
+      return value ? { fixture: value } : null;
     case 'tool': {
       if (!value) return null;
       const brace = value.indexOf('{'); // `mock:tool=name{"a":1}` written without a space
-      if (brace > 0) { restOfLine = value.slice(brace) + restOfLine; value = value.slice(0, brace); }
+      if (brace > 0) {
+        restOfLine = value.slice(brace) + restOfLine;
+        value = value.slice(0, brace);
+      }
       // Arguments: the JSON object on the rest of the line; invalid JSON is passed through as a
       // raw string so the client's own argument validation can be exercised too.
       const raw = restOfLine.trim();
       let args = {};
-      if (raw) { try { args = JSON.parse(raw); } catch { args = raw; } }
+      if (raw) {
+        try {
+          args = JSON.parse(raw);
+        } catch {
+          args = raw;
+        }
+      }
       return { toolCalls: [{ name: value, arguments: args }] };
     }
-    default: return null; // unknown `mock:` tokens are ordinary text
+    default:
+      return null; // unknown `mock:` tokens are ordinary text
   }
 }
 
@@ -218,7 +269,10 @@ function tourScript(messages, userText) {
   if (call?.function?.name === 'wiki-search') {
     const hit = result.match(/<tiddler-data\b[^>]*\btitle="Demo notes"[^>]*>/)?.[0];
     const modified = hit?.match(/\bmodified="(\d*)"/)?.[1];
-    if (modified === undefined) return { text: `${TOUR_NOTICE} The search did not find the tiddler [[${TOUR_NOTE}]], so there is nothing to change. Restore it from the shipped demo (delete your copy in \`tiddlers/\`) and try again.${FOOTER}` };
+    if (modified === undefined)
+      return {
+        text: `${TOUR_NOTICE} The search did not find the tiddler [[${TOUR_NOTE}]], so there is nothing to change. Restore it from the shipped demo (delete your copy in \`tiddlers/\`) and try again.${FOOTER}`,
+      };
     return { toolCalls: [{ name: 'wiki-edit', arguments: { title: TOUR_NOTE, modified, edits: [{ find: TOUR_FIND, replace: TOUR_REPLACE }] } }] };
   }
   if (call?.function?.name === 'wiki-edit') {
@@ -231,7 +285,11 @@ function tourScript(messages, userText) {
 // ---- Helpers ----
 function contentText(content) {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => p && p.type === 'text').map((p) => String(p.text ?? '')).join('\n');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p && p.type === 'text')
+      .map((p) => String(p.text ?? ''))
+      .join('\n');
   return '';
 }
 // Word-sized deltas whose concatenation is exactly the text.
@@ -265,8 +323,13 @@ function splitInto(str, n) {
 
 async function startMockLlm(options = {}) {
   const {
-    port = 0, host = '127.0.0.1', delayMs = 15, fixturesDir = DEFAULT_FIXTURES,
-    models = ['mock-model', 'mock-model-large'], log = false, apiKey,
+    port = 0,
+    host = '127.0.0.1',
+    delayMs = 15,
+    fixturesDir = DEFAULT_FIXTURES,
+    models = ['mock-model', 'mock-model-large'],
+    log = false,
+    apiKey,
   } = options;
   const say = typeof log === 'function' ? log : log ? (line) => console.log(`[mock-llm] ${line}`) : () => {};
   const requests = []; // live: reset() empties it in place so callers' references stay valid
@@ -283,7 +346,13 @@ async function startMockLlm(options = {}) {
   function sleep(ms) {
     if (!ms || closing) return Promise.resolve();
     return new Promise((resolve) => {
-      const entry = { resolve, timer: setTimeout(() => { sleepers.delete(entry); resolve(); }, ms) };
+      const entry = {
+        resolve,
+        timer: setTimeout(() => {
+          sleepers.delete(entry);
+          resolve();
+        }, ms),
+      };
       sleepers.add(entry);
     });
   }
@@ -316,14 +385,18 @@ async function startMockLlm(options = {}) {
     if (script.reasoning) message.reasoning_content = script.reasoning;
     if (script.toolCalls?.length) message.tool_calls = normaliseToolCalls(script.toolCalls);
     return {
-      id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+      id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: script.finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
       usage,
     };
   }
   function normaliseToolCalls(calls) {
     return calls.map((c) => ({
-      id: c.id ?? `call_mock_${++callCounter}`, type: 'function',
+      id: c.id ?? `call_mock_${++callCounter}`,
+      type: 'function',
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
     }));
   }
@@ -344,11 +417,16 @@ async function startMockLlm(options = {}) {
     const toolCalls = script.toolCalls?.length ? normaliseToolCalls(script.toolCalls) : [];
     const usage = (() => {
       const prompt = script.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? ''));
-      const completion = script.usage?.completion_tokens ??
+      const completion =
+        script.usage?.completion_tokens ??
         estimateTokens(fullText + (script.reasoning ?? '') + toolCalls.map((t) => t.function.name + t.function.arguments).join(''));
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     })();
-    const cut = () => { conn.cut = true; record.cut = true; req.socket.destroy(); };
+    const cut = () => {
+      conn.cut = true;
+      record.cut = true;
+      req.socket.destroy();
+    };
     const stall = () => conn.closed; // resolves only when the client goes away
 
     if (script.reset) return cut();
@@ -375,13 +453,23 @@ async function startMockLlm(options = {}) {
     const created = Math.floor(Date.now() / 1000);
     // Real OpenAI sends `usage: null` on every chunk once include_usage is on; mirror it.
     const chunk = (delta, finish = null) => ({
-      id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_mock',
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: 'fp_mock',
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(includeUsage ? { usage: null } : {}),
     });
-    res.writeHead(script.status ?? 200, baseHeaders({
-      'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...script.headers,
-    }));
+    res.writeHead(
+      script.status ?? 200,
+      baseHeaders({
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        ...script.headers,
+      }),
+    );
     res.flushHeaders();
     // Returns false once the client is gone, so every loop below stops writing at once.
     const send = async (obj, wait = true) => {
@@ -459,7 +547,11 @@ async function startMockLlm(options = {}) {
     const raw = fs.readFileSync(file, 'utf8');
     let pieces;
     if (file.endsWith('.chunks.jsonl')) {
-      pieces = raw.split(/\r?\n/).filter((l) => l.trim()).map((l) => `data: ${l.trim()}\n\n`).concat('data: [DONE]\n\n');
+      pieces = raw
+        .split(/\r?\n/)
+        .filter((l) => l.trim())
+        .map((l) => `data: ${l.trim()}\n\n`)
+        .concat('data: [DONE]\n\n');
     } else if (file.endsWith('.sse')) {
       pieces = raw.split(/(?<=\n\n)/); // verbatim: the pieces concatenate back to the file
     } else {
@@ -540,7 +632,10 @@ async function startMockLlm(options = {}) {
       });
     }
     if (req.method === 'GET' && route === '/__mock/requests') return sendJson(res, 200, requests);
-    if (req.method === 'POST' && route === '/__mock/reset') { reset(); return sendJson(res, 200, { ok: true }); }
+    if (req.method === 'POST' && route === '/__mock/reset') {
+      reset();
+      return sendJson(res, 200, { ok: true });
+    }
     if (req.method === 'POST' && route === '/__mock/queue') {
       try {
         const n = queue(JSON.parse(await readBody(req)));
@@ -565,9 +660,20 @@ async function startMockLlm(options = {}) {
       }
     }
     if (req.method === 'POST' && (route === '/v1/embeddings' || route === '/embeddings')) {
-      const record = { id: ++counter, receivedAt: Date.now(), method: req.method, path: url.pathname, body: null, headers: { ...req.headers }, completed: true, aborted: false };
+      const record = {
+        id: ++counter,
+        receivedAt: Date.now(),
+        method: req.method,
+        path: url.pathname,
+        body: null,
+        headers: { ...req.headers },
+        completed: true,
+        aborted: false,
+      };
       requests.push(record);
-      try { record.body = JSON.parse(await readBody(req)); } catch {
+      try {
+        record.body = JSON.parse(await readBody(req));
+      } catch {
         return sendJson(res, 400, errorBody('We could not parse the JSON body of your request. (mock)', 'invalid_request_error', null));
       }
       const script = embeddingScripts.shift() || {};
@@ -582,17 +688,36 @@ async function startMockLlm(options = {}) {
       const dims = script.dims ?? embeddingDims;
       say(`POST ${url.pathname} model=${record.body?.model} texts=${texts.length}`);
       return sendJson(res, 200, {
-        object: 'list', model: record.body?.model ?? 'mock-embedding',
+        object: 'list',
+        model: record.body?.model ?? 'mock-embedding',
         data: texts.map((t, index) => ({ object: 'embedding', index, embedding: hashedEmbedding(t, dims) })),
         usage: { prompt_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0), total_tokens: texts.reduce((n, t) => n + estimateTokens(t), 0) },
       });
     }
     if (req.method === 'POST' && (route === '/v1/chat/completions' || route === '/chat/completions')) {
-      const record = { id: ++counter, receivedAt: Date.now(), method: req.method, path: url.pathname, body: null, headers: { ...req.headers }, completed: false, aborted: false };
+      const record = {
+        id: ++counter,
+        receivedAt: Date.now(),
+        method: req.method,
+        path: url.pathname,
+        body: null,
+        headers: { ...req.headers },
+        completed: false,
+        aborted: false,
+      };
       // `aborted` = the client left before we ended the response; a deliberate cut is not an abort.
       let markClosed;
-      const conn = { done: false, ended: false, cut: false, closed: new Promise((r) => { markClosed = r; }) };
-      res.on('finish', () => { record.completed = true; });
+      const conn = {
+        done: false,
+        ended: false,
+        cut: false,
+        closed: new Promise((r) => {
+          markClosed = r;
+        }),
+      };
+      res.on('finish', () => {
+        record.completed = true;
+      });
       res.on('close', () => {
         conn.done = true;
         if (!conn.ended && !res.writableFinished && !conn.cut) record.aborted = true;
@@ -600,7 +725,9 @@ async function startMockLlm(options = {}) {
       });
       requests.push(record);
       const raw = await readBody(req);
-      try { record.body = JSON.parse(raw); } catch {
+      try {
+        record.body = JSON.parse(raw);
+      } catch {
         record.rawBody = raw;
         return sendJson(res, 400, errorBody('We could not parse the JSON body of your request. (mock)', 'invalid_request_error', null));
       }
@@ -655,7 +782,10 @@ async function startMockLlm(options = {}) {
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const actualPort = server.address().port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
@@ -670,7 +800,10 @@ async function startMockLlm(options = {}) {
     reset,
     close() {
       closing = true;
-      for (const s of sleepers) { clearTimeout(s.timer); s.resolve(); }
+      for (const s of sleepers) {
+        clearTimeout(s.timer);
+        s.resolve();
+      }
       sleepers.clear();
       return new Promise((resolve) => {
         server.close(() => resolve());
@@ -686,7 +819,9 @@ const STOP_WORDS = new Set('a an and are as at be by for from has have in is it 
 /** The mock's embedding of `text`: its words (lower-case letters and digits, not stop words) hashed into `dims` buckets, normalized. */
 function hashedEmbedding(text, dims) {
   const v = new Array(dims).fill(0);
-  for (const word of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) || []) {
+  for (const word of String(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) || []) {
     if (STOP_WORDS.has(word)) continue;
     let h = 0x811c9dc5;
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
@@ -700,15 +835,24 @@ module.exports = { startMockLlm, defaultReply, toolResultReply, mockTitle, title
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  const flag = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const flag = (name) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
   const port = Number(flag('--port') ?? process.env.MOCK_LLM_PORT ?? 8765);
   const host = flag('--host') ?? '127.0.0.1';
   const delayMs = process.env.MOCK_LLM_DELAY_MS != null ? Number(process.env.MOCK_LLM_DELAY_MS) : 15;
   const apiKey = process.env.MOCK_LLM_API_KEY || undefined;
-  startMockLlm({ port, host, delayMs, apiKey, log: true }).then((mock) => {
-    console.log(`TiddlyAgent mock LLM (${MOCK_NOTICE}) listening on ${mock.url}`);
-    const stop = () => mock.close().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  }, (e) => { console.error(`mock LLM failed to start: ${e.message}`); process.exit(1); });
+  startMockLlm({ port, host, delayMs, apiKey, log: true }).then(
+    (mock) => {
+      console.log(`TiddlyAgent mock LLM (${MOCK_NOTICE}) listening on ${mock.url}`);
+      const stop = () => mock.close().then(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    },
+    (e) => {
+      console.error(`mock LLM failed to start: ${e.message}`);
+      process.exit(1);
+    },
+  );
 }

@@ -21,7 +21,9 @@ function serveLibrary({ dir = path.join(ROOT, 'dist', 'library'), plugins = path
     } catch {
       pathname = '';
     }
-    const [base, rel] = pathname.startsWith('/plugins/') ? [plugins, pathname.slice('/plugins/'.length)] : [dir, pathname === '/' ? 'index.html' : pathname.slice(1)];
+    const [base, rel] = pathname.startsWith('/plugins/')
+      ? [plugins, pathname.slice('/plugins/'.length)]
+      : [dir, pathname === '/' ? 'index.html' : pathname.slice(1)];
     const file = path.resolve(base, rel);
     const inside = file.startsWith(path.resolve(base) + path.sep) && !(base === plugins && path.dirname(file) !== path.resolve(plugins));
     if (request.method !== 'GET' || !inside || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -55,7 +57,9 @@ if (require.main === module) {
   serveLibrary({ port: Number(flag('--port') ?? process.env.LIBRARY_PORT ?? 8081), host: flag('--host') ?? '127.0.0.1' }).then(
     (library) => {
       console.log(`TiddlyAgent plugin library: ${library.libraryUrl}`);
-      console.log(`  Open that page and drag its box into your wiki, or in your wiki make a tiddler tagged $:/tags/PluginLibrary with the field url: ${library.libraryUrl}`);
+      console.log(
+        `  Open that page and drag its box into your wiki, or in your wiki make a tiddler tagged $:/tags/PluginLibrary with the field url: ${library.libraryUrl}`,
+      );
       console.log(`  Then Control Panel → Plugins → Get more plugins → TiddlyAgent → Open plugin library.`);
       console.log(`  The plugin files themselves, to drag into a wiki: ${library.url}/plugins/agent.json (and mcp-browser.json)`);
       const stop = () => library.close().then(() => process.exit(0));

@@ -10,12 +10,36 @@ export { CHAT_RENAMED_FROM } from './runner/chat-move';
 export { titleProblem, type TitleProblem } from './store/chat-titles';
 export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
 export { RemoteRunner } from './runner/remote-runner';
-export { RunnerError, HTTP_STATUS, type ApprovalChoice, type ChatRunner, type McpTestResult, type PromptPreview, type RollbackResult } from './runner/chat-runner';
+export {
+  RunnerError,
+  HTTP_STATUS,
+  type ApprovalChoice,
+  type ChatRunner,
+  type McpTestResult,
+  type PromptPreview,
+  type RollbackResult,
+} from './runner/chat-runner';
 export { MemoryOperationLog, OperationQueue, FINISHED, type Operation, type OperationLog, type OperationStatus } from './runner/operations';
 export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
 export { ensureWebGlobals } from './runner/host';
 export { ChatStore, REPLY_TYPE, StatusError } from './store/chat-store';
-export { chatParts, chatPartTitles, chatFamily, isPart, hasScheme, journalTitle, messagePrefix, todoTitle, MESSAGE_PREFIX, TODO_PREFIX, TODO_CHAT_FIELD, SCHEDULE_PREFIX, PART_KINDS, SHOWN_PARTS, type PartKind } from './store/chat-parts';
+export {
+  chatParts,
+  chatPartTitles,
+  chatFamily,
+  isPart,
+  hasScheme,
+  journalTitle,
+  messagePrefix,
+  todoTitle,
+  MESSAGE_PREFIX,
+  TODO_PREFIX,
+  TODO_CHAT_FIELD,
+  SCHEDULE_PREFIX,
+  PART_KINDS,
+  SHOWN_PARTS,
+  type PartKind,
+} from './store/chat-parts';
 export { canTransition, STATUS_TRANSITIONS } from './store/status';
 export { TodoList } from './store/todo-list';
 export { parseChecklist, formatChecklist, checklistProgress, type ChecklistItem } from './store/checklist';
@@ -59,4 +83,16 @@ export { createIndexedDbVectorStore } from './runner/vector-store-idb';
 export { VectorIndex, INDEX_FORMAT } from './search/vector-index';
 export { createEmbeddingModel } from './providers/embeddings';
 // Export and import (issue 16)
-export { exportChat, gatherChat, importText, checkImportSize, formatSize, ImportError, MAX_IMPORT_BYTES, IMPORT_TOOL_CEILING, type ImportPlan, type ExportFormat, type ExportResult } from './runner/transfer';
+export {
+  exportChat,
+  gatherChat,
+  importText,
+  checkImportSize,
+  formatSize,
+  ImportError,
+  MAX_IMPORT_BYTES,
+  IMPORT_TOOL_CEILING,
+  type ImportPlan,
+  type ExportFormat,
+  type ExportResult,
+} from './runner/transfer';

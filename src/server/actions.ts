@@ -41,8 +41,17 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
   // "always" carries the scope of the rule it adds (tiddler, prefix or tool), checked by the runner against the call;
   // `text`: the writer's own version of the call's text (Edit before allowing); the runner plans it through the write gate first.
   decide: (runner, body) => {
-    if (body.text !== undefined && body.text !== null && typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string (your version of the text), or left out.');
-    return receipt(runner.submitDecision(str(body, 'chat'), str(body, 'message'), str(body, 'choice') as Agent.ApprovalChoice, body.scope, typeof body.text === 'string' ? body.text : undefined));
+    if (body.text !== undefined && body.text !== null && typeof body.text !== 'string')
+      throw new HttpError(400, '"text" must be a string (your version of the text), or left out.');
+    return receipt(
+      runner.submitDecision(
+        str(body, 'chat'),
+        str(body, 'message'),
+        str(body, 'choice') as Agent.ApprovalChoice,
+        body.scope,
+        typeof body.text === 'string' ? body.text : undefined,
+      ),
+    );
   },
   'revoke-rule': async (runner, body) => ({ status: 200, body: await runner.revokeRule(str(body, 'chat'), str(body, 'message')) }),
   answer: (runner, body) => {
@@ -76,7 +85,14 @@ const ACTIONS: Record<string, (runner: Agent.LocalRunner, body: Body, signal: Ab
   'propose-edit': async (runner, body, signal) => ({
     status: 200,
     body: await runner.proposeEdit(
-      { agent: optionalStr(body, 'agent') ?? '', instruction: str(body, 'instruction') as Agent.EditInstruction, custom: optionalStr(body, 'custom'), text: typeof body.text === 'string' ? body.text : '', title: optionalStr(body, 'title'), context: optionalStr(body, 'context') },
+      {
+        agent: optionalStr(body, 'agent') ?? '',
+        instruction: str(body, 'instruction') as Agent.EditInstruction,
+        custom: optionalStr(body, 'custom'),
+        text: typeof body.text === 'string' ? body.text : '',
+        title: optionalStr(body, 'title'),
+        context: optionalStr(body, 'context'),
+      },
       signal,
     ),
   }),

@@ -112,7 +112,9 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   durable.flush();
   // A run is on disk before its chat is woken, so a kill in between cannot run it twice.
   const scheduling = agent.startScheduler(runner, tracked, $tw.wiki, { persist: () => durable.flush() });
-  const semantic = stateDir ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) }) : undefined;
+  const semantic = stateDir
+    ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) })
+    : undefined;
   const prefix = `${server.get('path-prefix') ?? ''}/`;
   edition = {
     runner,

@@ -53,14 +53,17 @@ test('a user\'s edit with $timestamp="no" while the write waits is kept: after a
     ([t, m]) => {
       const tw = (window as any).$tw;
       tw.wiki.addTiddler({ title: t, text: 'The original words.', modified: m });
-      tw.wiki.addTiddler({ title: 'E2E quiet edit', text: `<$button class="e2e-quiet-edit">Mark<$action-setfield $tiddler="${t}" $field="text" $value="The user's words." $timestamp="no"/></$button>` });
+      tw.wiki.addTiddler({
+        title: 'E2E quiet edit',
+        text: `<$button class="e2e-quiet-edit">Mark<$action-setfield $tiddler="${t}" $field="text" $value="The user's words." $timestamp="no"/></$button>`,
+      });
     },
     [title, modified],
   );
   await waitForSync(served.page);
   served.wiki.mock.queue([
     { toolCalls: [{ name: 'wiki-read', arguments: { title } }] },
-    { toolCalls: [{ name: 'wiki-update', arguments: { title, modified, text: 'The agent\'s words.' } }] },
+    { toolCalls: [{ name: 'wiki-update', arguments: { title, modified, text: "The agent's words." } }] },
   ]);
   const before = served.wiki.mock.requests.length;
   await chat().locator('textarea.tc-ai-chat-input').fill('Rewrite the shared note.');
@@ -90,7 +93,9 @@ test('a user\'s edit with $timestamp="no" while the write waits is kept: after a
 
 test('ask-question shows a card; the answer returns to the same turn', async () => {
   const before = served.wiki.mock.requests.length;
-  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=ask-question {"question":"Which season?","inputType":"single-select","options":["Spring","Autumn"]}');
+  await chat()
+    .locator('textarea.tc-ai-chat-input')
+    .fill('mock:tool=ask-question {"question":"Which season?","inputType":"single-select","options":["Spring","Autumn"]}');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   const card = chat().locator('.tc-ai-question');
   await card.waitFor();
@@ -104,7 +109,9 @@ test('ask-question shows a card; the answer returns to the same turn', async () 
   const followUp = served.wiki.mock.requests[before + 1].body.messages;
   expect(followUp.at(-1)).toMatchObject({ role: 'tool' });
   expect(followUp.at(-1).content).toContain('A: Autumn');
-  expect(followUp.filter((m: any) => m.role === 'user').length).toBe(served.wiki.mock.requests[before].body.messages.filter((m: any) => m.role === 'user').length);
+  expect(followUp.filter((m: any) => m.role === 'user').length).toBe(
+    served.wiki.mock.requests[before].body.messages.filter((m: any) => m.role === 'user').length,
+  );
 });
 
 test('Cancel on a question ends the turn without a reply', async () => {

@@ -26,15 +26,21 @@ async function openEditor(page: Page, title: string, text: string): Promise<void
   await waitForSync(page);
   await navigate(page, title);
   // The button's own click: a popup left open or the story's animation cannot take it.
-  await page.locator(`[data-tiddler-title="${title}"] .tc-tiddler-controls button[class*="edit"]`).first().evaluate((button: HTMLElement) => button.click());
+  await page
+    .locator(`[data-tiddler-title="${title}"] .tc-tiddler-controls button[class*="edit"]`)
+    .first()
+    .evaluate((button: HTMLElement) => button.click());
   await page.locator(`[data-tiddler-title="Draft of '${title}'"] .tc-editor-toolbar`).waitFor();
 }
 
 async function select(page: Page, draft: string, start: number, end: number): Promise<void> {
-  await (await editor(page, draft)).evaluate((e: HTMLTextAreaElement, [s, f]) => {
-    e.focus();
-    e.setSelectionRange(s!, f!);
-  }, [start, end]);
+  await (await editor(page, draft)).evaluate(
+    (e: HTMLTextAreaElement, [s, f]) => {
+      e.focus();
+      e.setSelectionRange(s!, f!);
+    },
+    [start, end],
+  );
 }
 
 const draftText = async (page: Page, draft: string) => (await editor(page, draft)).inputValue();

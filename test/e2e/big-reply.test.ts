@@ -29,7 +29,9 @@ test('a 5 MB reply in 1,000 chunks: complete, saved whole, the page responsive',
   const chat = page.locator('.tc-ai-chat[data-chat="Demo chat"]');
   await chat.locator('textarea.tc-ai-chat-input').fill('Send me everything');
   await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed', null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed', null, {
+    timeout: 60_000,
+  });
   const worst = await page.evaluate(() => {
     clearInterval((window as any).__probe);
     return (window as any).__worst as number;

@@ -21,13 +21,21 @@ beforeAll(async () => {
 
 const chat = () => served.page.locator('.tc-ai-chat[data-chat="Chat"]');
 const texts = (role: string) => chat().locator(`.tc-ai-message-${role}[data-message] .tc-ai-message-body`).allTextContents();
-const done = () => served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Chat"]')?.getAttribute('data-status') === 'completed' && !document.querySelector('.tc-ai-message-streaming'));
+const done = () =>
+  served.page.waitForFunction(
+    () =>
+      document.querySelector('.tc-ai-chat[data-chat="Chat"]')?.getAttribute('data-status') === 'completed' &&
+      !document.querySelector('.tc-ai-message-streaming'),
+  );
 
 async function send(text: string) {
   const before = await chat().locator('.tc-ai-message-assistant[data-message]').count();
   await chat().locator('textarea.tc-ai-chat-input').fill(text);
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await served.page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Chat"] .tc-ai-message-assistant[data-message]').length > n, before);
+  await served.page.waitForFunction(
+    (n) => document.querySelectorAll('.tc-ai-chat[data-chat="Chat"] .tc-ai-message-assistant[data-message]').length > n,
+    before,
+  );
   await done();
 }
 
@@ -35,7 +43,10 @@ async function send(text: string) {
 async function shows(users: string[], replies: string[]) {
   await served.page.waitForFunction(
     ({ u, r }) => {
-      const of = (role: string) => [...document.querySelectorAll(`.tc-ai-chat[data-chat="Chat"] .tc-ai-message-${role}[data-message] .tc-ai-message-body`)].map((e) => e.textContent ?? '');
+      const of = (role: string) =>
+        [...document.querySelectorAll(`.tc-ai-chat[data-chat="Chat"] .tc-ai-message-${role}[data-message] .tc-ai-message-body`)].map(
+          (e) => e.textContent ?? '',
+        );
       const answers = of('assistant');
       return JSON.stringify(of('user')) === JSON.stringify(u) && answers.length === r.length && r.every((words, i) => answers[i]!.includes(words));
     },

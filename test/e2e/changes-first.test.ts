@@ -19,11 +19,15 @@ jest.setTimeout(90_000);
 const SHOTS = path.join(ROOT, 'output', 'i24-card');
 const LONG = 'Long garden note';
 const M = '20260102000000000';
-const PARAGRAPHS = Array.from({ length: 61 }, (_, i) => `Paragraph ${i + 1}: the garden plan for week ${i + 1}, with notes on watering, weeding and what to plant next.`);
+const PARAGRAPHS = Array.from(
+  { length: 61 },
+  (_, i) => `Paragraph ${i + 1}: the garden plan for week ${i + 1}, with notes on watering, weeding and what to plant next.`,
+);
 const LAST = 'Paragraph 61: the season ends; the beds are covered for winter.';
 
 const chat = (page: Page) => page.locator('.tc-ai-chat[data-chat="Demo chat"]');
-const status = (page: Page, value: string) => page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, value);
+const status = (page: Page, value: string) =>
+  page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, value);
 const textOf = (page: Page, title: string) => page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t) as string | undefined, title);
 
 async function send(page: Page, text: string): Promise<Locator> {
@@ -37,7 +41,10 @@ async function send(page: Page, text: string): Promise<Locator> {
 
 /** The long note, saved (in the server edition the server's runner reads it). */
 async function addLongNote(page: Page): Promise<void> {
-  await page.evaluate(([t, text, m]) => (window as any).$tw.wiki.addTiddler({ title: t, text, tags: 'Garden', created: m, modified: m }), [LONG, PARAGRAPHS.join('\n\n'), M]);
+  await page.evaluate(
+    ([t, text, m]) => (window as any).$tw.wiki.addTiddler({ title: t, text, tags: 'Garden', created: m, modified: m }),
+    [LONG, PARAGRAPHS.join('\n\n'), M],
+  );
   await waitForSync(page);
 }
 
@@ -65,12 +72,20 @@ function firstChangeInView(view: Locator): Promise<{ inCard: boolean; unclipped:
       const style = getComputedStyle(e);
       if (/(auto|scroll|hidden|clip)/.test(`${style.overflowX} ${style.overflowY}`) && !within(e.getBoundingClientRect())) unclipped = false;
     }
-    return { inCard: within(root.getBoundingClientRect()), unclipped, inWindow: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth, text: change.textContent ?? '' };
+    return {
+      inCard: within(root.getBoundingClientRect()),
+      unclipped,
+      inWindow: r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth,
+      text: change.textContent ?? '',
+    };
   });
 }
 
 async function usePalette(page: Page, palette: string): Promise<void> {
-  const [before, current] = await page.evaluate(() => [getComputedStyle(document.body).backgroundColor, (window as any).$tw.wiki.getTiddlerText('$:/palette', '$:/palettes/Vanilla')]);
+  const [before, current] = await page.evaluate(() => [
+    getComputedStyle(document.body).backgroundColor,
+    (window as any).$tw.wiki.getTiddlerText('$:/palette', '$:/palettes/Vanilla'),
+  ]);
   if (current === palette) return;
   await page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
   await page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
@@ -111,7 +126,11 @@ async function editAndAllow(page: Page, wiki: ServedWiki, edition: Edition): Pro
   await box.waitFor();
   expect(await box.getAttribute('aria-label')).toBe(`Your version of the text of ${LONG}`);
   // The cursor is where the agent's change starts: the rest of the line is the agent's words.
-  expect(await box.evaluate((b: HTMLTextAreaElement) => b.value.slice(b.selectionStart, b.value.indexOf('\n', b.selectionStart) === -1 ? undefined : b.value.indexOf('\n', b.selectionStart)))).toBe('season ends; the beds are covered for winter.');
+  expect(
+    await box.evaluate((b: HTMLTextAreaElement) =>
+      b.value.slice(b.selectionStart, b.value.indexOf('\n', b.selectionStart) === -1 ? undefined : b.value.indexOf('\n', b.selectionStart)),
+    ),
+  ).toBe('season ends; the beds are covered for winter.');
   expect(await box.evaluate((b: HTMLTextAreaElement) => b === document.activeElement && b.scrollTop > 0)).toBe(true);
   await page.keyboard.press('Shift+End');
   await page.keyboard.type('beds are mulched, and I say so.');
@@ -170,7 +189,7 @@ describe('browser edition', () => {
     await chat(served.page).waitFor();
   });
 
-  test('a long note\'s last line: the change is in the card\'s visible area when it opens, not the text from the top', async () => {
+  test("a long note's last line: the change is in the card's visible area when it opens, not the text from the top", async () => {
     await addLongNote(served.page);
     queueLastLineEdit(served.wiki, 'Left the note as it was.');
     const card = await send(served.page, 'Change the last paragraph of the long note');
@@ -194,12 +213,16 @@ describe('browser edition', () => {
     await status(served.page, 'completed');
   });
 
-  test('at 360 px, the demo note\'s change is in the card\'s visible area, every line wraps, and the turn\'s diff is as compact', async () => {
+  test("at 360 px, the demo note's change is in the card's visible area, every line wraps, and the turn's diff is as compact", async () => {
     await served.page.setViewportSize({ width: 360, height: 740 });
     try {
       const card = await send(served.page, 'Show me what you can do');
       expect(await firstChangeInView(card)).toEqual({ inCard: true, unclipped: true, inWindow: true, text: 'waiting for the tour' });
-      const wide = await card.evaluate((root) => [...root.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > root.getBoundingClientRect().right + 1).map((e) => e.className || e.tagName));
+      const wide = await card.evaluate((root) =>
+        [...root.querySelectorAll('*')]
+          .filter((e) => e.getBoundingClientRect().right > root.getBoundingClientRect().right + 1)
+          .map((e) => e.className || e.tagName),
+      );
       expect(wide).toEqual([]);
       await served.page.screenshot({ path: path.join(SHOTS, 'after-demo-note-360.png') });
       await usePalette(served.page, '$:/palettes/SpartanNight');
@@ -222,8 +245,11 @@ describe('browser edition', () => {
     }
   });
 
-  test('a created note\'s card shows its text', async () => {
-    const card = await send(served.page, 'mock:tool=wiki-create {"title":"Created note","text":"A new note written by the agent.\\n\\nIt has two paragraphs.","tags":["Garden"]}');
+  test("a created note's card shows its text", async () => {
+    const card = await send(
+      served.page,
+      'mock:tool=wiki-create {"title":"Created note","text":"A new note written by the agent.\\n\\nIt has two paragraphs.","tags":["Garden"]}',
+    );
     expect(await card.locator('.tc-ai-diff-title').textContent()).toBe('Created note · created');
     expect(await card.locator('.tc-ai-diff-where').textContent()).toBe('Text of the new tiddler');
     expect(await card.locator('.tc-ai-diff-text').textContent()).toBe('A new note written by the agent.\n\nIt has two paragraphs.');
@@ -270,14 +296,16 @@ describe('browser edition', () => {
     await status(served.page, 'completed');
   });
 
-  test('editing in the card lands the user\'s version, journaled: Roll back restores the original', async () => {
+  test("editing in the card lands the user's version, journaled: Roll back restores the original", async () => {
     await editAndAllow(served.page, served.wiki, 'browser');
     expect(served.errors).toEqual([]);
   });
 
   test('an edited version the write gate refuses shows the refusal in the card and lands nothing; the editor reads well in every palette', async () => {
     await refusedEdit(served.page, served.wiki, async () => {
-      await chat(served.page).locator('.tc-ai-approval').screenshot({ path: path.join(SHOTS, 'after-edit-refused-card-desktop.png') });
+      await chat(served.page)
+        .locator('.tc-ai-approval')
+        .screenshot({ path: path.join(SHOTS, 'after-edit-refused-card-desktop.png') });
       await readable(served.page, CARD);
     });
     await chat(served.page).locator('.tc-ai-approval').waitFor({ state: 'detached' });
@@ -293,7 +321,7 @@ describe('server edition', () => {
     await chat(served.page).waitFor();
   });
 
-  test('editing in the card lands the user\'s version on the server, journaled: Roll back restores the original', async () => {
+  test("editing in the card lands the user's version on the server, journaled: Roll back restores the original", async () => {
     await editAndAllow(served.page, served.wiki, 'server');
     // The server holds the original again (its own copy, not only the page's).
     const res = await fetch(`${served.wiki.url}/recipes/default/tiddlers/${encodeURIComponent(LONG)}`);

@@ -34,8 +34,13 @@ beforeAll(async () => {
 });
 
 /** Pixels between the bottom of the window and the chat's end (its composer). */
-const fromEnd = () => served.page.evaluate((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!.getBoundingClientRect().bottom - window.innerHeight, CHAT);
-const atEnd = () => served.page.waitForFunction((c) => Math.abs(document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!.getBoundingClientRect().bottom - window.innerHeight) < 40, CHAT);
+const fromEnd = () =>
+  served.page.evaluate((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!.getBoundingClientRect().bottom - window.innerHeight, CHAT);
+const atEnd = () =>
+  served.page.waitForFunction(
+    (c) => Math.abs(document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!.getBoundingClientRect().bottom - window.innerHeight) < 40,
+    CHAT,
+  );
 const scrollY = () => served.page.evaluate(() => window.scrollY);
 const streamed = () => served.page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
 
@@ -47,9 +52,16 @@ test('a long chat opened from a link shows its newest messages and its composer,
   expect(titles[0]).toBe(`$:/ai/messages/${CHAT}/000070`);
   expect(titles[49]).toBe(`$:/ai/messages/${CHAT}/000119`);
   await atEnd();
-  expect(await served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-message[data-message$="/000119"]`).evaluate((e) => e.getBoundingClientRect().top < window.innerHeight)).toBe(true);
+  expect(
+    await served.page
+      .locator(`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-message[data-message$="/000119"]`)
+      .evaluate((e) => e.getBoundingClientRect().top < window.innerHeight),
+  ).toBe(true);
   // The list holds all fifty without a scroll box of its own: the page scrolls.
-  expect(await list.evaluate((e) => ({ overflow: getComputedStyle(e).overflowY, fits: e.scrollHeight <= e.clientHeight + 1 }))).toEqual({ overflow: 'visible', fits: true });
+  expect(await list.evaluate((e) => ({ overflow: getComputedStyle(e).overflowY, fits: e.scrollHeight <= e.clientHeight + 1 }))).toEqual({
+    overflow: 'visible',
+    fits: true,
+  });
   expect(await list.locator('.tc-ai-chat-older').textContent()).toContain('70');
 });
 
@@ -79,13 +91,17 @@ test('a streaming reply is followed until the user scrolls up, and again once th
   await served.page.locator('.tc-ai-message-streaming').waitFor();
   await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
   // The streaming text is the sign of life: the status line's spinner is not animating meanwhile.
-  expect(await served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-chat-status`).evaluate((el) => getComputedStyle(el, '::before').display)).toBe('none');
+  expect(await served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-chat-status`).evaluate((el) => getComputedStyle(el, '::before').display)).toBe(
+    'none',
+  );
   // At the end: the growing reply and the composer stay in view.
   await atEnd();
   // The user scrolls up to read: the reply keeps growing below, the window stays where they put it.
   await served.page.mouse.move(600, 400);
   await served.page.mouse.wheel(0, -800);
-  await served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Long chat"]')!.getBoundingClientRect().bottom - window.innerHeight > 400);
+  await served.page.waitForFunction(
+    () => document.querySelector('.tc-ai-chat[data-chat="Long chat"]')!.getBoundingClientRect().bottom - window.innerHeight > 400,
+  );
   await served.page.waitForTimeout(150);
   const top = await scrollY();
   const before = await streamed();

@@ -105,7 +105,10 @@ test('showing a chat compiles no engine; the first send does, and the shown chat
     await chat.locator('textarea.tc-ai-chat-input').fill('And once more');
     await chat.locator('textarea.tc-ai-chat-input').press('Control+Enter');
     await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: 'Mock reply' }).waitFor();
-    await page.waitForFunction(([sel, n]) => document.querySelectorAll(`${sel} .tc-ai-message-assistant[data-message]`).length > (n as number), [chatSelector('Chat'), replies] as const);
+    await page.waitForFunction(([sel, n]) => document.querySelectorAll(`${sel} .tc-ai-message-assistant[data-message]`).length > (n as number), [
+      chatSelector('Chat'),
+      replies,
+    ] as const);
     await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('data-status') === 'completed', chatSelector('Chat'));
     expect(await compiled('$:/plugins/tiddlyagent/agent/lib.js')).toBe(true);
     expect(errors).toEqual([]);
@@ -119,7 +122,10 @@ test('a send during a turn is queued; Stop aborts the HTTP request and keeps the
   await chat.scrollIntoViewIfNeeded();
   const before = served.wiki.mock.requests.length;
   await sendInChat('Chat', 'mock:slow please write a lot');
-  await chat.locator('.tc-ai-message-streaming .tc-ai-message-body').filter({ hasText: /\w+ \w+ \w+/ }).waitFor();
+  await chat
+    .locator('.tc-ai-message-streaming .tc-ai-message-body')
+    .filter({ hasText: /\w+ \w+ \w+/ })
+    .waitFor();
   // A message sent during the turn waits, shown as queued; Stop drops it with the turn.
   await sendInChat('Chat', 'and one more thing');
   await chat.locator('.tc-ai-message-queued').filter({ hasText: 'and one more thing' }).waitFor();

@@ -12,12 +12,16 @@ const RESEARCHER = '$:/plugins/tiddlyagent/agent/agents/researcher';
 
 const tab = () => served.page.locator('.tc-ai-sidebar-chats');
 const item = (chat: string) => tab().locator(`.tc-ai-chats-item[data-chat="${chat}"]`);
-const listed = () => tab().locator('.tc-ai-chats-item').evaluateAll((items) => items.map((i) => i.getAttribute('data-chat')));
+const listed = () =>
+  tab()
+    .locator('.tc-ai-chats-item')
+    .evaluateAll((items) => items.map((i) => i.getAttribute('data-chat')));
 const fields = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings() ?? null, title);
 
 async function showOnly(expected: string[]): Promise<void> {
   const shown = served.page.waitForFunction(
-    (want) => JSON.stringify([...document.querySelectorAll('.tc-ai-sidebar-chats .tc-ai-chats-item')].map((i) => i.getAttribute('data-chat'))) === JSON.stringify(want),
+    (want) =>
+      JSON.stringify([...document.querySelectorAll('.tc-ai-sidebar-chats .tc-ai-chats-item')].map((i) => i.getAttribute('data-chat'))) === JSON.stringify(want),
     expected,
     { timeout: 5000 },
   );

@@ -18,7 +18,11 @@ jest.setTimeout(60_000);
 
 const SHOTS = ['tour-light.png', 'tour-dark.png', 'tour-narrow.png', 'tour-zh-Hans.png'];
 const NOTE = 'Demo notes';
-const SHIPPED = fs.readFileSync(path.join(ROOT, 'wiki', 'tiddlers', `${NOTE}.tid`), 'utf8').split(/\n\n/).slice(1).join('\n\n');
+const SHIPPED = fs
+  .readFileSync(path.join(ROOT, 'wiki', 'tiddlers', `${NOTE}.tid`), 'utf8')
+  .split(/\n\n/)
+  .slice(1)
+  .join('\n\n');
 
 // The shipped demo's languages (zh-Hans), and its files/ folder (served at /files/ from the wiki folder on each request).
 const served = useServedWiki({ mockDelayMs: 5, languages: true, prepare: (wiki) => fs.symlinkSync(path.join(ROOT, 'files'), path.join(wiki.dir, 'files')) });
@@ -28,7 +32,10 @@ const frame = () => served.page.locator('[data-tiddler-title="Demo chat"]');
 const note = () => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.getFieldStrings(), NOTE);
 /** Set a config tiddler as the control panel would; null deletes it (back to the default). */
 const setTiddler = (title: string, text: string | null) =>
-  served.page.evaluate(([t, x]) => (x === null ? (window as any).$tw.wiki.deleteTiddler(t) : (window as any).$tw.wiki.addTiddler({ title: t, text: x })), [title, text] as const);
+  served.page.evaluate(([t, x]) => (x === null ? (window as any).$tw.wiki.deleteTiddler(t) : (window as any).$tw.wiki.addTiddler({ title: t, text: x })), [
+    title,
+    text,
+  ] as const);
 
 /** The turn's diff, opened (a re-render after a palette or language change may have closed it). */
 async function openDiff(): Promise<void> {
@@ -108,7 +115,11 @@ test('the manual shows the screenshots, served from files/manual/', async () => 
   const images = served.page.locator('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img');
   await images.first().waitFor();
   expect(await images.count()).toBeGreaterThanOrEqual(4);
-  await served.page.waitForFunction(() => [...document.querySelectorAll('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img')].every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+  await served.page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-tiddler-title="TiddlyAgent Manual: Getting started"] img')].every(
+      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0,
+    ),
+  );
 });
 
 test('the committed screenshots are the size this run took them at (npm run shots refreshes them)', () => {

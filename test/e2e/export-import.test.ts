@@ -30,7 +30,9 @@ beforeAll(async () => {
       { role: 'user', type: 'text/plain', text: 'Where do the bees live?' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', text: "''In the hive'' by the [[Orchard]]." },
     ];
-    messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
+    messages.forEach((m, seq) =>
+      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }),
+    );
   }, CHAT);
   await navigate(served.page, CHAT);
   await chat().waitFor();
@@ -105,28 +107,42 @@ test('Import of a ChatGPT archive reports what it could not map; a broken file i
   await importFile('conversations.json', fs.readFileSync(path.join(FIXTURES, 'conversations.json'), 'utf8'));
   const report = served.page.locator('.tc-ai-import-report');
   await expect(report.textContent()).resolves.toContain('Imported 2 from "conversations.json"');
-  await expect(report.locator('.tc-ai-import-not-mapped li').allTextContents()).resolves.toEqual(['1 × image_asset_pointer parts', '1 × code content', '1 × tool messages']);
+  await expect(report.locator('.tc-ai-import-not-mapped li').allTextContents()).resolves.toEqual([
+    '1 × image_asset_pointer parts',
+    '1 × code content',
+    '1 × tool messages',
+  ]);
 
   const before = await served.page.evaluate(() => (window as any).$tw.wiki.allTitles().length);
   await importFile('conversations.json', fs.readFileSync(path.join(FIXTURES, 'conversations-cycle.json'), 'utf8'));
-  await expect(served.page.locator('.tc-ai-import-error').textContent()).resolves.toMatch(/^Nothing was imported from "conversations\.json": The message tree of conversation 1 \("Loop"\) has a cycle/);
+  await expect(served.page.locator('.tc-ai-import-error').textContent()).resolves.toMatch(
+    /^Nothing was imported from "conversations\.json": The message tree of conversation 1 \("Loop"\) has a cycle/,
+  );
   // Only the report itself changed.
   expect(await served.page.evaluate(() => (window as any).$tw.wiki.allTitles().length)).toBe(before);
   await expect(served.page.locator('button.tc-ai-import-button').first().getAttribute('title')).resolves.toContain('conversations.json');
   expect(served.errors).toEqual([]);
 });
 
-test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('the Export menu and the import report reach WCAG AA in %s, every control with a name', async (palette) => {
-  const before = await served.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  await served.page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
-  if (palette !== '$:/palettes/Vanilla') await served.page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
-  await navigate(served.page, CHAT);
-  const toggle = chat().locator('button.tc-ai-export-toggle');
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  const result = await served.page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-export`, '.tc-ai-import']);
-  expect(result.count).toBeGreaterThan(5);
-  expect(result.offenders).toEqual([]);
-  const unnamed = await served.page.evaluate(() => [...document.querySelectorAll('.tc-ai-export button, .tc-ai-import button')].filter((b) => !(b.textContent ?? '').trim() && !b.getAttribute('aria-label')).length);
-  expect(unnamed).toBe(0);
-  await toggle.click();
-});
+test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])(
+  'the Export menu and the import report reach WCAG AA in %s, every control with a name',
+  async (palette) => {
+    const before = await served.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await served.page.evaluate((p) => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: p }), palette);
+    if (palette !== '$:/palettes/Vanilla') await served.page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
+    await navigate(served.page, CHAT);
+    const toggle = chat().locator('button.tc-ai-export-toggle');
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    const result = await served.page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"] .tc-ai-export`, '.tc-ai-import']);
+    expect(result.count).toBeGreaterThan(5);
+    expect(result.offenders).toEqual([]);
+    const unnamed = await served.page.evaluate(
+      () =>
+        [...document.querySelectorAll('.tc-ai-export button, .tc-ai-import button')].filter(
+          (b) => !(b.textContent ?? '').trim() && !b.getAttribute('aria-label'),
+        ).length,
+    );
+    expect(unnamed).toBe(0);
+    await toggle.click();
+  },
+);

@@ -38,7 +38,16 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-first-run-'));
   // The empty wiki a user downloads from tiddlywiki.com: TiddlyWiki's empty edition, rendered by TiddlyWiki.
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki');
-  execFileSync(process.execPath, [path.join(tiddlywiki, 'tiddlywiki.js'), path.join(tiddlywiki, 'editions', 'empty'), '--output', dir, '--render', '$:/core/save/all', 'empty.html', 'text/plain']);
+  execFileSync(process.execPath, [
+    path.join(tiddlywiki, 'tiddlywiki.js'),
+    path.join(tiddlywiki, 'editions', 'empty'),
+    '--output',
+    dir,
+    '--render',
+    '$:/core/save/all',
+    'empty.html',
+    'text/plain',
+  ]);
   emptyWiki = path.join(dir, 'empty.html');
   mock = await startMockLlm({ delayMs: 5 });
   library = await serveLibrary({ port: 0 });
@@ -75,7 +84,10 @@ async function dropAndImport(page: Page, drop: { file?: { name: string; text: st
     for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
   }, drop);
   const importer = page.locator('.tc-tiddler-frame[data-tiddler-title="$:/Import"]');
-  await importer.locator('button', { hasText: /^Import$/ }).first().click();
+  await importer
+    .locator('button', { hasText: /^Import$/ })
+    .first()
+    .click();
   await importer.getByText('The following tiddlers were imported').waitFor();
 }
 
@@ -109,7 +121,12 @@ async function shots(page: Page, locator: ReturnType<Page['locator']>, name: str
   await shoot(page, locator, `${name}-desktop.png`);
   await page.setViewportSize({ width: 360, height: 740 });
   // Nothing of it reaches past a 360 px wide screen (the Control Panel's own title may).
-  const wide = await locator.evaluate((root) => [...root.querySelectorAll('.tc-ai-settings *, .tc-ai-guide *')].filter((e) => e.getBoundingClientRect().right > 361).map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 10));
+  const wide = await locator.evaluate((root) =>
+    [...root.querySelectorAll('.tc-ai-settings *, .tc-ai-guide *')]
+      .filter((e) => e.getBoundingClientRect().right > 361)
+      .map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 10),
+  );
   expect(wide).toEqual([]);
   await shoot(page, locator, `${name}-360px.png`);
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -146,11 +163,21 @@ async function firstReply(page: Page, screenshots = false): Promise<string> {
   if (screenshots) await shots(page, page.locator('.tc-tiddler-frame[data-tiddler-title="$:/ControlPanel"]'), 'providers');
   // The models Test found become the profile's, one of them its default, all by Save.
   await setup(page).locator('button.tc-ai-provider-keep-models').click();
-  await setup(page).locator('button.tc-ai-provider-model', { hasText: /^mock-model$/ }).click();
-  await page.waitForFunction(() => (document.querySelector('input.tc-ai-settings-field-models') as HTMLInputElement | null)?.value === 'mock-model mock-model-large');
+  await setup(page)
+    .locator('button.tc-ai-provider-model', { hasText: /^mock-model$/ })
+    .click();
+  await page.waitForFunction(
+    () => (document.querySelector('input.tc-ai-settings-field-models') as HTMLInputElement | null)?.value === 'mock-model mock-model-large',
+  );
   await setup(page).locator('button.tc-ai-settings-save').click();
   await page.waitForFunction((t) => (window as any).$tw.wiki.getTiddler(t)?.fields['default-model'] === 'mock-model', PROFILE);
-  expect(await profile(page)).toMatchObject({ caption: 'Mock LLM on this computer', 'base-url': mock.url, models: 'mock-model mock-model-large', 'default-model': 'mock-model', 'api-key-name': '' });
+  expect(await profile(page)).toMatchObject({
+    caption: 'Mock LLM on this computer',
+    'base-url': mock.url,
+    models: 'mock-model mock-model-large',
+    'default-model': 'mock-model',
+    'api-key-name': '',
+  });
   await setup(page).locator('button.tc-ai-settings-provider-use').click();
   await setup(page).locator('.tc-ai-settings-new-chats', { hasText: 'which calls this provider' }).waitFor();
 
@@ -218,7 +245,9 @@ test('installed by dragging dist/agent.json onto an empty single-file wiki: the 
   page = await saveAndReopen(page, 'dragged-again.html');
   await page.locator('.tc-story-river .tc-tiddler-frame').first().waitFor();
   expect(await guide(page).count()).toBe(0);
-  expect(await page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.fields.agent, chatTitle)).toBe('$:/plugins/tiddlyagent/agent/agents/wiki-assistant');
+  expect(await page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.fields.agent, chatTitle)).toBe(
+    '$:/plugins/tiddlyagent/agent/agents/wiki-assistant',
+  );
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -26,7 +26,8 @@ async function openChat(): Promise<Page> {
   return page;
 }
 const chatIn = (page: Page) => page.locator('.tc-ai-chat[data-chat="Demo chat"]').first();
-const messageCount = (page: Page) => page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Demo chat]has[agent-seq]]').length as number);
+const messageCount = (page: Page) =>
+  page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Demo chat]has[agent-seq]]').length as number);
 
 async function send(page: Page, text: string): Promise<void> {
   const before = await messageCount(page);
@@ -55,7 +56,9 @@ test('Show prompt, Compact now, and a reload', async () => {
   await chat.locator('.tc-ai-message-summary').waitFor();
   await page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-compacted').length === 4);
   // The preview was asked again: the summary stands where the first two turns were.
-  await page.waitForFunction(() => document.querySelector('.tc-ai-prompt-section[data-section="history"]')?.textContent?.includes('Summary of the earlier conversation'));
+  await page.waitForFunction(() =>
+    document.querySelector('.tc-ai-prompt-section[data-section="history"]')?.textContent?.includes('Summary of the earlier conversation'),
+  );
   expect(await preview.locator('.tc-ai-prompt-section[data-section="history"]').textContent()).not.toContain('First turn');
   // A compacted message opens on a click.
   const first = chat.locator('.tc-ai-message-compacted').first();

@@ -23,7 +23,9 @@ test('a second view of the chat, opened mid-reply, shows the partial reply and t
   });
   const second = served.page.locator('[data-tiddler-title="Chat elsewhere"] .tc-ai-chat');
   await second.locator('.tc-ai-message-streaming').waitFor();
-  await served.page.waitForFunction(() => (document.querySelector('[data-tiddler-title="Chat elsewhere"] .tc-ai-message-streaming')?.textContent ?? '').length > 40);
+  await served.page.waitForFunction(
+    () => (document.querySelector('[data-tiddler-title="Chat elsewhere"] .tc-ai-message-streaming')?.textContent ?? '').length > 40,
+  );
   expect(await second.getAttribute('data-status')).toBe('working');
   // Both views end with the same saved reply.
   await served.page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"][data-status="completed"]').length === 2);

@@ -109,7 +109,12 @@ test('add, duplicate and remove a profile; a shipped one is reset, not removed',
   expect(await provider(shipped).locator('select.tc-ai-settings-field-api').count()).toBe(0);
   await bar.locator('button.tc-ai-settings-provider-duplicate').click();
   await provider('$:/tiddlyagent/providers/OpenAI (copy)').waitFor();
-  expect(await fields('$:/tiddlyagent/providers/OpenAI (copy)')).toMatchObject({ api: 'openai-chat', 'base-url': 'https://api.openai.com/v1', 'api-key-name': 'openai-api-key', caption: 'OpenAI (copy)' });
+  expect(await fields('$:/tiddlyagent/providers/OpenAI (copy)')).toMatchObject({
+    api: 'openai-chat',
+    'base-url': 'https://api.openai.com/v1',
+    'api-key-name': 'openai-api-key',
+    caption: 'OpenAI (copy)',
+  });
 
   // A changed shipped profile goes back to as shipped: its override is removed.
   await served.page.locator('select.tc-ai-settings-provider-pick').selectOption(shipped);
@@ -132,7 +137,11 @@ test('Settings → Agents shows the default agent chosen, with a newline around 
       (window as any).$tw.wiki.deleteTiddler('$:/state/tiddlyagent/settings/agent');
       (window as any).$tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/default-agent', text: t });
     }, text);
-    await served.page.waitForFunction(() => (document.querySelector('select.tc-ai-settings-default-agent') as HTMLSelectElement | null)?.selectedOptions[0]?.textContent === 'Offline demo assistant (mock LLM)');
+    await served.page.waitForFunction(
+      () =>
+        (document.querySelector('select.tc-ai-settings-default-agent') as HTMLSelectElement | null)?.selectedOptions[0]?.textContent ===
+        'Offline demo assistant (mock LLM)',
+    );
     await settings.locator('.tc-ai-settings-agent[data-agent="$:/demo/agents/offline-demo"]').waitFor();
   }
 });

@@ -26,24 +26,78 @@ beforeAll(async () => {
     tw.wiki.addTiddler({ title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'failed', 'agent-allowed-tools': 'wiki-edit', text: '' });
     const messages = [
       { role: 'user', text: 'Summarize [[Readable note]] please' },
-      { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', text: "''Here is a summary'' of [[Readable note]]:\n\n* one point\n* `code` and //emphasis//" },
+      {
+        role: 'assistant',
+        type: 'text/vnd.tiddlyagent.reply',
+        model: 'mock-model',
+        text: "''Here is a summary'' of [[Readable note]]:\n\n* one point\n* `code` and //emphasis//",
+      },
       { role: 'user', text: 'And now the details' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', 'agent-finish': 'error', text: 'The details are' },
       { role: 'error', text: 'Could not connect to the provider at http://127.0.0.1:1/v1' },
       // Tool steps: a search with the tiddlers it found as links, a call that failed, a user tool.
-      { role: 'tool', 'tool-name': 'wiki-search', 'tool-call-id': 'c1', 'tool-args': '{"query":"readable"}', 'tool-status': 'ok', 'tool-titles': '[[Readable note]] [[Readable other]]', 'tool-found': '2', text: 'Search for query "readable": 2 tiddlers found; showing 1–2.\n<tiddler-data title="Readable note" modified="">\nChanged since the turn\n</tiddler-data>' },
-      { role: 'tool', 'tool-name': 'wiki-read', 'tool-call-id': 'c2', 'tool-args': '{"title":"Nope"}', 'tool-status': 'error', text: 'Tiddler "Nope" does not exist.' },
-      { role: 'tool', 'tool-name': 'word-count', 'tool-call-id': 'c3', 'tool-args': '{"title":"Readable note"}', 'tool-status': 'ok', text: '"Readable note" has 4 words.' },
+      {
+        role: 'tool',
+        'tool-name': 'wiki-search',
+        'tool-call-id': 'c1',
+        'tool-args': '{"query":"readable"}',
+        'tool-status': 'ok',
+        'tool-titles': '[[Readable note]] [[Readable other]]',
+        'tool-found': '2',
+        text: 'Search for query "readable": 2 tiddlers found; showing 1–2.\n<tiddler-data title="Readable note" modified="">\nChanged since the turn\n</tiddler-data>',
+      },
+      {
+        role: 'tool',
+        'tool-name': 'wiki-read',
+        'tool-call-id': 'c2',
+        'tool-args': '{"title":"Nope"}',
+        'tool-status': 'error',
+        text: 'Tiddler "Nope" does not exist.',
+      },
+      {
+        role: 'tool',
+        'tool-name': 'word-count',
+        'tool-call-id': 'c3',
+        'tool-args': '{"title":"Readable note"}',
+        'tool-status': 'ok',
+        text: '"Readable note" has 4 words.',
+      },
       // A turn whose writes ran by the user's rules (one still standing, one revoked since) and whose change stands.
       { role: 'user', text: 'Tidy the notes' },
-      { role: 'tool', 'tool-name': 'wiki-edit', 'tool-status': 'ok', 'tool-args': '{"title":"Readable third"}', text: 'Edited "Readable third".', 'approval-rule': JSON.stringify({ kind: 'chat', tool: 'wiki-edit' }) },
-      { role: 'tool', 'tool-name': 'wiki-delete', 'tool-status': 'ok', 'tool-args': '{"title":"Readable gone"}', text: 'Deleted "Readable gone".', 'approval-rule': JSON.stringify({ kind: 'mode', tool: 'wiki-delete', agent: '$:/demo/agents/offline-demo' }) },
+      {
+        role: 'tool',
+        'tool-name': 'wiki-edit',
+        'tool-status': 'ok',
+        'tool-args': '{"title":"Readable third"}',
+        text: 'Edited "Readable third".',
+        'approval-rule': JSON.stringify({ kind: 'chat', tool: 'wiki-edit' }),
+      },
+      {
+        role: 'tool',
+        'tool-name': 'wiki-delete',
+        'tool-status': 'ok',
+        'tool-args': '{"title":"Readable gone"}',
+        text: 'Deleted "Readable gone".',
+        'approval-rule': JSON.stringify({ kind: 'mode', tool: 'wiki-delete', agent: '$:/demo/agents/offline-demo' }),
+      },
     ];
-    messages.forEach((m, seq) => tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }));
-    tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the note\n- [ ] Summarize it\n  - [ ] Check the details' });
+    messages.forEach((m, seq) =>
+      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }),
+    );
+    tw.wiki.addTiddler({
+      title: `$:/ai/todo/${chat}`,
+      'agent-chat-todo': chat,
+      type: 'text/plain',
+      text: '- [x] Read the note\n- [ ] Summarize it\n  - [ ] Check the details',
+    });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000000`,
-      text: JSON.stringify({ 'Readable other': { before: { title: 'Readable other', text: 'The first words', tags: 'Draft' }, after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' } } }),
+      text: JSON.stringify({
+        'Readable other': {
+          before: { title: 'Readable other', text: 'The first words', tags: 'Draft' },
+          after: { title: 'Readable other', text: 'The second words', tags: 'Draft Done' },
+        },
+      }),
     });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000008`,
@@ -51,13 +105,20 @@ beforeAll(async () => {
     });
     tw.wiki.addTiddler({
       title: `$:/ai/journal/${chat}/000002`,
-      text: JSON.stringify({ 'Readable note': { before: { title: 'Readable note', text: 'Old text', tags: 'Draft' }, after: { title: 'Readable note', text: 'New text', tags: 'Done' } } }),
+      text: JSON.stringify({
+        'Readable note': {
+          before: { title: 'Readable note', text: 'Old text', tags: 'Draft' },
+          after: { title: 'Readable note', text: 'New text', tags: 'Done' },
+        },
+      }),
     });
   }, CHAT);
   await navigate(served.page, CHAT);
   await chat().waitFor();
   // A real approval card: the mock model calls a tool that needs confirmation.
-  await chat().locator('textarea.tc-ai-chat-input').fill('mock:tool=wiki-create {"title":"Readable created","text":"Text of the new tiddler","tags":["One","Two"]}');
+  await chat()
+    .locator('textarea.tc-ai-chat-input')
+    .fill('mock:tool=wiki-create {"title":"Readable created","text":"Text of the new tiddler","tags":["One","Two"]}');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await chat().locator('.tc-ai-approval').waitFor();
   await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'input-required', CHAT);
@@ -88,10 +149,37 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
-  for (const part of ['.tc-ai-message-user', '.tc-ai-message-assistant', '.tc-ai-message-error', '.tc-ai-message-incomplete', '.tc-ai-approval', '.tc-ai-diff', '.tc-ai-diff-where', '.tc-ai-rollback-conflict', '.tc-ai-always', '.tc-ai-rule-note', '.tc-ai-rule-revoke', '.tc-ai-rule-revoked', '.tc-ai-delete-turn', '.tc-ai-turn-actions', '.tc-ai-chat-footer', '.tc-ai-todo-item', '.tc-ai-prompt-message', '.tc-ai-chip', '.tc-ai-tool-titles a', '.tc-ai-tool-error', '.tc-ai-tool-code', '.tc-ai-tool-result', '.tc-ai-tool-args']) {
+  for (const part of [
+    '.tc-ai-message-user',
+    '.tc-ai-message-assistant',
+    '.tc-ai-message-error',
+    '.tc-ai-message-incomplete',
+    '.tc-ai-approval',
+    '.tc-ai-diff',
+    '.tc-ai-diff-where',
+    '.tc-ai-rollback-conflict',
+    '.tc-ai-always',
+    '.tc-ai-rule-note',
+    '.tc-ai-rule-revoke',
+    '.tc-ai-rule-revoked',
+    '.tc-ai-delete-turn',
+    '.tc-ai-turn-actions',
+    '.tc-ai-chat-footer',
+    '.tc-ai-todo-item',
+    '.tc-ai-prompt-message',
+    '.tc-ai-chip',
+    '.tc-ai-tool-titles a',
+    '.tc-ai-tool-error',
+    '.tc-ai-tool-code',
+    '.tc-ai-tool-result',
+    '.tc-ai-tool-args',
+  ]) {
     expect(await chat().locator(part).count()).toBeGreaterThan(0);
   }
-  const result = await served.page.evaluate(measureContrast, [`.tc-ai-chat[data-chat="${CHAT}"]`, `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`]);
+  const result = await served.page.evaluate(measureContrast, [
+    `.tc-ai-chat[data-chat="${CHAT}"]`,
+    `.tc-tiddler-frame[data-tiddler-title="${CHAT}"] .tc-ai-chat-header`,
+  ]);
   console.log(`${palette}: lowest contrast ${result.lowest}:1 over ${result.count} texts`);
   expect(result.offenders).toEqual([]);
   // An error stays distinct from a reply without colour on its text: its border.
@@ -103,58 +191,75 @@ test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/Cuper
   expect(parseFloat(borders[2]!)).toBeGreaterThanOrEqual(4);
 });
 
-test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of each settings tab, the Chats and the Background tab reaches WCAG AA in %s', async (palette) => {
-  await usePalette(palette);
-  await navigate(served.page, SETTINGS);
-  const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
-  await served.page.locator(settings).waitFor();
-  // The story river fades a tiddler in: measure once it is fully there.
-  await served.page.waitForFunction((sel) => {
-    for (let e: Element | null = document.querySelector(sel); e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
-    return true;
-  }, settings);
-  let lowest = Infinity;
-  let count = 0;
-  const offenders: Offender[] = [];
-  const measure = async (selectors: string[]) => {
-    const result = await served.page.evaluate(measureContrast, selectors);
-    lowest = Math.min(lowest, result.lowest);
-    count += result.count;
-    offenders.push(...result.offenders);
-  };
-  for (const tab of ['providers', 'agents', 'search', 'mcp']) {
-    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
-    await served.page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
-    await measure([settings]);
-  }
-  // The getting-started guide the plugin opens once after install.
-  await navigate(served.page, GUIDE);
-  await served.page.waitForFunction((sel) => {
-    const guide = document.querySelector(sel);
-    for (let e: Element | null = guide; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
-    return !!guide;
-  }, `.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`);
-  await measure([`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`]);
-  for (const [tab, content] of [['chats', '.tc-ai-sidebar-chats'], ['background', '.tc-ai-background']] as const) {
-    await served.page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
-    await served.page.locator(content).waitFor();
-    await measure([content]);
-  }
-  console.log(`${palette}: settings and sidebar tabs, lowest contrast ${Math.round(lowest * 100) / 100}:1 over ${count} texts`);
-  expect(count).toBeGreaterThan(50);
-  expect(offenders).toEqual([]);
-});
+test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])(
+  'every text of each settings tab, the Chats and the Background tab reaches WCAG AA in %s',
+  async (palette) => {
+    await usePalette(palette);
+    await navigate(served.page, SETTINGS);
+    const settings = `.tc-tiddler-frame[data-tiddler-title="${SETTINGS}"] .tc-ai-settings`;
+    await served.page.locator(settings).waitFor();
+    // The story river fades a tiddler in: measure once it is fully there.
+    await served.page.waitForFunction((sel) => {
+      for (let e: Element | null = document.querySelector(sel); e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
+      return true;
+    }, settings);
+    let lowest = Infinity;
+    let count = 0;
+    const offenders: Offender[] = [];
+    const measure = async (selectors: string[]) => {
+      const result = await served.page.evaluate(measureContrast, selectors);
+      lowest = Math.min(lowest, result.lowest);
+      count += result.count;
+      offenders.push(...result.offenders);
+    };
+    for (const tab of ['providers', 'agents', 'search', 'mcp']) {
+      await served.page.evaluate(
+        (t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }),
+        tab,
+      );
+      await served.page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
+      await measure([settings]);
+    }
+    // The getting-started guide the plugin opens once after install.
+    await navigate(served.page, GUIDE);
+    await served.page.waitForFunction((sel) => {
+      const guide = document.querySelector(sel);
+      for (let e: Element | null = guide; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
+      return !!guide;
+    }, `.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`);
+    await measure([`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`]);
+    for (const [tab, content] of [
+      ['chats', '.tc-ai-sidebar-chats'],
+      ['background', '.tc-ai-background'],
+    ] as const) {
+      await served.page.locator(`.tc-sidebar-tabs-main > .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/${tab}"]`).click();
+      await served.page.locator(content).waitFor();
+      await measure([content]);
+    }
+    console.log(`${palette}: settings and sidebar tabs, lowest contrast ${Math.round(lowest * 100) / 100}:1 over ${count} texts`);
+    expect(count).toBeGreaterThan(50);
+    expect(offenders).toEqual([]);
+  },
+);
 
 test('every control of the chat and the New chat button has an accessible name', async () => {
   await usePalette('$:/palettes/Vanilla');
   const unnamed = await served.page.evaluate((c) => {
     const root = document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)!;
     const scope = [root, root.parentElement!.querySelector('.tc-ai-chat-header')!];
-    const controls = [...scope.flatMap((s) => [...s.querySelectorAll(':is(button, textarea, input, select, summary, a)')]), ...document.querySelectorAll('[data-ai-action="new-chat"]')];
+    const controls = [
+      ...scope.flatMap((s) => [...s.querySelectorAll(':is(button, textarea, input, select, summary, a)')]),
+      ...document.querySelectorAll('[data-ai-action="new-chat"]'),
+    ];
     return controls
       .filter((e) => (e as HTMLElement).checkVisibility())
       .filter((e) => {
-        const labelled = e.getAttribute('aria-label')?.trim() || e.textContent?.trim() || e.getAttribute('title')?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || e.closest('label');
+        const labelled =
+          e.getAttribute('aria-label')?.trim() ||
+          e.textContent?.trim() ||
+          e.getAttribute('title')?.trim() ||
+          (e.id && document.querySelector(`label[for="${e.id}"]`)) ||
+          e.closest('label');
         return !labelled;
       })
       .map((e) => e.outerHTML.slice(0, 80));
@@ -171,13 +276,21 @@ test('every control of each settings tab has an accessible name', async () => {
   const unnamed: string[] = [];
   let controls = 0;
   for (const tab of ['providers', 'agents', 'search', 'mcp']) {
-    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await served.page.evaluate(
+      (t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }),
+      tab,
+    );
     await served.page.locator(`${settings} .tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
     const found = await served.page.evaluate((sel) => {
-      const all = [...document.querySelector(sel)!.querySelectorAll(':is(button, textarea, input, select, a)')].filter((e) => (e as HTMLElement).checkVisibility());
+      const all = [...document.querySelector(sel)!.querySelectorAll(':is(button, textarea, input, select, a)')].filter((e) =>
+        (e as HTMLElement).checkVisibility(),
+      );
       // A field's name: its aria-label or a label around it (a placeholder is not a name); a button's or link's: its text.
       const named = (e: Element) =>
-        e.getAttribute('aria-label')?.trim() || e.closest('label')?.textContent?.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || (/^(BUTTON|A)$/.test(e.tagName) && (e.textContent?.trim() || e.getAttribute('title')?.trim()));
+        e.getAttribute('aria-label')?.trim() ||
+        e.closest('label')?.textContent?.trim() ||
+        (e.id && document.querySelector(`label[for="${e.id}"]`)) ||
+        (/^(BUTTON|A)$/.test(e.tagName) && (e.textContent?.trim() || e.getAttribute('title')?.trim()));
       return { count: all.length, unnamed: all.filter((e) => !named(e)).map((e) => e.outerHTML.slice(0, 100)) };
     }, settings);
     controls += found.count;
@@ -186,7 +299,13 @@ test('every control of each settings tab has an accessible name', async () => {
   // The getting-started guide's buttons too.
   await navigate(served.page, GUIDE);
   await served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${GUIDE}"] .tc-ai-guide`).waitFor();
-  const guide = await served.page.evaluate((g) => [...document.querySelectorAll(`.tc-tiddler-frame[data-tiddler-title="${g}"] .tc-ai-guide :is(button, a, input)`)].filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label')).map((e) => e.outerHTML.slice(0, 100)), GUIDE);
+  const guide = await served.page.evaluate(
+    (g) =>
+      [...document.querySelectorAll(`.tc-tiddler-frame[data-tiddler-title="${g}"] .tc-ai-guide :is(button, a, input)`)]
+        .filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label'))
+        .map((e) => e.outerHTML.slice(0, 100)),
+    GUIDE,
+  );
   unnamed.push(...guide.map((html) => `guide: ${html}`));
   expect(controls).toBeGreaterThan(20);
   expect(unnamed).toEqual([]);
@@ -209,7 +328,10 @@ test('at 360 px wide nothing scrolls sideways', async () => {
   await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
   const wide = await served.page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
-    offenders: [...document.querySelectorAll('.tc-ai-chat *')].filter((e) => e.getBoundingClientRect().right > 361).map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 10),
+    offenders: [...document.querySelectorAll('.tc-ai-chat *')]
+      .filter((e) => e.getBoundingClientRect().right > 361)
+      .map((e) => `${e.className || e.tagName}: ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 10),
   }));
   expect(wide.offenders).toEqual([]);
   expect(wide.scrollWidth).toBeLessThanOrEqual(360);
@@ -231,8 +353,14 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   // The reply grows; the window scrolls with it and keeps the composer in view.
   await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
   await served.page.waitForFunction((y) => window.scrollY > y, startY);
-  const composerInView = () => chat().locator('.tc-ai-chat-composer').evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
-  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2, CHAT);
+  const composerInView = () =>
+    chat()
+      .locator('.tc-ai-chat-composer')
+      .evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
+  await served.page.waitForFunction(
+    (c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2,
+    CHAT,
+  );
   expect(await composerInView()).toBe(true);
   await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 
@@ -266,7 +394,11 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
 test('keyboard shortcuts: focus the composer, send, stop, new chat', async () => {
   await served.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await served.page.keyboard.press('Alt+Shift+C');
-  expect(await served.page.evaluate(() => document.activeElement?.classList.contains('tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat'))).toBe(CHAT);
+  expect(
+    await served.page.evaluate(
+      () => document.activeElement?.classList.contains('tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat'),
+    ),
+  ).toBe(CHAT);
   served.wiki.mock.queue({ text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), delayMs: 30 });
   await served.page.keyboard.type('Sent by the keyboard');
   await served.page.keyboard.press('Control+Enter');
@@ -278,7 +410,9 @@ test('keyboard shortcuts: focus the composer, send, stop, new chat', async () =>
   await served.page.keyboard.press('Alt+Shift+N');
   await served.page.waitForFunction((n) => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length === n + 1, chats);
   // The shortcuts are listed in the control panel with their descriptions.
-  const described = await served.page.evaluate(() => ['ai-send', 'ai-stop', 'ai-new-chat', 'ai-focus'].map((k) => (window as any).$tw.wiki.getTiddlerText(`$:/config/ShortcutInfo/${k}`) ?? ''));
+  const described = await served.page.evaluate(() =>
+    ['ai-send', 'ai-stop', 'ai-new-chat', 'ai-focus'].map((k) => (window as any).$tw.wiki.getTiddlerText(`$:/config/ShortcutInfo/${k}`) ?? ''),
+  );
   expect(described.every((d: string) => d.length > 0)).toBe(true);
   expect(served.errors).toEqual([]);
 });

@@ -12,7 +12,8 @@ const served = useServedWiki({ mockDelayMs: 1, providerFields: { 'embedding-mode
 
 const STATUS = '$:/temp/tiddlyagent/semantic-index';
 const state = (page: Page) => page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t)?.fields as Record<string, string> | undefined, STATUS);
-const embeddedTexts = (): string[] => served.wiki.mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
+const embeddedTexts = (): string[] =>
+  served.wiki.mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
 const ready = (page: Page) => page.waitForFunction((t) => (window as any).$tw.wiki.getTiddler(t)?.fields.state === 'ready', STATUS, { timeout: 30_000 });
 
 test('Start in the settings, a search by meaning, a reload that goes on from IndexedDB, a damaged store rebuilt', async () => {
@@ -21,7 +22,10 @@ test('Start in the settings, a search by meaning, a reload that goes on from Ind
   const before = new Set(await titles());
   await navigate(page, '$:/plugins/tiddlyagent/agent/settings');
   await page.locator('.tc-ai-settings-tabs button[data-tab-title="$:/plugins/tiddlyagent/agent/settings/search"]').click();
-  const select = page.locator('select').filter({ has: page.locator('option', { hasText: 'mock-embedding' }) }).first();
+  const select = page
+    .locator('select')
+    .filter({ has: page.locator('option', { hasText: 'mock-embedding' }) })
+    .first();
   await select.selectOption({ value: '$:/demo/providers/mock-llm' });
   await page.locator('button.tc-ai-semantic-start').click();
   await ready(page);

@@ -34,7 +34,8 @@ async function send(page: Page, text: string): Promise<void> {
   await chatIn(page).locator('textarea.tc-ai-chat-input').press('Control+Enter');
 }
 
-const streamedLength = (page: Page) => page.evaluate(() => (document.querySelector('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-streaming')?.textContent ?? '').length);
+const streamedLength = (page: Page) =>
+  page.evaluate(() => (document.querySelector('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-streaming')?.textContent ?? '').length);
 
 beforeAll(async () => {
   wiki = await serveDemoWiki({ mockDelayMs: 5, edition: 'server' });
@@ -66,13 +67,16 @@ test('two pages watch one chat stream; a reload mid-reply finds the turn still r
   await chatIn(a).locator('.tc-ai-message-streaming').waitFor();
   expect(await chatIn(a).getAttribute('data-status')).toBe('working');
   resume();
-  for (const page of [a, b]) await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  for (const page of [a, b])
+    await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
   const replyA = await chatIn(a).locator('.tc-ai-message-assistant[data-message]').last().textContent();
   const replyB = await chatIn(b).locator('.tc-ai-message-assistant[data-message]').last().textContent();
   expect(replyA).toContain('word119');
   expect(replyA).toBe(replyB);
   // One user message and one reply, not marked interrupted by the reload.
-  const roles = await b.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Demo chat]]').map((t: string) => (window as any).$tw.wiki.getTiddler(t).fields.role));
+  const roles = await b.evaluate(() =>
+    (window as any).$tw.wiki.filterTiddlers('[field:agent-chat[Demo chat]]').map((t: string) => (window as any).$tw.wiki.getTiddler(t).fields.role),
+  );
   expect(roles).toEqual(['user', 'assistant']);
   await b.screenshot({ path: 'output/e2e/server-edition.png' });
   expect(echoWrites).toEqual([]);
@@ -86,7 +90,8 @@ test('an approval card shown on both pages is answered on one, and the tool runs
   for (const page of [a, b]) await chatIn(page).locator('.tc-ai-approval').waitFor();
   expect(await chatIn(b).getAttribute('data-status')).toBe('input-required');
   await chatIn(b).locator('[data-ai-action="approve-once"]').click();
-  for (const page of [a, b]) await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
+  for (const page of [a, b])
+    await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
   // The note the tool wrote reached both pages at once (pushed, not polled).
   for (const page of [a, b]) {
     expect(await page.evaluate(() => (window as any).$tw.wiki.getTiddlerText('Server note'))).toBe('Written on the server after approval');
@@ -96,9 +101,13 @@ test('an approval card shown on both pages is answered on one, and the tool runs
   // Neither page compiled the engine (lib.js): a page of the server edition runs no turn, and a
   // chat, its card and its diff need only the page's library (page.js).
   for (const page of [a, b]) {
-    expect(await page.evaluate(() => Object.entries((window as any).$tw.modules.titles).filter(([t, m]: [string, any]) => t.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined).map(([t]) => t))).toEqual(
-      expect.arrayContaining(['$:/plugins/tiddlyagent/agent/page.js', '$:/plugins/tiddlyagent/agent/ui/chat-widget.js']),
-    );
+    expect(
+      await page.evaluate(() =>
+        Object.entries((window as any).$tw.modules.titles)
+          .filter(([t, m]: [string, any]) => t.startsWith('$:/plugins/tiddlyagent/') && m.exports !== undefined)
+          .map(([t]) => t),
+      ),
+    ).toEqual(expect.arrayContaining(['$:/plugins/tiddlyagent/agent/page.js', '$:/plugins/tiddlyagent/agent/ui/chat-widget.js']));
     expect(await page.evaluate(() => (window as any).$tw.modules.titles['$:/plugins/tiddlyagent/agent/lib.js']?.exports)).toBeUndefined();
   }
   expect(errors).toEqual([]);

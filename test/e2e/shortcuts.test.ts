@@ -27,7 +27,8 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   const chat = () => served.page.locator('.tc-ai-chat[data-chat="Demo chat"]');
   const approval = () => served.page.evaluate((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}'), AGENT);
   const exists = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.tiddlerExists(t), title);
-  const settled = (expected: string) => served.page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, expected);
+  const settled = (expected: string) =>
+    served.page.waitForFunction((s) => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === s, expected);
   /** The tool line of the last wiki-create call of `title`. */
   const toolLine = (title: string) => chat().locator('.tc-ai-message-tool[data-tool="wiki-create"]').filter({ hasText: title }).last();
   /** The turn bar of the turn whose user message asked for `title`. */
@@ -47,7 +48,9 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
 
   async function create(title: string): Promise<void> {
     const before = await chat().locator('.tc-ai-message-user').count();
-    await chat().locator('textarea.tc-ai-chat-input').fill(`mock:tool=wiki-create ${JSON.stringify({ title, text: `Text of ${title}` })}`);
+    await chat()
+      .locator('textarea.tc-ai-chat-input')
+      .fill(`mock:tool=wiki-create ${JSON.stringify({ title, text: `Text of ${title}` })}`);
     await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
     await served.page.waitForFunction((n) => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-user').length > n, before);
     users[title] = (await chat().locator('.tc-ai-message-user').last().getAttribute('data-message'))!;
@@ -70,7 +73,9 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     expect(await panel.locator('.tc-ai-always-tool').textContent()).toContain('every wiki-create call, on any tiddler');
     // The narrowest scope is chosen first, and its rule is shown in words and as JSON.
     expect(await panel.locator('.tc-ai-always-tiddler input').isChecked()).toBe(true);
-    expect(await panel.locator('.tc-ai-always-rule').textContent()).toBe('The rule: wiki-create on "Notes/one". It is added to the agent "Offline demo assistant (mock LLM)" and applies in all its chats; each call it allows says so, with a way to revoke it.');
+    expect(await panel.locator('.tc-ai-always-rule').textContent()).toBe(
+      'The rule: wiki-create on "Notes/one". It is added to the agent "Offline demo assistant (mock LLM)" and applies in all its chats; each call it allows says so, with a way to revoke it.',
+    );
     await panel.locator('.tc-ai-always-tool input').check();
     expect(await panel.locator('.tc-ai-always-rule').textContent()).toContain('The rule: wiki-create runs without asking.');
     // Typing a prefix chooses "tiddlers like it"; one that does not cover this call cannot be added.
@@ -89,7 +94,10 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     await panel.locator('button[data-ai-action="always-confirm"]').click();
     await settled('completed');
     expect(await exists('Notes/one')).toBe(true);
-    await served.page.waitForFunction((agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}')['wiki-create']?.allow, AGENT);
+    await served.page.waitForFunction(
+      (agent) => JSON.parse((window as any).$tw.wiki.getTiddler(agent)?.fields['agent-approval'] ?? '{}')['wiki-create']?.allow,
+      AGENT,
+    );
     expect((await approval())['wiki-create']).toEqual({ mode: 'confirm', allow: ['^Notes/'] });
 
     // The next write the rule allows runs without a card, and says which rule allowed it.
@@ -127,7 +135,11 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
   test('Delete turn on a turn that changed a tiddler asks: "Roll back first" restores it, "Delete and keep" keeps it and says so; a turn that changed nothing goes at once', async () => {
     // Two turns that each create a note (allowed once on their cards), and one whose call was denied.
     const card = chat().locator('.tc-ai-approval');
-    for (const [title, choice] of [['Kept/one', 'once'], ['Kept/two', 'once'], ['Not made', 'deny']] as const) {
+    for (const [title, choice] of [
+      ['Kept/one', 'once'],
+      ['Kept/two', 'once'],
+      ['Not made', 'deny'],
+    ] as const) {
       await create(title);
       await card.waitFor();
       await settled('input-required');
@@ -140,13 +152,19 @@ describe.each<Edition>(['browser', 'server'])('in the %s edition', (edition) => 
     await two.locator('button[data-ai-action="delete-turn"]').click();
     const ask = two.locator('.tc-ai-delete-turn');
     await ask.waitFor();
-    expect(await ask.locator('.tc-ai-card-title').textContent()).toBe('This turn changed 1 tiddler ("Kept/two"). Deleting it also deletes the only way to roll it back.');
+    expect(await ask.locator('.tc-ai-card-title').textContent()).toBe(
+      'This turn changed 1 tiddler ("Kept/two"). Deleting it also deletes the only way to roll it back.',
+    );
     expect(await ask.locator('button').allTextContents()).toEqual(['Roll back first, then delete', 'Delete and keep the changes', 'Cancel']);
     await ask.screenshot({ path: path.join(SHOTS, `delete-turn-ask-${edition}.png`) });
     if (edition === 'browser') await inDarkAt360(() => ask.screenshot({ path: path.join(SHOTS, 'delete-turn-ask-360-dark.png') }));
     await ask.locator('button[data-ai-action="delete-turn-cancel"]').click();
     expect(await ask.count()).toBe(0);
-    expect(await chat().locator(`[data-message="${userMessageOf('Kept/two')}"]`).count()).toBe(1);
+    expect(
+      await chat()
+        .locator(`[data-message="${userMessageOf('Kept/two')}"]`)
+        .count(),
+    ).toBe(1);
     expect(await exists('Kept/two')).toBe(true);
 
     // Roll back first: the note goes back to not existing, then the turn goes.

@@ -10,21 +10,31 @@ jest.setTimeout(90_000);
 const CHAT = 'Small things';
 
 const chat = (title = CHAT) => served.page.locator(`.tc-ai-chat[data-chat="${title}"]`);
-const settled = (want: string, title = CHAT) => served.page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [title, want]);
-const focusedChat = () => served.page.evaluate(() => (document.activeElement?.matches('textarea.tc-ai-chat-input') ? document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat') : null));
+const settled = (want: string, title = CHAT) =>
+  served.page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [title, want]);
+const focusedChat = () =>
+  served.page.evaluate(() =>
+    document.activeElement?.matches('textarea.tc-ai-chat-input') ? document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat') : null,
+  );
 const chatCount = () => served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length as number);
 
 async function send(text: string, title = CHAT): Promise<void> {
   await chat(title).locator('textarea.tc-ai-chat-input').fill(text);
   await chat(title).locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await served.page.waitForFunction(([c, t]) => [...document.querySelectorAll(`.tc-ai-chat[data-chat="${c}"] .tc-ai-message-user`)].some((m) => m.textContent?.includes(t)), [title, text] as const);
+  await served.page.waitForFunction(
+    ([c, t]) => [...document.querySelectorAll(`.tc-ai-chat[data-chat="${c}"] .tc-ai-message-user`)].some((m) => m.textContent?.includes(t)),
+    [title, text] as const,
+  );
   await settled('completed', title);
 }
 
 const served = useServedWiki({ mockDelayMs: 1 });
 
 beforeAll(async () => {
-  await served.page.evaluate((c) => (window as any).$tw.wiki.addTiddler({ title: c, agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle', text: '' }), CHAT);
+  await served.page.evaluate(
+    (c) => (window as any).$tw.wiki.addTiddler({ title: c, agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle', text: '' }),
+    CHAT,
+  );
   await navigate(served.page, CHAT);
   await chat().waitFor();
   await send('First question about bees');
@@ -51,7 +61,8 @@ test('the action links share one readable size and never wrap mid-label, on a de
     await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
     const links = await actionLinks();
     const labels = links.map((l) => l.label);
-    for (const label of ['Retry', 'Delete turn', 'Copy reply', 'Edit', 'Copy message', 'Show prompt', 'Compact now', 'Copy chat', 'Export']) expect(labels).toContain(label);
+    for (const label of ['Retry', 'Delete turn', 'Copy reply', 'Edit', 'Copy message', 'Show prompt', 'Compact now', 'Copy chat', 'Export'])
+      expect(labels).toContain(label);
     const sizes = [...new Set(links.map((l) => l.size))];
     expect(sizes).toHaveLength(1);
     expect(sizes[0]).toBeGreaterThanOrEqual(13);
@@ -142,10 +153,17 @@ test('every way to make a new chat puts the cursor in its composer', async () =>
     await served.page.waitForFunction((n) => (window as any).$tw.wiki.filterTiddlers('[has[agent]]').length === n + 1, before);
     const title = await newest();
     await chat(title).waitFor();
-    await served.page.waitForFunction((t) => document.activeElement?.matches('textarea.tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat') === t, title);
+    await served.page.waitForFunction(
+      (t) => document.activeElement?.matches('textarea.tc-ai-chat-input') && document.activeElement.closest('.tc-ai-chat')?.getAttribute('data-chat') === t,
+      title,
+    );
     expect({ way, focused: await focusedChat() }).toEqual({ way, focused: title });
     // The composer is where the user can see it.
-    expect(await chat(title).locator('textarea.tc-ai-chat-input').evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight && e.getBoundingClientRect().top >= 0)).toBe(true);
+    expect(
+      await chat(title)
+        .locator('textarea.tc-ai-chat-input')
+        .evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight && e.getBoundingClientRect().top >= 0),
+    ).toBe(true);
   }
   expect(served.errors).toEqual([]);
 });
@@ -158,21 +176,34 @@ test('after every turn is deleted, the context meter counts no history', async (
   while ((await chat().locator('button[data-ai-action="delete-turn"]').count()) > 0) {
     const turns = await chat().locator('button[data-ai-action="delete-turn"]').count();
     await chat().locator('button[data-ai-action="delete-turn"]').last().click();
-    await served.page.waitForFunction(([c, n]) => document.querySelectorAll(`.tc-ai-chat[data-chat="${c}"] button[data-ai-action="delete-turn"]`).length < n, [CHAT, turns] as const);
+    await served.page.waitForFunction(([c, n]) => document.querySelectorAll(`.tc-ai-chat[data-chat="${c}"] button[data-ai-action="delete-turn"]`).length < n, [
+      CHAT,
+      turns,
+    ] as const);
   }
   expect(await chat().locator('.tc-ai-message[data-message]').count()).toBe(0);
-  await served.page.waitForFunction((c) => / history 0\)/.test(document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-meter`)?.textContent ?? ''), CHAT);
+  await served.page.waitForFunction(
+    (c) => / history 0\)/.test(document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-meter`)?.textContent ?? ''),
+    CHAT,
+  );
   const text = (await meter.textContent()) ?? '';
-  const [, total, , system, tools] = /Context: ([\d,]+) \/ ([\d,]+) tokens \(system ([\d,]+) · tools ([\d,]+) · history 0\)/.exec(text)!.map((n) => Number(String(n).replace(/,/g, '')));
+  const [, total, , system, tools] = /Context: ([\d,]+) \/ ([\d,]+) tokens \(system ([\d,]+) · tools ([\d,]+) · history 0\)/
+    .exec(text)!
+    .map((n) => Number(String(n).replace(/,/g, '')));
   expect(total).toBe(system! + tools!);
   // The chat keeps it: a page opening the chat shows the same.
-  expect(JSON.parse(await served.page.evaluate((c) => (window as any).$tw.wiki.getTiddler(c).fields['agent-context-usage'], CHAT))).toMatchObject({ history: 0 });
+  expect(JSON.parse(await served.page.evaluate((c) => (window as any).$tw.wiki.getTiddler(c).fields['agent-context-usage'], CHAT))).toMatchObject({
+    history: 0,
+  });
   expect(served.errors).toEqual([]);
 });
 
 test("the Chats tab's search finds words that live only in a parked version of a chat", async () => {
   const title = 'Branchy chat';
-  await served.page.evaluate((c) => (window as any).$tw.wiki.addTiddler({ title: c, agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle', text: '' }), title);
+  await served.page.evaluate(
+    (c) => (window as any).$tw.wiki.addTiddler({ title: c, agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle', text: '' }),
+    title,
+  );
   await navigate(served.page, title);
   await chat(title).waitFor();
   await send('Tell me about marmalade', title);

@@ -20,7 +20,8 @@ const LOG = Array.from({ length: 120 }, (_, i) => `Day ${i + 1}: watered the zin
 const chat = () => served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
 const step = (tool: string) => chat().locator(`.tc-ai-message-tool[data-tool="${tool}"]`);
 const status = () => chat().getAttribute('data-status');
-const settled = (want: string) => served.page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [CHAT, want]);
+const settled = (want: string) =>
+  served.page.waitForFunction(([c, s]) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === s, [CHAT, want]);
 const modified = (title: string) => served.page.evaluate((t) => (window as any).$tw.wiki.getTiddler(t).getFieldString('modified'), title);
 
 async function send(text: string): Promise<void> {
@@ -125,7 +126,11 @@ test('writes say what they changed; a denied one says so; the page is the only s
   await navigate(served.page, CHAT);
   const long = Array.from({ length: 80 }, (_, i) => `Line ${i + 1} of a long new tiddler.`).join('\n');
   served.wiki.mock.queue([
-    { toolCalls: [{ name: 'wiki-edit', arguments: { title: 'Zinnia plan', modified: await modified('Zinnia plan'), edits: [{ find: 'in May', replace: 'in June' }] } }] },
+    {
+      toolCalls: [
+        { name: 'wiki-edit', arguments: { title: 'Zinnia plan', modified: await modified('Zinnia plan'), edits: [{ find: 'in May', replace: 'in June' }] } },
+      ],
+    },
     { toolCalls: [{ name: 'wiki-create', arguments: { title: 'Zinnia diary', text: long } }] },
     { toolCalls: [{ name: 'wiki-delete', arguments: { title: 'Seeds for the zinnia', modified: await modified('Seeds for the zinnia') } }] },
     { text: 'Moved the sowing and started a diary.' },
@@ -154,7 +159,12 @@ test('writes say what they changed; a denied one says so; the page is the only s
   await chat().locator('.tc-ai-turn-actions').last().locator('.tc-ai-diff').first().waitFor();
   await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
   await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
-  expect(await ownScrollers(chat(), '.tc-ai-chat-messages, .tc-ai-message, .tc-ai-tool-details, .tc-ai-tool-details pre, .tc-ai-diff, .tc-ai-diff *, .tc-ai-turn-panel')).toEqual([]);
+  expect(
+    await ownScrollers(
+      chat(),
+      '.tc-ai-chat-messages, .tc-ai-message, .tc-ai-tool-details, .tc-ai-tool-details pre, .tc-ai-diff, .tc-ai-diff *, .tc-ai-turn-panel',
+    ),
+  ).toEqual([]);
   // The chat is taller than the window: the page scrolls, not a box inside it.
   expect(await served.page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight * 1.5)).toBe(true);
   expect(await status()).toBe('completed');
@@ -179,6 +189,7 @@ test('screenshots of a chat with several tool steps: desktop, 360 px, SpartanNig
   await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/palette', text: '$:/palettes/SpartanNight' }));
   await served.page.waitForFunction((b) => getComputedStyle(document.body).backgroundColor !== b, before);
   await shoot('tool-steps-spartannight.png');
-  for (const name of ['tool-steps-desktop.png', 'tool-steps-360.png', 'tool-steps-spartannight.png']) expect(fs.statSync(path.join(SHOTS, name)).size).toBeGreaterThan(10_000);
+  for (const name of ['tool-steps-desktop.png', 'tool-steps-360.png', 'tool-steps-spartannight.png'])
+    expect(fs.statSync(path.join(SHOTS, name)).size).toBeGreaterThan(10_000);
   expect(served.errors).toEqual([]);
 });

@@ -54,7 +54,9 @@ test('search, approved edit, diff, roll back and attachment chip', async () => {
   expect((await noteFields()).text).toBe('Plant tomatoes in June.\nWater the beans daily.');
 
   // The model saw the attachment as labelled data, and the search result.
-  const first = served.wiki.mock.requests.find((r: any) => r.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes('Move the planting')));
+  const first = served.wiki.mock.requests.find((r: any) =>
+    r.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes('Move the planting')),
+  );
   const user = first.body.messages.find((m: any) => m.role === 'user');
   expect(user.content).toContain(`<tiddler-data title="${NOTE}"`);
   expect(user.content).toContain('untrusted data');

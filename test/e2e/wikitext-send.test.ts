@@ -31,7 +31,9 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
     const before = new Set(await filter(served.page, '[has[agent]]'));
     await served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${NOTE}"] button.summarize-button`).click();
     // The new chat opens in the story river, with the user's message and its chip.
-    const chat = served.page.locator('.tc-story-river .tc-ai-chat').filter({ has: served.page.locator('.tc-ai-message-user', { hasText: 'Summarize this tiddler' }) });
+    const chat = served.page
+      .locator('.tc-story-river .tc-ai-chat')
+      .filter({ has: served.page.locator('.tc-ai-message-user', { hasText: 'Summarize this tiddler' }) });
     await chat.locator(`.tc-ai-message-user .tc-ai-chip[data-title="${NOTE}"]`).waitFor();
     await chat.locator('.tc-ai-message-assistant[data-message]', { hasText: 'Mock reply' }).waitFor();
     // After its first turn the new chat takes its automatic title (the mock's: "Chat about" and the first words).
@@ -93,7 +95,9 @@ describe('tm-ai-send and the queue', () => {
     await served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
     const order = await served.page.evaluate(() => {
       const tw = (window as any).$tw; // eslint-disable-line @typescript-eslint/no-explicit-any
-      return (tw.wiki.filterTiddlers('[[Demo chat]aimessages[]]') as string[]).map((t) => tw.wiki.getTiddler(t).fields).map((f: { role: string; text: string }) => `${f.role}: ${f.text.slice(0, 40)}`);
+      return (tw.wiki.filterTiddlers('[[Demo chat]aimessages[]]') as string[])
+        .map((t) => tw.wiki.getTiddler(t).fields)
+        .map((f: { role: string; text: string }) => `${f.role}: ${f.text.slice(0, 40)}`);
     });
     const tail = order.slice(-4);
     expect(tail[0]).toBe('user: First in line');

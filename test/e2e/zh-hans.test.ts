@@ -56,7 +56,36 @@ const NOT_UI = [
   '[class~="tc-btn-%24%3A%2Fcore%2Fui%2FButtons%2Fsave-wiki"]',
 ];
 /** Names and codes that read the same in every language: proper nouns, keys, tool, field and model names. */
-const ALLOWED = new Set(['TiddlyAgent', 'TiddlyWiki', 'MCP', 'JSON', 'Markdown', 'json', 'md', 'tid', 'MB', 'ChatGPT', 'conversations', 'TidGi', 'Tools', 'URL', 'API', 'AI', 'Ctrl', 'Enter', 'Esc', 'wiki-create', 'wiki-search', 'alarm-clock', 'schedule-task', 'agent-heartbeat-interval', 'model-facts', 'price-input', 'price-output', 'mock-model']);
+const ALLOWED = new Set([
+  'TiddlyAgent',
+  'TiddlyWiki',
+  'MCP',
+  'JSON',
+  'Markdown',
+  'json',
+  'md',
+  'tid',
+  'MB',
+  'ChatGPT',
+  'conversations',
+  'TidGi',
+  'Tools',
+  'URL',
+  'API',
+  'AI',
+  'Ctrl',
+  'Enter',
+  'Esc',
+  'wiki-create',
+  'wiki-search',
+  'alarm-clock',
+  'schedule-task',
+  'agent-heartbeat-interval',
+  'model-facts',
+  'price-input',
+  'price-output',
+  'mock-model',
+]);
 
 interface Found {
   where: string;
@@ -69,7 +98,8 @@ function uiTexts(): Promise<Found[]> {
     ([regions, notUi]) => {
       const found: { where: string; text: string }[] = [];
       const skip = notUi.join(',');
-      const describe = (e: Element) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : ''}`;
+      const describe = (e: Element) =>
+        `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : ''}`;
       for (const selector of regions) {
         for (const root of Array.from(document.querySelectorAll(selector))) {
           const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
@@ -101,7 +131,10 @@ function englishWords(found: Found[]): string[] {
   const words: string[] = [];
   for (const { where, text } of found) {
     // Titles are names, not UI words: system titles, and the chat's own title inside a label.
-    const bare = text.replace(/\$:\/[\x21-\x7e]+/g, ' ').split(CHAT).join(' ');
+    const bare = text
+      .replace(/\$:\/[\x21-\x7e]+/g, ' ')
+      .split(CHAT)
+      .join(' ');
     for (const word of bare.match(/[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/g) ?? []) {
       if (word.length > 1 && !ALLOWED.has(word)) words.push(`${word} (${where}: "${text}")`);
     }
@@ -118,7 +151,10 @@ const setProviderKeyName = (name: string | undefined) =>
   }, name);
 const status = () => chat().getAttribute('data-status');
 const waitForStatus = (...wanted: string[]) =>
-  served.page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [`.tc-ai-chat[data-chat="${CHAT}"]`, wanted] as const);
+  served.page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.getAttribute('data-status') ?? ''), [
+    `.tc-ai-chat[data-chat="${CHAT}"]`,
+    wanted,
+  ] as const);
 
 async function send(text: string): Promise<void> {
   await chat().locator('textarea.tc-ai-chat-input').fill(text);
@@ -129,7 +165,10 @@ async function send(text: string): Promise<void> {
 async function turn(text: string, ...ends: string[]): Promise<void> {
   const before = await chat().locator('[data-message]').count();
   await send(text);
-  await served.page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length > n, [`.tc-ai-chat[data-chat="${CHAT}"] [data-message]`, before] as const);
+  await served.page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length > n, [
+    `.tc-ai-chat[data-chat="${CHAT}"] [data-message]`,
+    before,
+  ] as const);
   await waitForStatus(...ends);
 }
 
@@ -198,7 +237,18 @@ test('in zh-Hans, a chat with every kind of message, its composer and footer, th
 
   // Every part was there, in Chinese.
   const all = found.map((f) => f.text).join('\n');
-  for (const part of ['.tc-ai-error-headline', '.tc-ai-error-hint', '.tc-ai-message-incomplete', '.tc-ai-tool-step', '.tc-ai-approval .tc-ai-card-title', '.tc-ai-prompt-head', '.tc-ai-chat-send', '.tc-ai-chat-status', '.tc-ai-chat-meter', '.tc-ai-prompt-compact']) {
+  for (const part of [
+    '.tc-ai-error-headline',
+    '.tc-ai-error-hint',
+    '.tc-ai-message-incomplete',
+    '.tc-ai-tool-step',
+    '.tc-ai-approval .tc-ai-card-title',
+    '.tc-ai-prompt-head',
+    '.tc-ai-chat-send',
+    '.tc-ai-chat-status',
+    '.tc-ai-chat-meter',
+    '.tc-ai-prompt-compact',
+  ]) {
     const text = (await chat().locator(part).first().textContent()) ?? '';
     expect({ part, chinese: /[\u4e00-\u9fff]/.test(text) }).toEqual({ part, chinese: true });
   }
@@ -215,8 +265,26 @@ test('switched back to en-GB, the same page reads English again, without a reloa
   const all = found.map((f) => f.text).join('\n');
   // In English the error's detail says what to do: no hint line; the denied call's line is English.
   expect(await chat().locator('.tc-ai-error-hint').count()).toBe(0);
-  expect(await chat().locator('.tc-ai-message-tool[data-tool-status="denied"] .tc-ai-tool-step').first().textContent()).toBe('You did not allow the agent to create 被拒绝的笔记');
-  for (const words of ['Allow once', 'Deny', 'Send', 'Show prompt', 'Compact now', 'incomplete', 'The provider refused the API key', 'Waiting for you', 'Chats', 'Background', 'Schedules and alarms', 'new chat', 'Ranked', 'Best matches first', 'talk with AI']) {
+  expect(await chat().locator('.tc-ai-message-tool[data-tool-status="denied"] .tc-ai-tool-step').first().textContent()).toBe(
+    'You did not allow the agent to create 被拒绝的笔记',
+  );
+  for (const words of [
+    'Allow once',
+    'Deny',
+    'Send',
+    'Show prompt',
+    'Compact now',
+    'incomplete',
+    'The provider refused the API key',
+    'Waiting for you',
+    'Chats',
+    'Background',
+    'Schedules and alarms',
+    'new chat',
+    'Ranked',
+    'Best matches first',
+    'talk with AI',
+  ]) {
     expect(all).toContain(words);
   }
   expect(found.filter((f) => /[\u4e00-\u9fff]/.test(f.text))).toEqual([]);
@@ -231,17 +299,42 @@ test('in zh-Hans, every tab of the settings holds no English UI word', async () 
   const found: Found[] = [];
   const tabs = ['providers', 'agents', 'search', 'mcp'];
   for (const tab of tabs) {
-    await served.page.evaluate((t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }), tab);
+    await served.page.evaluate(
+      (t) => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: `$:/plugins/tiddlyagent/agent/settings/${t}` }),
+      tab,
+    );
     await settings.locator(`.tc-tab-buttons button.tc-tab-selected[data-tab-title="$:/plugins/tiddlyagent/agent/settings/${tab}"]`).waitFor();
     found.push(...(await settingsTexts()));
   }
   // The provider tab of a profile with facts lists them in Chinese (model ids stay as they are).
-  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: '$:/plugins/tiddlyagent/agent/settings/providers' }));
-  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: '$:/plugins/tiddlyagent/agent/providers/openai' }));
+  await served.page.evaluate(() =>
+    (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/tab', text: '$:/plugins/tiddlyagent/agent/settings/providers' }),
+  );
+  await served.page.evaluate(() =>
+    (window as any).$tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: '$:/plugins/tiddlyagent/agent/providers/openai' }),
+  );
   await served.page.waitForFunction(() => /窗口/.test(document.querySelector('.tc-ai-settings .tc-ai-profile-facts li')?.textContent ?? ''));
   expect(found.length).toBeGreaterThan(40);
   // Names of products, and the demo agent's own caption (data, named in "New chats use"), stay as they are.
-  const names = new Set(['OpenAI', 'Claude', 'Desktop', 'Code', 'Cursor', 'ID', 'Streamable', 'HTTP', 'LM', 'Studio', 'llama', 'cpp', 'vLLM', 'OpenRouter', 'Ollama', 'Chat', 'Completions']);
+  const names = new Set([
+    'OpenAI',
+    'Claude',
+    'Desktop',
+    'Code',
+    'Cursor',
+    'ID',
+    'Streamable',
+    'HTTP',
+    'LM',
+    'Studio',
+    'llama',
+    'cpp',
+    'vLLM',
+    'OpenRouter',
+    'Ollama',
+    'Chat',
+    'Completions',
+  ]);
   const withoutCaption = found.map((f) => ({ ...f, text: f.text.replace('Offline demo assistant (mock LLM)', '') }));
   expect(englishWords(withoutCaption).filter((w) => !names.has(w.split(' ')[0]!))).toEqual([]);
   expect(served.errors).toEqual([]);
@@ -252,7 +345,14 @@ test('in zh-Hans, every tab of the settings holds no English UI word', async () 
       ([notUi]) => {
         const out: { where: string; text: string }[] = [];
         // Left out: the profiles' own descriptions, JSON and host examples, addresses, the facts lines (model ids).
-        const skip = [...notUi, '.tc-ai-settings-description', '.tc-ai-settings-json', '.tc-ai-settings-web-allow', 'a.tc-tiddlylink-external', '.tc-ai-profile-facts'].join(',');
+        const skip = [
+          ...notUi,
+          '.tc-ai-settings-description',
+          '.tc-ai-settings-json',
+          '.tc-ai-settings-web-allow',
+          'a.tc-tiddlylink-external',
+          '.tc-ai-profile-facts',
+        ].join(',');
         const root = document.querySelector('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings"] .tc-ai-settings')!;
         const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
         for (let node: Node | null = walker.currentNode; node; node = walker.nextNode()) {
@@ -286,7 +386,9 @@ test('in zh-Hans, a new chat\'s first turn takes a Chinese title: a short noun p
   // The mock answers the Chinese title request in Chinese: the message's subject.
   const titled = served.page.locator('.tc-story-river .tc-ai-chat[data-chat="整理花园笔记"]');
   await titled.locator('.tc-ai-message-assistant[data-message]').waitFor();
-  const request = served.wiki.mock.requests.find((r: { body: { messages?: { role: string; content: unknown }[] } }) => String(r.body?.messages?.[0]?.content ?? '').startsWith('为这段对话命名：'));
+  const request = served.wiki.mock.requests.find((r: { body: { messages?: { role: string; content: unknown }[] } }) =>
+    String(r.body?.messages?.[0]?.content ?? '').startsWith('为这段对话命名：'),
+  );
   expect(request).toBeDefined();
   const chats = await served.page.evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]') as string[]);
   expect(chats).toContain('整理花园笔记');
@@ -336,11 +438,16 @@ test('in zh-Hans, the welcome tiddler and each translated manual chapter read Ch
 });
 
 test('switched back to en-GB, the open pages read English at once, and their links work', async () => {
-  await served.page.evaluate(() => (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security'] }));
+  await served.page.evaluate(() =>
+    (window as any).$tw.wiki.addTiddler({ title: '$:/StoryList', list: ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security'] }),
+  );
   await frame('TiddlyAgent Manual: Security').locator('.tc-ai-demo-translation').waitFor();
   await setLanguage('$:/languages/en-GB');
   for (const title of ['Welcome to TiddlyAgent', 'TiddlyAgent Manual: Security']) {
-    await served.page.waitForFunction((t) => document.querySelector(`.tc-tiddler-frame[data-tiddler-title="${t}"] .tc-title`)?.textContent?.trim() === t, title);
+    await served.page.waitForFunction(
+      (t) => document.querySelector(`.tc-tiddler-frame[data-tiddler-title="${t}"] .tc-title`)?.textContent?.trim() === t,
+      title,
+    );
     expect(await frame(title).locator('.tc-ai-demo-translation').count()).toBe(0);
     expect(hanCount((await frame(title).locator('.tc-tiddler-body').textContent()) ?? '')).toBe(0);
   }
@@ -348,6 +455,6 @@ test('switched back to en-GB, the open pages read English at once, and their lin
   await frame('TiddlyAgent Manual: Providers').waitFor();
   expect(await frame('TiddlyAgent Manual: Providers').locator('.tc-title').textContent()).toBe('TiddlyAgent Manual: Providers');
   await frame('TiddlyAgent Manual: Providers').locator('.tc-tiddler-body a.tc-tiddlylink', { hasText: 'Who may do what' }).first().click();
-  await frame('TiddlyAgent Manual: Who may do what').locator('.tc-tiddler-body').filter({ hasText: 'The owner\'s configuration' }).waitFor();
+  await frame('TiddlyAgent Manual: Who may do what').locator('.tc-tiddler-body').filter({ hasText: "The owner's configuration" }).waitFor();
   expect(served.errors).toEqual([]);
 });

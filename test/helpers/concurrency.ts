@@ -57,7 +57,10 @@ export async function startLab(trials: number): Promise<Lab> {
   for (let i = 0; i < trials; i++) {
     for (const kind of ['approval', 'mid-turn']) {
       for (const edit of USER_EDITS) {
-        fs.writeFileSync(path.join(dir, 'tiddlers', `${noteTitle(kind, edit, i)}.tid`), `title: ${noteTitle(kind, edit, i)}\nmodified: 20240101000000000\n\nThe original text ${i}.\n`);
+        fs.writeFileSync(
+          path.join(dir, 'tiddlers', `${noteTitle(kind, edit, i)}.tid`),
+          `title: ${noteTitle(kind, edit, i)}\nmodified: 20240101000000000\n\nThe original text ${i}.\n`,
+        );
         writeChat(dir, conflictChat(kind, edit, i), kind === 'mid-turn' ? { agent: TRUSTING_AGENT } : {});
       }
     }
@@ -102,7 +105,8 @@ type Messages = { role: string; content: unknown }[];
 /** The messages of each model request since `from`. */
 const requestMessages = (mock: MockLlm, from: number): Messages[] => mock.requests.slice(from).map((r: { body: { messages: Messages } }) => r.body.messages);
 
-const isStatus = (chat: string, status: string) => (e: SseEvent) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
+const isStatus = (chat: string, status: string) => (e: SseEvent) =>
+  e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
 
 export interface ConflictOutcome {
   kind: 'approval' | 'mid-turn';
@@ -140,7 +144,10 @@ export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: 
     const base = mock.requests.length;
     mock.queue([
       { toolCalls: [{ name: 'wiki-read', arguments: { title } }] },
-      { toolCalls: [{ name: 'wiki-update', arguments: { title, text: agentText, modified: read.modified } }], ...(kind === 'mid-turn' ? { hold: hold.promise } : {}) },
+      {
+        toolCalls: [{ name: 'wiki-update', arguments: { title, text: agentText, modified: read.modified } }],
+        ...(kind === 'mid-turn' ? { hold: hold.promise } : {}),
+      },
     ]);
     const sent = await post(url, 'send', { chat, text: `Please rewrite ${title}` });
     if (sent.status !== 202) throw new Error(`send: ${sent.status} ${JSON.stringify(sent.body)}`);
@@ -167,7 +174,9 @@ export async function conflictTrial(lab: Lab, kind: 'approval' | 'mid-turn', i: 
       lostEdit: onServer.text !== userText || !onDisk.endsWith(`\n\n${userText}`),
       refused: toolMessage?.['tool-status'] === 'error' && conflict(toolMessage.text),
       modelTold: mock.requests.length === base + 3 && toolResult.role === 'tool' && conflict(toolResult.content),
-      userShown: page.events.some((e) => e.event === 'tiddler' && e.data.title === toolMessage?.title && e.data['tool-status'] === 'error' && conflict(e.data.text)),
+      userShown: page.events.some(
+        (e) => e.event === 'tiddler' && e.data.title === toolMessage?.title && e.data['tool-status'] === 'error' && conflict(e.data.text),
+      ),
       ms: Date.now() - started,
     };
   } finally {
@@ -204,10 +213,17 @@ export async function twoSendersTrial(lab: Lab, i: number): Promise<SendsOutcome
     // Both turns have ended once the chat holds two replies and the operations are done.
     const ended = () => operations(dir).filter((op) => ids.includes(op.id as string) && ['done', 'failed', 'canceled'].includes(op.status as string));
     await until('both turns ended', () => ended().length === 2);
-    const taken = [...new Set(operations(dir).filter((op) => ids.includes(op.id as string)).map((op) => op.id as string))];
+    const taken = [
+      ...new Set(
+        operations(dir)
+          .filter((op) => ids.includes(op.id as string))
+          .map((op) => op.id as string),
+      ),
+    ];
     const order = taken.map((id) => texts[ids.indexOf(id)]!);
     // Each page sees both replies whole, then the chat completed after the last one.
-    const isReply = (text: string) => (e: SseEvent) => e.event === 'tiddler' && e.data['agent-chat'] === chat && e.data.role === 'assistant' && e.data.text === defaultReply(text);
+    const isReply = (text: string) => (e: SseEvent) =>
+      e.event === 'tiddler' && e.data['agent-chat'] === chat && e.data.role === 'assistant' && e.data.text === defaultReply(text);
     const seen = async (page: SseClient) => {
       try {
         for (const text of order) await page.waitFor(`the reply to ${text}`, isReply(text), { ms: 5000 });
@@ -225,9 +241,20 @@ export async function twoSendersTrial(lab: Lab, i: number): Promise<SendsOutcome
     const second = requests[1] ?? [];
     return {
       accepted: answers.every((a) => a.status === 202) && ended().every((op) => op.status === 'done'),
-      inOrder: order.length === 2 && JSON.stringify(messages) === JSON.stringify(order.flatMap((text) => [['user', text], ['assistant', defaultReply(text)]])),
+      inOrder:
+        order.length === 2 &&
+        JSON.stringify(messages) ===
+          JSON.stringify(
+            order.flatMap((text) => [
+              ['user', text],
+              ['assistant', defaultReply(text)],
+            ]),
+          ),
       complete,
-      oneAfterTheOther: requests.length === 2 && second.some((m) => m.role === 'user' && m.content === order[0]) && second.some((m) => m.role === 'assistant' && m.content === defaultReply(order[0]!)),
+      oneAfterTheOther:
+        requests.length === 2 &&
+        second.some((m) => m.role === 'user' && m.content === order[0]) &&
+        second.some((m) => m.role === 'assistant' && m.content === defaultReply(order[0]!)),
       lost: texts.filter((t) => !users.includes(t)).length,
       duplicated: users.length - new Set(users).size,
       ms: Date.now() - started,

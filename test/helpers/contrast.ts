@@ -15,7 +15,10 @@ export function measureContrast(selectors: string[]): { lowest: number; count: n
   const parse = (c: string): number[] => {
     const m = /rgba?\(([^)]+)\)/.exec(c);
     if (!m) return [0, 0, 0, 0];
-    const p = m[1]!.split(/[ ,/]+/).filter(Boolean).map(Number);
+    const p = m[1]!
+      .split(/[ ,/]+/)
+      .filter(Boolean)
+      .map(Number);
     return [p[0]!, p[1]!, p[2]!, p[3] ?? 1];
   };
   const over = (top: number[], under: number[]) => [0, 1, 2].map((i) => top[i]! * top[3]! + under[i]! * (1 - top[3]!)).concat(1);
@@ -49,7 +52,14 @@ export function measureContrast(selectors: string[]): { lowest: number; count: n
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
     count++;
     lowest = Math.min(lowest, ratio);
-    if (ratio < (large ? 3 : 4.5)) offenders.push({ text: element.textContent!.trim().slice(0, 40), ratio: Math.round(ratio * 100) / 100, fg: style.color, bg: `rgb(${bg.slice(0, 3).map(Math.round).join(',')})`, cls: element.className || element.tagName });
+    if (ratio < (large ? 3 : 4.5))
+      offenders.push({
+        text: element.textContent!.trim().slice(0, 40),
+        ratio: Math.round(ratio * 100) / 100,
+        fg: style.color,
+        bg: `rgb(${bg.slice(0, 3).map(Math.round).join(',')})`,
+        cls: element.className || element.tagName,
+      });
   }
   return { lowest: Math.round(lowest * 100) / 100, count, offenders };
 }

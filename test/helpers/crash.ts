@@ -76,7 +76,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ` ${tag}w${i + 1}`).join('');
 
 function tidFile(dir: string, name: string, fields: Fields, text = ''): void {
-  fs.writeFileSync(path.join(dir, 'tiddlers', name), `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', name),
+    `${Object.entries(fields)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n\n${text}`,
+  );
 }
 
 export class CrashBench {
@@ -99,14 +104,26 @@ export class CrashBench {
     const mock = await startMockLlm({ delayMs: 15 });
     const dir = serverWikiFolder(mock.url);
     // An agent that writes and calls the slow MCP tool without confirmation.
-    tidFile(dir, 'crash-writer.tid', {
-      title: WRITER,
-      tags: '$:/tags/AI/Agent',
-      'agent-provider': '$:/demo/providers/mock-llm',
-      'agent-tools': 'wiki-read wiki-create wiki-edit mcp-odd-slow',
-      'agent-approval': JSON.stringify({ 'wiki-create': { mode: 'auto' }, 'wiki-edit': { mode: 'auto' }, 'mcp-odd-slow': { mode: 'auto' } }),
-    }, 'You write notes.');
-    tidFile(dir, 'mcp-odd.tid', { title: 'MCP odd', tags: '$:/tags/AI/MCPServer', name: 'odd', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify([ODD]), 'mcp-timeout': '20' });
+    tidFile(
+      dir,
+      'crash-writer.tid',
+      {
+        title: WRITER,
+        tags: '$:/tags/AI/Agent',
+        'agent-provider': '$:/demo/providers/mock-llm',
+        'agent-tools': 'wiki-read wiki-create wiki-edit mcp-odd-slow',
+        'agent-approval': JSON.stringify({ 'wiki-create': { mode: 'auto' }, 'wiki-edit': { mode: 'auto' }, 'mcp-odd-slow': { mode: 'auto' } }),
+      },
+      'You write notes.',
+    );
+    tidFile(dir, 'mcp-odd.tid', {
+      title: 'MCP odd',
+      tags: '$:/tags/AI/MCPServer',
+      name: 'odd',
+      'mcp-command': process.execPath,
+      'mcp-args': JSON.stringify([ODD]),
+      'mcp-timeout': '20',
+    });
     tidFile(dir, 'Crash target.tid', { title: TARGET }, 'count: 0');
     for (const kind of KINDS) writeChat(dir, CHAT[kind], kind === 'tool-write' || kind === 'mcp' ? { agent: WRITER } : {});
     // TiddlyWiki's own loader, to read every tiddler file as the next boot would.
@@ -144,10 +161,13 @@ export class CrashBench {
 
     // What the kill left on disk: every file whole already (atomic writes), as the next boot reads it.
     const before = this.loadFolder();
-    const unfinished = [...new Map(operations(this.dir).map((op) => [op.id as string, op])).values()].filter((op) => op.status === 'queued' || op.status === 'running');
+    const unfinished = [...new Map(operations(this.dir).map((op) => [op.id as string, op])).values()].filter(
+      (op) => op.status === 'queued' || op.status === 'running',
+    );
     const wasWorking = [...before.values()].filter((t) => t.agent && t['agent-status'] === 'working').map((t) => t.title!);
     const seen = new Map<string, Fields>();
-    for (const e of page.events) if (e.event === 'tiddler' && e.data['agent-chat'] === chat && e.data['agent-seq'] !== undefined) seen.set(e.data.title, e.data);
+    for (const e of page.events)
+      if (e.event === 'tiddler' && e.data['agent-chat'] === chat && e.data['agent-seq'] !== undefined) seen.set(e.data.title, e.data);
     const onDisk = savedMessages(this.dir, chat);
     page.close();
     this.mock.reset(); // scripts the kill left unplayed: the next requests get the default replies
@@ -300,7 +320,11 @@ export class CrashBench {
     const beforeFields = create ? undefined : prior;
     // An edit is made from a version the agent read (in the round before).
     const read = create ? [] : [{ toolCalls: [{ name: 'wiki-read', arguments: { title } }], delayMs: 40 }];
-    this.mock.queue([...read, { toolCalls: [{ name: create ? 'wiki-create' : 'wiki-edit', arguments: args }], delayMs: 40 }, { text: `Done ${k}:${words(15, `d${k}`)}`, delayMs: 40 }]);
+    this.mock.queue([
+      ...read,
+      { toolCalls: [{ name: create ? 'wiki-create' : 'wiki-edit', arguments: args }], delayMs: 40 },
+      { text: `Done ${k}:${words(15, `d${k}`)}`, delayMs: 40 },
+    ]);
     const sent = await post(this.server.url, 'send', { chat: CHAT['tool-write'], text: `Write ${k}` });
     expect(sent.status).toBe(202);
     await until('the mock to see the request', () => this.mock.requests.length >= 1);
@@ -319,7 +343,14 @@ export class CrashBench {
    * The tool write of the turn that `operation` started: in the wiki (and its file) exactly when
    * the turn's journal holds it, with the journal's after-image; else the tiddler as before.
    */
-  private async expectWriteAllOrNothing(chat: string, operation: string, title: string, before: Fields | undefined, after: Map<string, Fields>, url: string): Promise<string> {
+  private async expectWriteAllOrNothing(
+    chat: string,
+    operation: string,
+    title: string,
+    before: Fields | undefined,
+    after: Map<string, Fields>,
+    url: string,
+  ): Promise<string> {
     const user = savedMessages(this.dir, chat).find((m) => m['agent-operation'] === operation);
     const journal = user ? after.get(`$:/ai/journal/${chat}/${user.title!.split('/').at(-1)}`) : undefined;
     const entry = journal ? (JSON.parse(journal.text!) as Record<string, { before: Fields | null; after: Fields | null }>)[title] : undefined;
@@ -383,7 +414,11 @@ export class CrashBench {
     const res = await fetch(`${this.server.url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, {
       method: 'PUT',
       headers: WRITE_HEADERS,
-      body: JSON.stringify({ title, tags: '$:/tags/AI/Schedule', fields: { 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(at).toISOString(), 'schedule-message': `Wake ${k}` } }),
+      body: JSON.stringify({
+        title,
+        tags: '$:/tags/AI/Schedule',
+        fields: { 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(at).toISOString(), 'schedule-message': `Wake ${k}` },
+      }),
     });
     expect(res.status).toBe(204);
     this.mock.queue({ text: `Woken ${k}:${words(15, `s${k}`)}`, delayMs: 40 });
@@ -412,7 +447,10 @@ export class CrashBench {
     const mark = path.join(os.tmpdir(), `tiddlyagent-crash-${process.pid}-${k}.mark`);
     fs.rmSync(mark, { force: true });
     const ms = this.between(300, 1200);
-    this.mock.queue([{ toolCalls: [{ name: 'mcp-odd-slow', arguments: { ms, mark } }], delayMs: 20 }, { text: `After MCP ${k}:${words(10, `m${k}`)}`, delayMs: 40 }]);
+    this.mock.queue([
+      { toolCalls: [{ name: 'mcp-odd-slow', arguments: { ms, mark } }], delayMs: 20 },
+      { text: `After MCP ${k}:${words(10, `m${k}`)}`, delayMs: 40 },
+    ]);
     expect((await post(this.server.url, 'send', { chat, text: `MCP ${k}` })).status).toBe(202);
     await until('the MCP server to get the call', () => fs.existsSync(mark) && fs.readFileSync(mark, 'utf8').endsWith('\n'), 20_000);
     const pid = Number(fs.readFileSync(mark, 'utf8').trim());

@@ -28,11 +28,17 @@ export interface ServedWiki {
  * provider points at `mockUrl`. With `server`, it has the filesystem and tiddlyweb plugins;
  * with `languages`, the language plugins the demo wiki offers (its tiddlywiki.info).
  */
-export function demoWikiFolder(mockUrl: string, options: { server: boolean; edition?: Edition; providerFields?: Record<string, string>; languages?: boolean }): string {
+export function demoWikiFolder(
+  mockUrl: string,
+  options: { server: boolean; edition?: Edition; providerFields?: Record<string, string>; languages?: boolean },
+): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-e2e-'));
   const plugins = options.server ? ['tiddlywiki/filesystem', 'tiddlywiki/tiddlyweb'] : [];
   const languages: string[] = options.languages ? (JSON.parse(fs.readFileSync(path.join(ROOT, 'tiddlywiki.info'), 'utf8')).languages ?? []) : [];
-  fs.writeFileSync(path.join(dir, 'tiddlywiki.info'), JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'], ...(languages.length ? { languages } : {}) }));
+  fs.writeFileSync(
+    path.join(dir, 'tiddlywiki.info'),
+    JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'], ...(languages.length ? { languages } : {}) }),
+  );
   if (options.edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
   else {
     // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
@@ -49,7 +55,12 @@ export function demoWikiFolder(mockUrl: string, options: { server: boolean; edit
     'default-model': 'mock-model',
     ...options.providerFields,
   };
-  fs.writeFileSync(path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'), Object.entries(provider).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n\n');
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'),
+    Object.entries(provider)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n') + '\n\n',
+  );
   return dir;
 }
 
@@ -81,7 +92,10 @@ export async function serveDemoWiki(options: ServeOptions = {}): Promise<ServedW
   const mock = await startMockLlm({ delayMs: options.mockDelayMs ?? 20, apiKey: options.mockApiKey });
   const dir = demoWikiFolder(mock.url, { server: true, edition: options.edition, providerFields: options.providerFields, languages: options.languages });
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js');
-  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } }); // jest's process.env: the tests' owner configuration
+  const server: ChildProcess = spawn(process.execPath, [tiddlywiki, dir, '--listen', 'port=0', 'host=127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env },
+  }); // jest's process.env: the tests' owner configuration
   const url = await servingUrl(server);
   return {
     url,
@@ -154,7 +168,10 @@ export function useServedWiki(options: UseServedWikiOptions = {}): ServedWikiSes
     await wiki?.stop();
   });
   const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is not there: useServedWiki sets it up in its beforeAll${options.open === false && what !== 'The wiki' ? ' (and was told not to open a page)' : ''}`);
+    if (value === undefined)
+      throw new Error(
+        `${what} is not there: useServedWiki sets it up in its beforeAll${options.open === false && what !== 'The wiki' ? ' (and was told not to open a page)' : ''}`,
+      );
     return value;
   };
   return {

@@ -28,7 +28,14 @@ const now0 = '20250101000000000';
 export function setupTiddlers(mockUrl: string): Fields[] {
   return [
     { title: PROVIDER, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mockUrl, 'default-model': 'mock-model', timeout: String(TIMEOUT_S) },
-    { title: AGENT, tags: '$:/tags/AI/Agent', 'agent-provider': PROVIDER, 'agent-tools': 'wiki-read wiki-create', 'agent-approval': '{"*": {"mode": "auto"}}', text: 'You are the fault test agent.' },
+    {
+      title: AGENT,
+      tags: '$:/tags/AI/Agent',
+      'agent-provider': PROVIDER,
+      'agent-tools': 'wiki-read wiki-create',
+      'agent-approval': '{"*": {"mode": "auto"}}',
+      text: 'You are the fault test agent.',
+    },
     { title: TARGET, text: 'The target of the read scenarios.', created: now0, modified: now0 },
   ];
 }
@@ -36,7 +43,8 @@ export function setupTiddlers(mockUrl: string): Fields[] {
 // ---- SSE pieces for raw bodies ------------------------------------------------------------------
 
 const sse = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`;
-const delta = (d: Record<string, unknown>, finish: string | null = null) => sse({ id: 'raw', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: finish }] });
+const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+  sse({ id: 'raw', object: 'chat.completion.chunk', choices: [{ index: 0, delta: d, finish_reason: finish }] });
 const DONE = 'data: [DONE]\n\n';
 const callStart = (name: string, args = '') => delta({ tool_calls: [{ index: 0, id: 'call_raw', type: 'function', function: { name, arguments: args } }] });
 const callArgs = (args: string) => delta({ tool_calls: [{ index: 0, function: { arguments: args } }] });
@@ -86,63 +94,297 @@ export const SCENARIOS: Scenario[] = [
   // The connection
   { name: 'reset before any answer, then success', scripts: [{ reset: true }], expect: 'completed', requests: 2, quick: true },
   { name: 'cut after 0 bytes, then success', scripts: [{ raw: [], end: 'cut' }], expect: 'completed', requests: 2 },
-  { name: 'cut after 0 bytes, three times', scripts: times(3, { raw: [], end: 'cut' }), expect: 'failed', error: /broke during the reply/, requests: 3, quick: true },
+  {
+    name: 'cut after 0 bytes, three times',
+    scripts: times(3, { raw: [], end: 'cut' }),
+    expect: 'failed',
+    error: /broke during the reply/,
+    requests: 3,
+    quick: true,
+  },
   { name: 'cut after the first chunk (no words yet), then success', scripts: [{ text: 'lost words', cutAfter: 0 }], expect: 'completed', requests: 2 },
-  { name: 'cut after the first words', scripts: [{ text: PARTIAL, cutAfter: 2 }], expect: 'failed', error: /broke during the reply/, partial: true, requests: 1, quick: true },
-  { name: 'cut inside a JSON line', scripts: [{ text: PARTIAL, cutAfter: 3, cutMidLine: true }], expect: 'failed', error: /broke during the reply/, partial: true, requests: 1, quick: true },
-  { name: 'body ends after words, no finish, no [DONE]', scripts: [{ raw: [delta({ content: 'Words without ' }), delta({ content: 'an end' })], end: 'close' }], expect: 'failed', error: /ended before the reply was complete/, partial: true, requests: 1 },
-  { name: 'empty 200 body, three times', scripts: times(3, { raw: [], end: 'close' }), expect: 'failed', error: /ended before the reply was complete/, requests: 3 },
+  {
+    name: 'cut after the first words',
+    scripts: [{ text: PARTIAL, cutAfter: 2 }],
+    expect: 'failed',
+    error: /broke during the reply/,
+    partial: true,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'cut inside a JSON line',
+    scripts: [{ text: PARTIAL, cutAfter: 3, cutMidLine: true }],
+    expect: 'failed',
+    error: /broke during the reply/,
+    partial: true,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'body ends after words, no finish, no [DONE]',
+    scripts: [{ raw: [delta({ content: 'Words without ' }), delta({ content: 'an end' })], end: 'close' }],
+    expect: 'failed',
+    error: /ended before the reply was complete/,
+    partial: true,
+    requests: 1,
+  },
+  {
+    name: 'empty 200 body, three times',
+    scripts: times(3, { raw: [], end: 'close' }),
+    expect: 'failed',
+    error: /ended before the reply was complete/,
+    requests: 3,
+  },
   // Stalls (the profile's timeout: 1 s without a byte)
-  { name: 'no answer at all (before headers), three times', scripts: times(3, { hang: true }), expect: 'failed', error: /did not answer in time|No data arrived/, requests: 3 },
-  { name: 'stall after the headers, no bytes, three times', scripts: times(3, { raw: [], end: 'stall' }), expect: 'failed', error: /No data arrived .* for 1 s/, requests: 3 },
+  {
+    name: 'no answer at all (before headers), three times',
+    scripts: times(3, { hang: true }),
+    expect: 'failed',
+    error: /did not answer in time|No data arrived/,
+    requests: 3,
+  },
+  {
+    name: 'stall after the headers, no bytes, three times',
+    scripts: times(3, { raw: [], end: 'stall' }),
+    expect: 'failed',
+    error: /No data arrived .* for 1 s/,
+    requests: 3,
+  },
   { name: 'stall after the headers once, then success', scripts: [{ raw: [], end: 'stall' }], expect: 'completed', requests: 2 },
-  { name: 'stall mid-reply (idle timeout)', scripts: [{ text: PARTIAL, stallAfter: 3 }], expect: 'failed', error: /No data arrived .* for 1 s/, partial: true, requests: 1, quick: true },
+  {
+    name: 'stall mid-reply (idle timeout)',
+    scripts: [{ text: PARTIAL, stallAfter: 3 }],
+    expect: 'failed',
+    error: /No data arrived .* for 1 s/,
+    partial: true,
+    requests: 1,
+    quick: true,
+  },
   { name: 'Stop during a stall with no bytes', scripts: [{ hang: true }], stop: 'request', expect: 'canceled', requests: 1, quick: true },
   { name: 'Stop during a stall mid-reply', scripts: [{ text: PARTIAL, stallAfter: 3 }], stop: 'words', expect: 'canceled', partial: true, requests: 1 },
   { name: 'slow drip, 3 bytes at a time (2 s in all)', scripts: [{ text: drip, dripBytes: 3, delayMs: 2 }], expect: 'completed', reply: drip, requests: 1 },
-  { name: 'multi-byte characters split across reads', scripts: [{ text: '🐢 ünï 日本語 🎉 done', dripBytes: 1, delayMs: 0 }], expect: 'completed', reply: '🐢 ünï 日本語 🎉 done', requests: 1, quick: true },
+  {
+    name: 'multi-byte characters split across reads',
+    scripts: [{ text: '🐢 ünï 日本語 🎉 done', dripBytes: 1, delayMs: 0 }],
+    expect: 'completed',
+    reply: '🐢 ünï 日本語 🎉 done',
+    requests: 1,
+    quick: true,
+  },
   // HTTP statuses (retryable ones carry retry-after: 0, the server's own word, so retries do not wait)
   { name: 'HTTP 401', scripts: [{ status: 401 }], expect: 'failed', error: /401.*API key/s, requests: 1, quick: true },
   { name: 'HTTP 403', scripts: [{ status: 403 }], expect: 'failed', error: /403/, requests: 1 },
-  { name: 'HTTP 404', scripts: [{ status: 404, body: { error: { message: 'The model `mock-model` does not exist', type: 'invalid_request_error', code: 'model_not_found' } } }], expect: 'failed', error: /404/, requests: 1, quick: true },
+  {
+    name: 'HTTP 404',
+    scripts: [{ status: 404, body: { error: { message: 'The model `mock-model` does not exist', type: 'invalid_request_error', code: 'model_not_found' } } }],
+    expect: 'failed',
+    error: /404/,
+    requests: 1,
+    quick: true,
+  },
   { name: 'HTTP 400', scripts: [{ status: 400 }], expect: 'failed', error: /400/, requests: 1 },
   { name: 'HTTP 500, then success', scripts: [{ status: 500, headers: noWait }], expect: 'completed', requests: 2, quick: true },
   { name: 'HTTP 500 three times (backoff, no retry-after)', scripts: times(3, { status: 500 }), expect: 'failed', error: /500/, requests: 3 },
   { name: 'HTTP 502 three times', scripts: times(3, { status: 502, headers: noWait }), expect: 'failed', error: /502/, requests: 3 },
   { name: 'HTTP 503, then success', scripts: [{ status: 503, headers: noWait }], expect: 'completed', requests: 2 },
-  { name: 'HTTP 529 (overloaded) three times', scripts: times(3, { status: 529, headers: noWait }), expect: 'failed', error: /529|overloaded/i, requests: 3, quick: true },
-  { name: '429 with Retry-After: 1, then success', scripts: [{ status: 429, headers: { 'retry-after': '1' } }], expect: 'completed', requests: 2, atLeastMs: 1000, quick: true },
-  { name: '429 storm longer than the retry budget', scripts: times(10, { status: 429, headers: noWait }), expect: 'failed', error: /429/, requests: 3, quick: true },
+  {
+    name: 'HTTP 529 (overloaded) three times',
+    scripts: times(3, { status: 529, headers: noWait }),
+    expect: 'failed',
+    error: /529|overloaded/i,
+    requests: 3,
+    quick: true,
+  },
+  {
+    name: '429 with Retry-After: 1, then success',
+    scripts: [{ status: 429, headers: { 'retry-after': '1' } }],
+    expect: 'completed',
+    requests: 2,
+    atLeastMs: 1000,
+    quick: true,
+  },
+  {
+    name: '429 storm longer than the retry budget',
+    scripts: times(10, { status: 429, headers: noWait }),
+    expect: 'failed',
+    error: /429/,
+    requests: 3,
+    quick: true,
+  },
   { name: '429 asking to wait an hour', scripts: [{ status: 429, headers: { 'retry-after': '3600' } }], expect: 'failed', error: /429/, requests: 1 },
-  { name: '429 out of quota', scripts: [{ status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } }], expect: 'failed', error: /quota/, requests: 1 },
+  {
+    name: '429 out of quota',
+    scripts: [{ status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } }],
+    expect: 'failed',
+    error: /quota/,
+    requests: 1,
+  },
   // Bodies that are not the stream asked for
-  { name: 'a JSON body instead of SSE', scripts: [{ json: 'completion', text: 'One JSON object' }], expect: 'failed', error: /Expected a stream of server-sent events.*JSON/, requests: 1, quick: true },
-  { name: 'a JSON error body in a 200', scripts: [{ json: { error: { message: 'JSON, not a stream', type: 'invalid_request_error' } } }], expect: 'failed', error: /JSON, not a stream/, requests: 1 },
-  { name: 'an HTML page in a 200', scripts: [{ raw: ['<html><body>Login</body></html>'], headers: { 'content-type': 'text/html' } }], expect: 'failed', error: /HTML page/, requests: 1 },
-  { name: 'plain text in a 200 event stream', scripts: [{ raw: ['Hello, this is not a stream\n'] }], expect: 'failed', error: /Expected server-sent events/, requests: 1 },
+  {
+    name: 'a JSON body instead of SSE',
+    scripts: [{ json: 'completion', text: 'One JSON object' }],
+    expect: 'failed',
+    error: /Expected a stream of server-sent events.*JSON/,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'a JSON error body in a 200',
+    scripts: [{ json: { error: { message: 'JSON, not a stream', type: 'invalid_request_error' } } }],
+    expect: 'failed',
+    error: /JSON, not a stream/,
+    requests: 1,
+  },
+  {
+    name: 'an HTML page in a 200',
+    scripts: [{ raw: ['<html><body>Login</body></html>'], headers: { 'content-type': 'text/html' } }],
+    expect: 'failed',
+    error: /HTML page/,
+    requests: 1,
+  },
+  {
+    name: 'plain text in a 200 event stream',
+    scripts: [{ raw: ['Hello, this is not a stream\n'] }],
+    expect: 'failed',
+    error: /Expected server-sent events/,
+    requests: 1,
+  },
   // Inside the stream
   // A chunk that cannot be read lost words: the reply is damaged, never complete (issue 23).
-  { name: 'a malformed JSON chunk between words', scripts: [{ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } }], expect: 'failed', error: /could not be read.*not valid JSON.*kept and marked incomplete/s, kind: 'damaged', partial: 'Before the bad ', retry: true, requests: 1, quick: true },
-  { name: 'only a malformed JSON chunk, then [DONE]: nothing shown yet, so retried', scripts: [{ raw: ['data: {"choices":[{"delta":{"content":"bro\n\n', DONE] }], expect: 'completed', requests: 2 },
-  { name: 'invalid UTF-8 inside a delta', scripts: [{ chunks: ['Before ', { hex: 'ff fe c3' }, ' after'] }], expect: 'completed', reply: /^Before \ufffd+ after$/, requests: 1, quick: true },
-  { name: 'an error event inside a 200 stream', scripts: [{ text: PARTIAL, errorInStream: 'Upstream failed mid-reply (scripted)' }], expect: 'failed', error: /Upstream failed mid-reply/, partial: true, requests: 1, quick: true },
-  { name: 'an error object before any words, then success', scripts: [{ raw: [sse({ error: { message: 'Upstream hiccup (scripted)', type: 'server_error' } })], end: 'close' }], expect: 'completed', requests: 2 },
-  { name: 'an `event: error` (Groq style)', scripts: [{ raw: [delta({ content: 'Half ' }), 'event: error\ndata: {"error":{"message":"Groq says no (scripted)","type":"invalid_request_error"}}\n\n'], end: 'close' }], expect: 'failed', error: /Groq says no/, partial: true, requests: 1 },
+  {
+    name: 'a malformed JSON chunk between words',
+    scripts: [{ text: 'Before the bad chunk, after it.', inject: { 3: 'data: {"choices":[{"delta":{"content":"bro\n\n' } }],
+    expect: 'failed',
+    error: /could not be read.*not valid JSON.*kept and marked incomplete/s,
+    kind: 'damaged',
+    partial: 'Before the bad ',
+    retry: true,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'only a malformed JSON chunk, then [DONE]: nothing shown yet, so retried',
+    scripts: [{ raw: ['data: {"choices":[{"delta":{"content":"bro\n\n', DONE] }],
+    expect: 'completed',
+    requests: 2,
+  },
+  {
+    name: 'invalid UTF-8 inside a delta',
+    scripts: [{ chunks: ['Before ', { hex: 'ff fe c3' }, ' after'] }],
+    expect: 'completed',
+    reply: /^Before \ufffd+ after$/,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'an error event inside a 200 stream',
+    scripts: [{ text: PARTIAL, errorInStream: 'Upstream failed mid-reply (scripted)' }],
+    expect: 'failed',
+    error: /Upstream failed mid-reply/,
+    partial: true,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'an error object before any words, then success',
+    scripts: [{ raw: [sse({ error: { message: 'Upstream hiccup (scripted)', type: 'server_error' } })], end: 'close' }],
+    expect: 'completed',
+    requests: 2,
+  },
+  {
+    name: 'an `event: error` (Groq style)',
+    scripts: [
+      {
+        raw: [delta({ content: 'Half ' }), 'event: error\ndata: {"error":{"message":"Groq says no (scripted)","type":"invalid_request_error"}}\n\n'],
+        end: 'close',
+      },
+    ],
+    expect: 'failed',
+    error: /Groq says no/,
+    partial: true,
+    requests: 1,
+  },
   { name: 'an empty stream: only [DONE]', scripts: [{ raw: [DONE] }], expect: 'failed', error: /empty reply/, requests: 1, quick: true },
   { name: 'a finish and nothing else', scripts: [{ text: '' }], expect: 'failed', error: /empty reply/, requests: 1, quick: true },
-  { name: 'cut off at the output limit', scripts: [{ text: PARTIAL, finishReason: 'length' }], expect: 'completed', reply: PARTIAL, error: /output token limit/, requests: 1 },
+  {
+    name: 'cut off at the output limit',
+    scripts: [{ text: PARTIAL, finishReason: 'length' }],
+    expect: 'completed',
+    reply: PARTIAL,
+    error: /output token limit/,
+    requests: 1,
+  },
   // Size
-  { name: 'a 5 MB reply in 1,000 chunks', scripts: [{ chunks: bigChunks(5), delayMs: 0 }], expect: 'completed', reply: bigChunks(5).join(''), requests: 1, measure: true },
-  { name: 'a 1 MB reply in 200 chunks', scripts: [{ chunks: bigChunks(1), delayMs: 0 }], expect: 'completed', reply: bigChunks(1).join(''), requests: 1, measure: true, quick: true },
+  {
+    name: 'a 5 MB reply in 1,000 chunks',
+    scripts: [{ chunks: bigChunks(5), delayMs: 0 }],
+    expect: 'completed',
+    reply: bigChunks(5).join(''),
+    requests: 1,
+    measure: true,
+  },
+  {
+    name: 'a 1 MB reply in 200 chunks',
+    scripts: [{ chunks: bigChunks(1), delayMs: 0 }],
+    expect: 'completed',
+    reply: bigChunks(1).join(''),
+    requests: 1,
+    measure: true,
+    quick: true,
+  },
   // One delta of 1 MB is followed at once by the reply tiddler of 1 MB: a page that reads keeps
   // both (the push channel dropped it once, taking it for a page that does not read).
-  { name: 'one 1 MB delta', scripts: [{ chunks: ['y'.repeat(1_000_000)], delayMs: 0 }], expect: 'completed', reply: 'y'.repeat(1_000_000), requests: 1, quick: true },
+  {
+    name: 'one 1 MB delta',
+    scripts: [{ chunks: ['y'.repeat(1_000_000)], delayMs: 0 }],
+    expect: 'completed',
+    reply: 'y'.repeat(1_000_000),
+    requests: 1,
+    quick: true,
+  },
   // Tool calls
-  { name: 'a reply with 200 tool calls', scripts: [{ toolCalls: manyCalls(200, 'wiki-read', () => ({ title: TARGET })), delayMs: 0 }], expect: 'completed', toolResults: { count: 200, status: 'ok' }, requests: 2, measure: true },
-  { name: 'a reply with 200 unknown tool calls', scripts: [{ toolCalls: manyCalls(200, 'no-such-tool', (i) => ({ i })), delayMs: 0 }], expect: 'completed', toolResults: { count: 200, status: 'error' }, requests: 2, measure: true, quick: true },
-  { name: 'a tool call cut inside its arguments', scripts: [{ raw: [delta({ role: 'assistant', content: null }), callStart('wiki-create'), callArgs('{"title":"Half written","te')], end: 'cut' }], expect: 'failed', error: /broke during the reply/, requests: 1, quick: true },
-  { name: 'a tool call with broken JSON arguments', scripts: [{ raw: [callStart('wiki-create', '{"title":"Broken args","text":'), delta({}, 'tool_calls'), DONE] }], expect: 'completed', toolResults: { count: 1, status: 'error' }, requests: 2 },
-  { name: 'a tool call that writes, then the reply', scripts: [{ toolCalls: [{ name: 'wiki-create', arguments: { title: 'Fault written', text: 'Whole text.' } }] }], expect: 'completed', writes: { 'Fault written': 'Whole text.' }, toolResults: { count: 1, status: 'ok' }, requests: 2, quick: true },
+  {
+    name: 'a reply with 200 tool calls',
+    scripts: [{ toolCalls: manyCalls(200, 'wiki-read', () => ({ title: TARGET })), delayMs: 0 }],
+    expect: 'completed',
+    toolResults: { count: 200, status: 'ok' },
+    requests: 2,
+    measure: true,
+  },
+  {
+    name: 'a reply with 200 unknown tool calls',
+    scripts: [{ toolCalls: manyCalls(200, 'no-such-tool', (i) => ({ i })), delayMs: 0 }],
+    expect: 'completed',
+    toolResults: { count: 200, status: 'error' },
+    requests: 2,
+    measure: true,
+    quick: true,
+  },
+  {
+    name: 'a tool call cut inside its arguments',
+    scripts: [{ raw: [delta({ role: 'assistant', content: null }), callStart('wiki-create'), callArgs('{"title":"Half written","te')], end: 'cut' }],
+    expect: 'failed',
+    error: /broke during the reply/,
+    requests: 1,
+    quick: true,
+  },
+  {
+    name: 'a tool call with broken JSON arguments',
+    scripts: [{ raw: [callStart('wiki-create', '{"title":"Broken args","text":'), delta({}, 'tool_calls'), DONE] }],
+    expect: 'completed',
+    toolResults: { count: 1, status: 'error' },
+    requests: 2,
+  },
+  {
+    name: 'a tool call that writes, then the reply',
+    scripts: [{ toolCalls: [{ name: 'wiki-create', arguments: { title: 'Fault written', text: 'Whole text.' } }] }],
+    expect: 'completed',
+    writes: { 'Fault written': 'Whole text.' },
+    toolResults: { count: 1, status: 'ok' },
+    requests: 2,
+    quick: true,
+  },
 ];
 
 // ---- The runners -------------------------------------------------------------------------------
@@ -184,8 +426,10 @@ export async function browserRunner(mock: MockLlm): Promise<FaultRunner> {
         const off = runner.bus.subscribe(chat, (e: { type: string }) => e.type === 'text-delta' && (off(), resolve()));
       }),
     messages: async (chat) =>
-      ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[]).map((t) => fields(t)!).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq'])),
-    titles: async () => new Set(($tw.wiki.filterTiddlers('[all[tiddlers]!is[system]!has[agent]]') as string[])),
+      ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[])
+        .map((t) => fields(t)!)
+        .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq'])),
+    titles: async () => new Set($tw.wiki.filterTiddlers('[all[tiddlers]!is[system]!has[agent]]') as string[]),
     tiddler: async (title) => fields(title),
     probe() {
       // The timer lateness of this process's event loop: the runner, the wiki and the mock share it.
@@ -203,7 +447,11 @@ export async function browserRunner(mock: MockLlm): Promise<FaultRunner> {
 /** The server runner: `tiddlywiki --listen` with the server plugin; sends over HTTP, ends seen on the push channel. */
 export async function serverRunner(mock: MockLlm, chats: string[]): Promise<FaultRunner & { dir: string; server: TwServer }> {
   const dir = serverWikiFolder(mock.url);
-  const tid = (f: Fields) => `${Object.entries(f).filter(([k]) => k !== 'text').map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${f.text ?? ''}`;
+  const tid = (f: Fields) =>
+    `${Object.entries(f)
+      .filter(([k]) => k !== 'text')
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n\n${f.text ?? ''}`;
   const setup = [...setupTiddlers(mock.url), ...chats.map((title) => ({ title, agent: AGENT, 'agent-status': 'idle' }))];
   setup.forEach((f, i) => fs.writeFileSync(path.join(dir, 'tiddlers', `fault-${i}.tid`), tid(f)));
   const server = await startServer(dir);
@@ -220,7 +468,11 @@ export async function serverRunner(mock: MockLlm, chats: string[]): Promise<Faul
     marks.set(chat, from);
     const answer = await post(url, action, body);
     if (answer.status !== 202) throw new Error(`${action}: ${answer.status} ${JSON.stringify(answer.body)}`);
-    const end = await c.waitFor(`the end of the turn in ${chat}`, (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && TERMINAL.has(e.data.status) && c.events.indexOf(e) >= from, { from, ms: 60_000 });
+    const end = await c.waitFor(
+      `the end of the turn in ${chat}`,
+      (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && TERMINAL.has(e.data.status) && c.events.indexOf(e) >= from,
+      { from, ms: 60_000 },
+    );
     return end.data.status as string;
   };
   return {
@@ -321,9 +573,21 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   const list = await runner.messages(chat);
   const users = list.filter((m) => m.role === 'user');
   const last = list.at(-1)!;
-  const outcome = s.expect === 'failed' ? `failed: ${last.text}` : s.expect === 'canceled' ? 'canceled' : s.requests > 1 && !s.toolResults ? `completed after ${s.requests - 1} retr${s.requests > 2 ? 'ies' : 'y'}` : 'completed';
+  const outcome =
+    s.expect === 'failed'
+      ? `failed: ${last.text}`
+      : s.expect === 'canceled'
+        ? 'canceled'
+        : s.requests > 1 && !s.toolResults
+          ? `completed after ${s.requests - 1} retr${s.requests > 2 ? 'ies' : 'y'}`
+          : 'completed';
   check(where, status, s.expect, 'status');
-  check(where, users.map((m) => m.text), [text], 'the user message, kept once');
+  check(
+    where,
+    users.map((m) => m.text),
+    [text],
+    'the user message, kept once',
+  );
   check(where, requests, s.requests, 'model requests');
   if (s.atLeastMs) check(where, ms >= s.atLeastMs, true, `at least ${s.atLeastMs} ms`);
   const replies = list.filter((m) => m.role === 'assistant');
@@ -335,7 +599,12 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   if (s.partial) {
     const partial = replies.at(-1);
     check(where, partial?.['agent-finish'], s.expect === 'canceled' ? 'canceled' : 'error', 'the partial reply is marked');
-    check(where, typeof s.partial === 'string' ? partial?.text : !!partial?.text, typeof s.partial === 'string' ? s.partial : true, 'the partial reply keeps its words');
+    check(
+      where,
+      typeof s.partial === 'string' ? partial?.text : !!partial?.text,
+      typeof s.partial === 'string' ? s.partial : true,
+      'the partial reply keeps its words',
+    );
     if (s.expect === 'failed') checkMatch(where, last.text!, /kept and marked incomplete/, 'the error says the partial reply is kept');
   } else if (s.expect !== 'completed') {
     check(where, replies.filter((m) => m.text).length, 0, 'no reply when none arrived');
@@ -344,14 +613,20 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
     const reply = replies.at(-1);
     check(where, reply?.['agent-finish'], s.error ? 'length' : 'stop', 'a complete reply');
     const want = s.reply ?? (s.toolResults ? undefined : defaultReply(text));
-    if (typeof want === 'string') check(where, reply?.text === want, true, `the reply is exactly the one sent (${reply?.text?.length} characters of ${want.length})`);
+    if (typeof want === 'string')
+      check(where, reply?.text === want, true, `the reply is exactly the one sent (${reply?.text?.length} characters of ${want.length})`);
     else if (want instanceof RegExp) checkMatch(where, reply?.text ?? '', want, 'the reply');
     if (s.error) checkMatch(where, last.text!, s.error, 'the note after the reply');
   }
   if (s.toolResults) {
     const results = list.filter((m) => m.role === 'tool');
     check(where, results.length, s.toolResults.count, 'tool results');
-    check(where, results.every((m) => m['tool-status'] === s.toolResults!.status), true, `every tool result ${s.toolResults.status}`);
+    check(
+      where,
+      results.every((m) => m['tool-status'] === s.toolResults!.status),
+      true,
+      `every tool result ${s.toolResults.status}`,
+    );
     if (s.expect === 'completed') checkMatch(where, replies.at(-1)?.text ?? '', /The tool returned/, 'the reply after the tool results');
   }
   // No tiddler appears but the ones the turn wrote in full.
@@ -364,7 +639,15 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
     mock.reset();
     check(where, await runner.retry(chat, users[0]!.title!), 'completed', 'the retry');
     const retried = await runner.messages(chat);
-    check(where, retried.map((m) => [m.role, m.text, m['agent-finish']]), [['user', text, undefined], ['assistant', defaultReply(text), 'stop']], 'the chat after the retry');
+    check(
+      where,
+      retried.map((m) => [m.role, m.text, m['agent-finish']]),
+      [
+        ['user', text, undefined],
+        ['assistant', defaultReply(text), 'stop'],
+      ],
+      'the chat after the retry',
+    );
   }
 
   // The chat answers the next send.
@@ -373,12 +656,18 @@ export async function runScenario(runner: FaultRunner, mock: MockLlm, s: Scenari
   check(where, await runner.send(chat, next), 'completed', 'the next send');
   const after = await runner.messages(chat);
   check(where, after.at(-1)?.text, defaultReply(next), 'the next reply');
-  check(where, after.filter((m) => m.role === 'user').map((m) => m.text), [text, next], 'user messages after the next send');
+  check(
+    where,
+    after.filter((m) => m.role === 'user').map((m) => m.text),
+    [text, next],
+    'user messages after the next send',
+  );
   return { scenario: s.name, runner: runner.name, outcome: outcome.replace(/\s+/g, ' ').slice(0, 110), requests, ms, blockMs };
 }
 
 function check(where: string, actual: unknown, expected: unknown, what: string): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`${where}: ${what}: expected ${JSON.stringify(expected)?.slice(0, 300)}, got ${JSON.stringify(actual)?.slice(0, 300)}`);
+  if (JSON.stringify(actual) !== JSON.stringify(expected))
+    throw new Error(`${where}: ${what}: expected ${JSON.stringify(expected)?.slice(0, 300)}, got ${JSON.stringify(actual)?.slice(0, 300)}`);
 }
 function checkMatch(where: string, actual: string, pattern: RegExp, what: string): void {
   if (!pattern.test(actual)) throw new Error(`${where}: ${what}: ${JSON.stringify(actual.slice(0, 300))} does not match ${pattern}`);

@@ -7,7 +7,16 @@ const path = require('node:path');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // As root in a container, without background networking (this machine has no network).
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 module.exports = async function globalSetup(config) {
   execFileSync(process.execPath, [path.join(__dirname, '../../scripts/build.mjs'), '--quiet'], { stdio: 'inherit' });

@@ -24,7 +24,8 @@ export const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.re
 /** Chat tiddler files for `count` chats of the demo agent, written before the server starts. */
 export function writeChats(dir: string, count: number, prefix = 'Load chat'): string[] {
   const chats = Array.from({ length: count }, (_, i) => `${prefix} ${i}`);
-  for (const chat of chats) fs.writeFileSync(path.join(dir, 'tiddlers', `${chat}.tid`), `title: ${chat}\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n`);
+  for (const chat of chats)
+    fs.writeFileSync(path.join(dir, 'tiddlers', `${chat}.tid`), `title: ${chat}\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n`);
   return chats;
 }
 
@@ -40,7 +41,11 @@ export async function loadRound(server: TwServer, chats: string[], round: number
   try {
     await Promise.all(
       clients.map((c, i) =>
-        c.waitFor(`${chats[i]} completed`, (e) => e.event === 'agent' && e.data.chat === chats[i] && e.data.type === 'status' && e.data.status === 'completed', { from: marks[i], ms: timeoutMs }),
+        c.waitFor(
+          `${chats[i]} completed`,
+          (e) => e.event === 'agent' && e.data.chat === chats[i] && e.data.type === 'status' && e.data.status === 'completed',
+          { from: marks[i], ms: timeoutMs },
+        ),
       ),
     );
   } finally {
@@ -52,7 +57,9 @@ export async function loadRound(server: TwServer, chats: string[], round: number
   let crossTalk = 0;
   for (const [i, c] of clients.entries()) {
     const since = c.events.slice(marks[i]);
-    const reply = since.filter((e) => e.event === 'tiddler' && e.data['agent-chat'] === chats[i] && e.data.role === 'assistant').at(-1)?.data.text as string | undefined;
+    const reply = since.filter((e) => e.event === 'tiddler' && e.data['agent-chat'] === chats[i] && e.data.role === 'assistant').at(-1)?.data.text as
+      | string
+      | undefined;
     if (reply) complete++;
     if (reply && c.deltas(chats[i]!, marks[i]).join('') === reply) inOrder++;
     const foreign = since.some((e) => e.event === 'agent' && e.data.chat !== chats[i]);
@@ -60,7 +67,16 @@ export async function loadRound(server: TwServer, chats: string[], round: number
     if (foreign || !reply?.includes(token(i)) || others.length) crossTalk++;
     c.close();
   }
-  return { chats: chats.length, accepted: answers.filter((a) => a.status === 202).length, complete, inOrder, crossTalk, seconds, rssAfter: rssMb(pid), rssPeak };
+  return {
+    chats: chats.length,
+    accepted: answers.filter((a) => a.status === 202).length,
+    complete,
+    inOrder,
+    crossTalk,
+    seconds,
+    rssAfter: rssMb(pid),
+    rssPeak,
+  };
 }
 
 export function formatRound(r: LoadRound, round: number): string {

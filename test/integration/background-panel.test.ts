@@ -24,10 +24,31 @@ beforeAll(async () => {
       'schedule-next-run': '2026-11-30T08:00:00.000Z',
       'schedule-run-count': '3',
     },
-    { title: 'Hand-made', tags: '$:/tags/AI/Schedule', 'agent-chat': 'Quiet chat', 'schedule-kind': 'cron', 'schedule-cron': 'every morning', 'schedule-message': 'x' },
-    { title: 'Beating agent', tags: '$:/tags/AI/Agent', caption: 'Beater', 'agent-provider': '$:/plugins/tiddlyagent/agent/providers/openai', 'agent-heartbeat-interval': '3600', 'agent-heartbeat-active-hours': '08:00-20:00' },
+    {
+      title: 'Hand-made',
+      tags: '$:/tags/AI/Schedule',
+      'agent-chat': 'Quiet chat',
+      'schedule-kind': 'cron',
+      'schedule-cron': 'every morning',
+      'schedule-message': 'x',
+    },
+    {
+      title: 'Beating agent',
+      tags: '$:/tags/AI/Agent',
+      caption: 'Beater',
+      'agent-provider': '$:/plugins/tiddlyagent/agent/providers/openai',
+      'agent-heartbeat-interval': '3600',
+      'agent-heartbeat-active-hours': '08:00-20:00',
+    },
     { title: 'Beat chat', agent: 'Beating agent', 'agent-status': 'idle', 'agent-heartbeat': 'yes', 'agent-heartbeat-next': '2026-11-24T10:00:00.000Z' },
-    { title: '$:/ai/sub-agents/Health chat/1', agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-parent': 'Health chat', 'agent-hidden': 'yes', caption: 'Sub-task: count notes', 'agent-status': 'working' },
+    {
+      title: '$:/ai/sub-agents/Health chat/1',
+      agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant',
+      'agent-parent': 'Health chat',
+      'agent-hidden': 'yes',
+      caption: 'Sub-task: count notes',
+      'agent-status': 'working',
+    },
   ]);
 });
 
@@ -66,7 +87,9 @@ test('a paused schedule offers Resume', () => {
   const finished = render(PANEL).querySelector('[data-schedule="$:/ai/schedules/Health chat/1"]')!;
   expect(finished.querySelector('.tc-ai-bg-state')!.textContent).toMatch(/^Finished · Runs: 3$/);
   expect([...finished.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['Edit', 'Cancel']);
-  $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-enabled': 'yes', 'schedule-next-run': '2026-11-30T08:00:00.000Z' }));
+  $tw.wiki.addTiddler(
+    new $tw.Tiddler($tw.wiki.getTiddler('$:/ai/schedules/Health chat/1'), { 'schedule-enabled': 'yes', 'schedule-next-run': '2026-11-30T08:00:00.000Z' }),
+  );
 });
 
 test("heartbeats list the agent's chats with their opt-in and next beat; running sub-agents have Stop", () => {
@@ -84,6 +107,8 @@ test("heartbeats list the agent's chats with their opt-in and next beat; running
 
 test('chats with a schedule or a heartbeat carry a clock badge in the sidebar list', () => {
   const list = render(CHATS);
-  const badged = [...list.querySelectorAll('.tc-menu-list-item')].filter((row) => row.querySelector('.tc-ai-clock-badge')).map((row) => row.querySelector('a')!.textContent);
+  const badged = [...list.querySelectorAll('.tc-menu-list-item')]
+    .filter((row) => row.querySelector('.tc-ai-clock-badge'))
+    .map((row) => row.querySelector('a')!.textContent);
   expect(badged.sort()).toEqual(['Beat chat', 'Health chat', 'Quiet chat']);
 });

@@ -111,7 +111,14 @@ describe('provider failures end the turn as failed with a clear message', () => 
     ['HTTP 404 for an unknown model', 'Unknown model agent', 'hello unknown model', () => [/404/, /"no-such-model-xyz"/, /unknown/], false, false],
     ['HTTP 429', AGENT, 'mock:429 please', () => [/429/, /rate/i], false, true],
     ['HTTP 500', AGENT, 'mock:500 please', () => [/500/, /server error/i], false, true],
-    ['connection refused', 'Closed port agent', 'anyone there?', () => [/Could not connect/, new RegExp(`127\\.0\\.0\\.1:${closedPort}\\b`), /refused/], false, true],
+    [
+      'connection refused',
+      'Closed port agent',
+      'anyone there?',
+      () => [/Could not connect/, new RegExp(`127\\.0\\.0\\.1:${closedPort}\\b`), /refused/],
+      false,
+      true,
+    ],
     ['a stream cut mid-reply', AGENT, 'mock:cut please', () => [/broke|ended/], true, false],
     ['a stream that never ends (timeout: 1)', 'Impatient agent', 'mock:stall please', () => [/No data arrived/, /1 s/], true, false],
     ['a JSON body instead of a stream', AGENT, 'mock:json please', () => [/Expected a stream of server-sent events/, /JSON/], false, false],
@@ -136,7 +143,7 @@ test('Stop during a slow reply ends canceled, keeps the partial reply, and abort
   const text = 'mock:slow stop me';
   const firstWord = new Promise<void>((resolve) => {
     const off = runner().bus.subscribe(chat, (e) => {
-      if (e.type === 'text-delta') (off(), resolve());
+      if (e.type === 'text-delta') off(), resolve();
     });
   });
   const done = runner().send(chat, text);

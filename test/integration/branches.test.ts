@@ -13,11 +13,14 @@ afterEach(() => disposeRunners());
 
 /** A model that answers "Answer <n> to <the last user message>". */
 function echoModel() {
-  return scriptedModel((call) => async function* (request: ModelRequest) {
-    const last = request.messages.filter((m) => m.role === 'user').at(-1);
-    yield part.text(`Answer ${call} to ${String(last?.content)}`);
-    yield part.finish('stop');
-  });
+  return scriptedModel(
+    (call) =>
+      async function* (request: ModelRequest) {
+        const last = request.messages.filter((m) => m.role === 'user').at(-1);
+        yield part.text(`Answer ${call} to ${String(last?.content)}`);
+        yield part.finish('stop');
+      },
+  );
 }
 
 const path = (chat: string) => h.messages(chat).map((m) => `${m.role}: ${m.text}`);
@@ -43,7 +46,13 @@ test('edit and resend forks the chat: the new turn sees only the active path, th
   expect(runner.branches.forks(chat).get(0)).toEqual({ versions: [1, 2], active: 1 });
   // The old branch goes on: its next turn's prompt is that branch, not the edited one.
   await within(runner.send(chat, 'three'), 'turn on the old branch');
-  expect(s.requests[3]!.messages.filter((m) => m.role !== 'system').map((m) => m.content)).toEqual(['one', 'Answer 1 to one', 'two', 'Answer 2 to two', 'three']);
+  expect(s.requests[3]!.messages.filter((m) => m.role !== 'system').map((m) => m.content)).toEqual([
+    'one',
+    'Answer 1 to one',
+    'two',
+    'Answer 2 to two',
+    'three',
+  ]);
 
   await within(runner.switchBranch(chat, 0, 2), 'the switch forward');
   expect(path(chat)).toEqual(['user: uno', 'assistant: Answer 3 to uno']);
@@ -110,13 +119,19 @@ test('deleting a turn deletes the versions parked at its forks (and the branches
   expect(path(chat)).toEqual([]);
 });
 
-test('a turn\'s journal goes with its branch and comes back with it', async () => {
+test("a turn's journal goes with its branch and comes back with it", async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
   await within(runner.send(chat, 'one'), 'turn 1');
   const first = h.messages(chat)[0]!.title!;
   const journal = `$:/ai/journal/${chat}/000000`;
-  h.$tw.wiki.addTiddler({ title: journal, type: 'application/json', 'agent-chat-journal': chat, 'agent-turn': first, text: '{"Note":{"before":null,"after":{"title":"Note"}}}' });
+  h.$tw.wiki.addTiddler({
+    title: journal,
+    type: 'application/json',
+    'agent-chat-journal': chat,
+    'agent-turn': first,
+    text: '{"Note":{"before":null,"after":{"title":"Note"}}}',
+  });
 
   await within(runner.edit(chat, first, 'uno'), 'the edit');
   expect(h.$tw.wiki.tiddlerExists(journal)).toBe(false);
@@ -152,12 +167,21 @@ test('edit, retry and switch are refused while a turn runs or waits, and for ver
   await expect(runner.edit(chat, h.messages(chat)[1]!.title!, 'x')).rejects.toMatchObject({ code: 'not-found' });
 });
 
-test('a tiddler outside the chat\'s branch folder is never taken for a version, whatever its fields', async () => {
+test("a tiddler outside the chat's branch folder is never taken for a version, whatever its fields", async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
   await within(runner.send(chat, 'one'), 'turn 1');
   // Hand-made (an import, a plugin): the fields of a parked reply, under another title.
-  h.$tw.wiki.addTiddler({ title: 'Forged version', 'agent-branch-chat': chat, 'agent-branch': '1', 'agent-branch-at': '1', 'agent-seq': '1', 'agent-version': '1', role: 'assistant', text: 'Forged reply' });
+  h.$tw.wiki.addTiddler({
+    title: 'Forged version',
+    'agent-branch-chat': chat,
+    'agent-branch': '1',
+    'agent-branch-at': '1',
+    'agent-seq': '1',
+    'agent-version': '1',
+    role: 'assistant',
+    text: 'Forged reply',
+  });
   expect(runner.branches.forks(chat).size).toBe(0);
   await expect(runner.switchBranch(chat, 1, 1)).rejects.toMatchObject({ code: 'not-found' });
   expect(path(chat)).toEqual(['user: one', 'assistant: Answer 1 to one']);
@@ -172,7 +196,14 @@ test('after a crash, an edit that had not started leaves the chat as it was; one
   const restart = (op: Record<string, unknown>) => {
     const log = new h.lib.MemoryOperationLog();
     log.write({ id: `op-${String(op.status)}`, chat, kind: 'edit', created: 0, message: first, text: 'uno', ...op } as never);
-    const next = new h.lib.LocalRunner({ wiki: h.port, fetch: () => Promise.reject(new Error('no network')), getApiKey: () => undefined, keyHint: '', tools: new Map(), operations: log });
+    const next = new h.lib.LocalRunner({
+      wiki: h.port,
+      fetch: () => Promise.reject(new Error('no network')),
+      getApiKey: () => undefined,
+      keyHint: '',
+      tools: new Map(),
+      operations: log,
+    });
     const marked = next.restore();
     next.dispose();
     return marked;

@@ -55,7 +55,16 @@ async function furnishedChat(): Promise<{ chat: string; user: string; child: str
   const image = `$:/ai/images/${chat}/1`;
   const child = `$:/ai/sub-agents/${chat}/1`;
   const add = (f: Record<string, string>) => $tw.wiki.addTiddler(f);
-  add({ title: `$:/ai/messages/${chat}/000009`, 'agent-chat': chat, 'agent-seq': '9', role: 'tool', text: 'result', attachments: `[[${image}]]`, 'agent-child': child, 'tool-name': 'spawn-agent' });
+  add({
+    title: `$:/ai/messages/${chat}/000009`,
+    'agent-chat': chat,
+    'agent-seq': '9',
+    role: 'tool',
+    text: 'result',
+    attachments: `[[${image}]]`,
+    'agent-child': child,
+    'tool-name': 'spawn-agent',
+  });
   add({ title: image, 'agent-image-chat': chat, type: 'image/png', text: 'iVBORw0KGgo=' });
   add({ title: `$:/ai/journal/${chat}/${seq}`, 'agent-chat-journal': chat, 'agent-turn': user, type: 'application/json', text: '{}' });
   add({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [ ] one' });
@@ -75,7 +84,8 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   expect(fields(to)).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
   // Nothing keyed by the old title is left, under any prefix or field.
   expect(titles(`[prefix[$:/ai/]search:title:literal[${chat}/]]`)).toEqual([]);
-  for (const field of ['agent-chat', 'agent-chat-journal', 'agent-image-chat', 'agent-chat-todo', 'agent-parent', 'agent-branch-chat']) expect(titles(`[field:${field}[${chat}]]`)).toEqual([]);
+  for (const field of ['agent-chat', 'agent-chat-journal', 'agent-image-chat', 'agent-chat-todo', 'agent-parent', 'agent-branch-chat'])
+    expect(titles(`[field:${field}[${chat}]]`)).toEqual([]);
   const moved = titles(`[field:agent-chat[${to}]has[agent-seq]]`);
   expect(moved).toHaveLength(before);
   expect(moved.every((t) => t.startsWith(`$:/ai/messages/${to}/`))).toBe(true);
@@ -98,7 +108,10 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   // The renamed chat works: a turn sees its history.
   const requests = mock.requests.length;
   await runner().send(to, 'and after the rename');
-  const sent = mock.requests.slice(requests).at(-1)!.body.messages.map((m: { content: unknown }) => m.content);
+  const sent = mock.requests
+    .slice(requests)
+    .at(-1)!
+    .body.messages.map((m: { content: unknown }) => m.content);
   expect(sent).toContain('Hello, furnished chat');
 });
 
@@ -107,7 +120,9 @@ test('a rename waits for the running turn; a message sent behind it runs under t
   let release!: () => void;
   mock.queue({ text: 'the held reply', hold: new Promise<void>((r) => (release = r)) });
   const first = runner().send(chat, 'held turn');
-  await until('the held request', () => mock.requests.some((r: { body: { messages: { content: unknown }[] } }) => r.body.messages.at(-1)?.content === 'held turn'));
+  await until('the held request', () =>
+    mock.requests.some((r: { body: { messages: { content: unknown }[] } }) => r.body.messages.at(-1)?.content === 'held turn'),
+  );
   const to = `${chat} while busy`;
   const renamed = runner().rename(chat, to);
   const second = runner().send(chat, 'queued behind the rename');
@@ -120,7 +135,9 @@ test('a rename waits for the running turn; a message sent behind it runs under t
   await renamed;
   expect((await second).status).toBe('completed');
   expect(fields(chat)).toBeUndefined();
-  const texts = runner().store.listMessages(to).map((m) => `${m.role}: ${m.text}`);
+  const texts = runner()
+    .store.listMessages(to)
+    .map((m) => `${m.role}: ${m.text}`);
   expect(texts[0]).toBe('user: held turn');
   expect(texts[1]).toBe('assistant: the held reply');
   expect(texts[2]).toBe('user: queued behind the rename');
@@ -156,7 +173,10 @@ describe('automatic title after the first turn', () => {
     for (let n = 1; $tw.wiki.tiddlerExists(title); n++) title = `Chat ${n}`;
     return newChat(title);
   }
-  const titleRequests = () => mock.requests.filter((r: { body: { messages: { role: string; content: unknown }[] } }) => String(r.body.messages[0]?.content).startsWith('Name this chat:'));
+  const titleRequests = () =>
+    mock.requests.filter((r: { body: { messages: { role: string; content: unknown }[] } }) =>
+      String(r.body.messages[0]?.content).startsWith('Name this chat:'),
+    );
 
   test("the model's title, asked in a side request that is no turn and shows nowhere in the chat", async () => {
     const chat = defaultChat();
@@ -198,7 +218,7 @@ describe('automatic title after the first turn', () => {
     ['a system title', '$:/core/ui/PageTemplate', 'core/ui/PageTemplate'],
     ['wikitext and a second line', '[[Evil]] {{$:/core}} | <<x>>\nsecond line', 'Evil'],
     ['an existing tiddler', 'Existing note', 'Existing note 2'],
-  ])("a hostile model title (%s) never becomes a system title, markup or another tiddler", async (_what, text, expected) => {
+  ])('a hostile model title (%s) never becomes a system title, markup or another tiddler', async (_what, text, expected) => {
     const chat = defaultChat();
     mock.queueTitles({ text });
     await runner().send(chat, 'Hello hostile title');
@@ -208,13 +228,15 @@ describe('automatic title after the first turn', () => {
     expect($tw.wiki.tiddlerExists('$:/core/ui/PageTemplate')).toBe(false);
   });
 
-  test('under zh-Hans the request is Chinese, a Chinese first turn gets a Chinese noun phrase, and the fallback is the message\'s first characters', async () => {
+  test("under zh-Hans the request is Chinese, a Chinese first turn gets a Chinese noun phrase, and the fallback is the message's first characters", async () => {
     $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
     try {
       const chat = newChat('对话');
       const asked = mock.requests.length;
       await runner().send(chat, '你好，请帮我整理花园笔记。');
-      const request = mock.requests.slice(asked).find((r: { body: { messages: { content: unknown }[] } }) => String(r.body.messages[0]?.content).startsWith('为这段对话命名：'));
+      const request = mock.requests
+        .slice(asked)
+        .find((r: { body: { messages: { content: unknown }[] } }) => String(r.body.messages[0]?.content).startsWith('为这段对话命名：'));
       expect(request).toBeDefined();
       expect(String(request.body.messages[0].content)).toContain('不超过 12 个字');
       // The mock's title: the message's subject, no "Chat about".
@@ -242,7 +264,7 @@ describe('automatic title after the first turn', () => {
   });
 });
 
-test('a chat in the bin takes no message; delete forever removes the chat and all it owns, not the user\'s schedule', async () => {
+test("a chat in the bin takes no message; delete forever removes the chat and all it owns, not the user's schedule", async () => {
   const { chat } = await furnishedChat();
   await expect(runner().deleteChat(chat)).rejects.toThrow(/not in the bin/);
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler(chat), { 'agent-deleted': '20260101000000000' }));

@@ -47,9 +47,24 @@ async function furnish(chat: string): Promise<{ user: string }> {
   await runner().retry(chat, user);
   const image = `$:/ai/images/${chat}/1`;
   const child = `$:/ai/sub-agents/${chat}/1`;
-  add({ title: `$:/ai/messages/${chat}/000009`, 'agent-chat': chat, 'agent-seq': '9', role: 'tool', text: 'result', attachments: `[[${image}]]`, 'agent-child': child, 'tool-name': 'spawn-agent' });
+  add({
+    title: `$:/ai/messages/${chat}/000009`,
+    'agent-chat': chat,
+    'agent-seq': '9',
+    role: 'tool',
+    text: 'result',
+    attachments: `[[${image}]]`,
+    'agent-child': child,
+    'tool-name': 'spawn-agent',
+  });
   add({ title: image, 'agent-image-chat': chat, type: 'image/png', text: `iVBORw0KGgo${chat.replace(/\W/g, '')}=` });
-  add({ title: `$:/ai/journal/${chat}/${seqOf(user)}`, 'agent-chat-journal': chat, 'agent-turn': user, type: 'application/json', text: `{"Note of ${chat}":{"before":null,"after":null}}` });
+  add({
+    title: `$:/ai/journal/${chat}/${seqOf(user)}`,
+    'agent-chat-journal': chat,
+    'agent-turn': user,
+    type: 'application/json',
+    text: `{"Note of ${chat}":{"before":null,"after":null}}`,
+  });
   add({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: `- [ ] todo of ${chat}` });
   add({ title: `$:/ai/schedules/${chat}/abc`, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'interval', 'schedule-interval': '3600' });
   add({ title: `My schedule for ${chat}`, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'interval', 'schedule-interval': '3600' });
@@ -111,7 +126,14 @@ test("importing Proj's bundle takes only Proj's images along, whatever else the 
 test("renaming Proj moves its parts and not one of Proj/Private's, nor a reference to them", async () => {
   const { proj, priv, before } = await nested();
   // A message of Proj that names Proj/Private's image (an attachment the user chose).
-  add({ title: `$:/ai/messages/${proj}/000010`, 'agent-chat': proj, 'agent-seq': '10', role: 'user', text: 'look at this', attachments: `[[$:/ai/images/${priv}/1]]` });
+  add({
+    title: `$:/ai/messages/${proj}/000010`,
+    'agent-chat': proj,
+    'agent-seq': '10',
+    role: 'user',
+    text: 'look at this',
+    attachments: `[[$:/ai/images/${priv}/1]]`,
+  });
   const to = `${proj} renamed`;
   await runner().rename(proj, to);
   untouched(priv, before);
@@ -123,7 +145,7 @@ test("renaming Proj moves its parts and not one of Proj/Private's, nor a referen
   expect(fields(`$:/ai/todo/${to}`)?.['agent-chat-todo']).toBe(to);
 });
 
-test("deleting a turn of Proj, then Proj forever, leaves every tiddler of Proj/Private", async () => {
+test('deleting a turn of Proj, then Proj forever, leaves every tiddler of Proj/Private', async () => {
   const { proj, priv, projUser, before } = await nested();
   await runner().deleteTurn(proj, projUser, { keepChanges: true }); // its journal (a change that stands) goes with it
   untouched(priv, before);
@@ -135,13 +157,21 @@ test("deleting a turn of Proj, then Proj forever, leaves every tiddler of Proj/P
   expect([...named(proj).keys()].filter((t) => !t.includes(priv))).toEqual([`My schedule for ${proj}`]);
 });
 
-test("a journal, image and todo list without their owning field count for the chat whose exact title scheme they have, never for a chat whose title is a prefix of it", async () => {
+test('a journal, image and todo list without their owning field count for the chat whose exact title scheme they have, never for a chat whose title is a prefix of it', async () => {
   const chat = `Legacy ${++count}`;
   const sub = `${chat}/Sub`;
   for (const c of [chat, sub]) {
     add({ title: c, agent: AGENT, 'agent-status': 'idle', text: '' });
     add({ title: `$:/ai/messages/${c}/000000`, 'agent-chat': c, 'agent-seq': '0', role: 'user', text: `hello ${c}` });
-    add({ title: `$:/ai/messages/${c}/000001`, 'agent-chat': c, 'agent-seq': '1', role: 'tool', 'tool-name': 'mcp-x-y', text: 'an image', attachments: `[[$:/ai/images/${c}/1]]` });
+    add({
+      title: `$:/ai/messages/${c}/000001`,
+      'agent-chat': c,
+      'agent-seq': '1',
+      role: 'tool',
+      'tool-name': 'mcp-x-y',
+      text: 'an image',
+      attachments: `[[$:/ai/images/${c}/1]]`,
+    });
     // Field-less, as a hand-made or older tiddler could be.
     add({ title: `$:/ai/journal/${c}/000000`, type: 'application/json', text: '{}' });
     add({ title: `$:/ai/images/${c}/1`, type: 'image/png', text: 'iVBORw0KGgo=' });
@@ -149,7 +179,9 @@ test("a journal, image and todo list without their owning field count for the ch
   }
   const subBefore = named(sub);
   const bundle = JSON.parse(lib().exportChat($tw.wiki, chat, 'json', { journals: true }).file!.text) as Fields[];
-  expect(bundle.map((t) => t.title).sort()).toEqual([chat, `$:/ai/images/${chat}/1`, `$:/ai/journal/${chat}/000000`, `$:/ai/messages/${chat}/000000`, `$:/ai/messages/${chat}/000001`].sort());
+  expect(bundle.map((t) => t.title).sort()).toEqual(
+    [chat, `$:/ai/images/${chat}/1`, `$:/ai/journal/${chat}/000000`, `$:/ai/messages/${chat}/000000`, `$:/ai/messages/${chat}/000001`].sort(),
+  );
   const to = `${chat} moved`;
   await runner().rename(chat, to);
   untouched(sub, subBefore);

@@ -13,9 +13,18 @@ let seq = 0;
 
 function message(role: string, extra: Record<string, string> = {}) {
   const n = seq++;
-  return { title: `$:/ai/messages/${CHAT}/${String(n).padStart(6, '0')}`, 'agent-chat': CHAT, 'agent-seq': String(n), role, type: 'text/plain', text: `${role} ${n}`, ...extra };
+  return {
+    title: `$:/ai/messages/${CHAT}/${String(n).padStart(6, '0')}`,
+    'agent-chat': CHAT,
+    'agent-seq': String(n),
+    role,
+    type: 'text/plain',
+    text: `${role} ${n}`,
+    ...extra,
+  };
 }
-const reply = (tokensIn: number, tokensOut: number, model = 'gpt-4o-mini') => message('assistant', { model, 'tokens-in': String(tokensIn), 'tokens-out': String(tokensOut) });
+const reply = (tokensIn: number, tokensOut: number, model = 'gpt-4o-mini') =>
+  message('assistant', { model, 'tokens-in': String(tokensIn), 'tokens-out': String(tokensOut) });
 
 beforeAll(async () => {
   $tw = await bootWiki([
@@ -58,7 +67,7 @@ function change(widget: FakeNode, ...tiddlers: Record<string, string>[]): Promis
 const replyCosts = (container: FakeNode) => findAll(container, 'tc-ai-message-cost').map((n) => n.textContent);
 const profile = () => $tw.wiki.getTiddler(PROVIDER).getFieldStrings() as Record<string, string>;
 
-test('the meter shows the turn\'s and the chat\'s cost; each reply shows its own', () => {
+test("the meter shows the turn's and the chat's cost; each reply shows its own", () => {
   const { container } = render();
   const cost = find(container, 'tc-ai-chat-cost');
   expect(cost.parentNode).toBe(find(container, 'tc-ai-chat-footer'));
@@ -93,21 +102,26 @@ test('an unknown price is "unknown", never $0, and the sum says it is a lower bo
   await change(widget, reply(1_000, 100, 'mock-model'));
   expect(cost.textContent).toBe('Cost: this turn unknown · chat at least $0.0117');
   expect(cost.attributes['data-unpriced']).toBe('yes');
-  expect(cost.attributes.title).toContain(`No price is known for mock-model: set "price-input" and "price-output" in the "model-facts" field of the provider profile "${PROVIDER}"`);
+  expect(cost.attributes.title).toContain(
+    `No price is known for mock-model: set "price-input" and "price-output" in the "model-facts" field of the provider profile "${PROVIDER}"`,
+  );
   expect(replyCosts(container).at(-1)).toBe('cost unknown');
 });
 
-test('a price set in the profile\'s model-facts re-prices the shown replies without rebuilding them', async () => {
+test("a price set in the profile's model-facts re-prices the shown replies without rebuilding them", async () => {
   const { widget, container } = render();
   const nodes = findAll(container, 'tc-ai-message');
   // gpt-4o-mini now at $1 / $1, mock-model at $0: the chat is 10,000+2,000 + 20,000+1,000 + 30,000+500 + 4,000 + 1,100 tokens.
-  await change(widget, { ...profile(), 'model-facts': '{"gpt-4o-mini": {"price-input": 1, "price-output": 1}, "mock-model": {"price-input": 0, "price-output": 0}}' });
+  await change(widget, {
+    ...profile(),
+    'model-facts': '{"gpt-4o-mini": {"price-input": 1, "price-output": 1}, "mock-model": {"price-input": 0, "price-output": 0}}',
+  });
   expect(find(container, 'tc-ai-chat-cost').textContent).toBe('Cost: this turn $0 · chat $0.0675');
   expect(replyCosts(container)).toEqual(['$0.0120', '$0.0210', '$0.0305', '$0.0040', '$0']);
   findAll(container, 'tc-ai-message').forEach((node, i) => expect(node).toBe(nodes[i]));
 });
 
-test('a bad model-facts entry is named in the meter\'s tooltip; prices fall back to the presets', async () => {
+test("a bad model-facts entry is named in the meter's tooltip; prices fall back to the presets", async () => {
   const { widget, container } = render();
   await change(widget, { ...profile(), 'model-facts': '{"gpt-4o-mini": {"price-input": -1}}' });
   const cost = find(container, 'tc-ai-chat-cost');
@@ -115,7 +129,7 @@ test('a bad model-facts entry is named in the meter\'s tooltip; prices fall back
   expect(cost.textContent).toBe('Cost: this turn unknown · chat at least $0.0117');
 });
 
-test('the settings tab shows each profile\'s facts and a bad model-facts entry next to it', () => {
+test("the settings tab shows each profile's facts and a bad model-facts entry next to it", () => {
   // The provider setup shows one profile at a time: the one picked.
   const settingsOf = (profile: string) => {
     $tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/provider', text: profile });
@@ -127,14 +141,18 @@ test('the settings tab shows each profile\'s facts and a bad model-facts entry n
     return html.slice(html.indexOf(`data-provider="${profile}"`));
   };
   const section = settingsOf(PROVIDER);
-  expect(section).toContain(`<div class="tc-ai-bg-problem tc-ai-profile-problem">Provider profile "${PROVIDER}": the field "model-facts" has "price-input": -1 for "gpt-4o-mini"`);
+  expect(section).toContain(
+    `<div class="tc-ai-bg-problem tc-ai-profile-problem">Provider profile "${PROVIDER}": the field "model-facts" has "price-input": -1 for "gpt-4o-mini"`,
+  );
   const openai = settingsOf('$:/plugins/tiddlyagent/agent/providers/openai');
   expect(openai).toContain('gpt-4o-mini: window 128,000 · output 4,096 · images · $0.15 / $0.60 per million tokens in / out');
   expect(openai).toContain('gpt-4.1: window 1,047,576 · output 4,096');
   // ... in the wiki's language.
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
   try {
-    expect(settingsOf('$:/plugins/tiddlyagent/agent/providers/openai')).toContain('gpt-4o-mini：窗口 128,000 · 输出 4,096 · 支持图片 · 每百万词元 输入 $0.15 / 输出 $0.60');
+    expect(settingsOf('$:/plugins/tiddlyagent/agent/providers/openai')).toContain(
+      'gpt-4o-mini：窗口 128,000 · 输出 4,096 · 支持图片 · 每百万词元 输入 $0.15 / 输出 $0.60',
+    );
   } finally {
     $tw.wiki.deleteTiddler('$:/language');
   }

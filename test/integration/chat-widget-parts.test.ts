@@ -65,7 +65,10 @@ function context(calls: { filter: number; wikitext: string[] } = { filter: 0, wi
 type FakeNode = any;
 /** A fake-DOM node's children (text nodes included), as an array. */
 const kids = (node: unknown): FakeNode[] => (node as { children: FakeNode[] }).children;
-const rendered = (list: MessageList): string[] => kids(list.element).map((n) => n.attributes['data-message']).filter(Boolean);
+const rendered = (list: MessageList): string[] =>
+  kids(list.element)
+    .map((n) => n.attributes['data-message'])
+    .filter(Boolean);
 
 /** Deferred work queued by the list, run when the test says a frame has passed. */
 function frames() {

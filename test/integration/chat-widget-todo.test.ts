@@ -6,7 +6,13 @@ import { bootWiki, classes, find, findAll, type FakeNode, type TW } from '../hel
 let $tw: TW;
 const CHAT = 'Todo chat';
 const TODO = `$:/ai/todo/${CHAT}`;
-const LIST = ['- [x] Read the notes', '- [ ] Draft the page', '  - [x] Outline', '  - [ ] Intro with [[Welcome to TiddlyAgent]]', '- [ ] Ask <$button>Click</$button> {{$:/SiteTitle}}'].join('\n');
+const LIST = [
+  '- [x] Read the notes',
+  '- [ ] Draft the page',
+  '  - [x] Outline',
+  '  - [ ] Intro with [[Welcome to TiddlyAgent]]',
+  '- [ ] Ask <$button>Click</$button> {{$:/SiteTitle}}',
+].join('\n');
 
 beforeAll(async () => {
   $tw = await bootWiki([
@@ -57,9 +63,16 @@ test('nested items sit in a nested list, done ones are struck through, and item 
   const box = find(container, 'tc-ai-todo');
   const top = find(box, 'tc-ai-todo-items');
   const topItems = top.children.filter((n: FakeNode) => classes(n).includes('tc-ai-todo-item'));
-  expect(topItems.map((n: FakeNode) => find(n, 'tc-ai-todo-text').textContent)).toEqual(['Read the notes', 'Draft the page', 'Ask <$button>Click</$button> {{$:/SiteTitle}}']);
+  expect(topItems.map((n: FakeNode) => find(n, 'tc-ai-todo-text').textContent)).toEqual([
+    'Read the notes',
+    'Draft the page',
+    'Ask <$button>Click</$button> {{$:/SiteTitle}}',
+  ]);
   const nested = find(topItems[1], 'tc-ai-todo-items');
-  expect(findAll(nested, 'tc-ai-todo-item').map((n: FakeNode) => find(n, 'tc-ai-todo-text').textContent)).toEqual(['Outline', 'Intro with [[Welcome to TiddlyAgent]]']);
+  expect(findAll(nested, 'tc-ai-todo-item').map((n: FakeNode) => find(n, 'tc-ai-todo-text').textContent)).toEqual([
+    'Outline',
+    'Intro with [[Welcome to TiddlyAgent]]',
+  ]);
   // Done items are struck through, open ones are not.
   expect(findAll(box, 'tc-ai-todo-done').map((n: FakeNode) => find(n, 'tc-ai-todo-text').tag)).toEqual(['s', 's']);
   expect(findAll(box, 'tc-ai-todo-open').map((n: FakeNode) => find(n, 'tc-ai-todo-text').tag)).toEqual(['span', 'span', 'span']);

@@ -15,7 +15,15 @@ test('the core test suite passes with the agent plugin loaded', () => {
   const tiddlywiki = path.join(ROOT, 'node_modules', 'tiddlywiki');
   const run = spawnSync(
     process.execPath,
-    [path.join(tiddlywiki, 'tiddlywiki.js'), '+plugins/tiddlyagent/agent', path.join(tiddlywiki, 'editions', 'test'), '--output', path.join(dir, 'output'), '--build', 'index'],
+    [
+      path.join(tiddlywiki, 'tiddlywiki.js'),
+      '+plugins/tiddlyagent/agent',
+      path.join(tiddlywiki, 'editions', 'test'),
+      '--output',
+      path.join(dir, 'output'),
+      '--build',
+      'index',
+    ],
     { env: { ...process.env, TIDDLYWIKI_PLUGIN_PATH: path.join(dir, 'plugins') }, encoding: 'utf8' },
   );
   const output = run.stdout + run.stderr;

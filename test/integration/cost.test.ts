@@ -29,7 +29,14 @@ function setup(profile: Record<string, string>, agent: Record<string, string> = 
   const n = ++count;
   const provider = `Cost provider ${n}`;
   $tw.wiki.addTiddler({ title: provider, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, 'default-model': 'gpt-4o-mini', ...profile });
-  $tw.wiki.addTiddler({ title: `Cost agent ${n}`, tags: '$:/tags/AI/Agent', 'agent-provider': provider, 'agent-tools': 'wiki-recent', text: 'You are a test agent.', ...agent });
+  $tw.wiki.addTiddler({
+    title: `Cost agent ${n}`,
+    tags: '$:/tags/AI/Agent',
+    'agent-provider': provider,
+    'agent-tools': 'wiki-recent',
+    text: 'You are a test agent.',
+    ...agent,
+  });
   const chat = `Cost chat ${n}`;
   $tw.wiki.addTiddler({ title: chat, agent: `Cost agent ${n}`, 'agent-status': 'idle', text: '' });
   return { chat, provider };
@@ -79,9 +86,12 @@ test('a turn money budget stops the loop before the next model call, with a clea
   expect(fields(chat)['agent-status']).toBe('failed');
 });
 
-test('a chat money budget counts earlier turns, priced by the profile\'s model-facts', async () => {
+test("a chat money budget counts earlier turns, priced by the profile's model-facts", async () => {
   // The profile prices the mock model: $1 / $2 per million tokens. Turn 1: 10,000 in + 1,000 out = $0.012.
-  const { chat } = setup({ 'default-model': 'mock-model', 'model-facts': '{"mock-model": {"price-input": 1, "price-output": 2}}' }, { 'agent-chat-cost-budget': '0.02' });
+  const { chat } = setup(
+    { 'default-model': 'mock-model', 'model-facts': '{"mock-model": {"price-input": 1, "price-output": 2}}' },
+    { 'agent-chat-cost-budget': '0.02' },
+  );
   mock.queue({ text: 'first', usage: usage(10_000, 1_000) });
   expect((await runner().send(chat, 'one')).status).toBe('completed');
   mock.queue({ text: 'second', usage: usage(10_000, 1_000) });
@@ -90,7 +100,9 @@ test('a chat money budget counts earlier turns, priced by the profile\'s model-f
   const third = await runner().send(chat, 'three');
   expect(third.status).toBe('failed');
   expect(requestCount()).toBe(before);
-  expect(messages(chat).at(-1)!.text).toBe('Money budget reached: this chat cost $0.0240 of its $0.0200 ("agent-chat-cost-budget"). Start a new chat or raise the budget.');
+  expect(messages(chat).at(-1)!.text).toBe(
+    'Money budget reached: this chat cost $0.0240 of its $0.0200 ("agent-chat-cost-budget"). Start a new chat or raise the budget.',
+  );
   expect(messages(chat).at(-2)).toMatchObject({ role: 'user', text: 'three' });
 });
 
@@ -115,7 +127,9 @@ test('a bad model-facts entry fails the turn with the profile, the model and the
   const result = await runner().send(chat, 'keep these words');
   expect(result.status).toBe('failed');
   expect(requestCount()).toBe(before);
-  expect(result.error).toContain(`Provider profile "${provider}": the field "model-facts" has "price-input": -0.15 for "gpt-4o-mini"; it must be US dollars per million input tokens, a number of at least 0`);
+  expect(result.error).toContain(
+    `Provider profile "${provider}": the field "model-facts" has "price-input": -0.15 for "gpt-4o-mini"; it must be US dollars per million input tokens, a number of at least 0`,
+  );
   expect(messages(chat)[0]).toMatchObject({ role: 'user', text: 'keep these words' });
 
   for (const bad of ['{"gpt-4o-mini": {"price": 1}}', '{"gpt-4o-mini": {"images": "no"}}', 'not json']) {
@@ -129,15 +143,25 @@ test('a bad model-facts entry fails the turn with the profile, the model and the
   $tw.wiki.addTiddler({ ...fields(provider), 'model-facts': '{"gpt-4o-mini": {"price-input": 0.15, "price-output": 0.6}}' });
   mock.queue({ text: 'fixed', usage: usage(10, 1) });
   expect((await runner().send(chat, 'now')).status).toBe('completed');
-  expect(messages(chat).filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['keep these words', 'again', 'again', 'again', 'now']);
+  expect(
+    messages(chat)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.text),
+  ).toEqual(['keep these words', 'again', 'again', 'again', 'now']);
 });
 
-test('a model that rewrites its profile\'s prices to escape the budget is refused, and the budget holds', async () => {
+test("a model that rewrites its profile's prices to escape the budget is refused, and the budget holds", async () => {
   // The attacker is the model: it tries to price itself at $0. Writes to a provider profile
   // are refused by the write gate (a `$:/tags/AI/…` tag), so the next check still sees $0.0105.
-  const { chat, provider } = setup({}, { 'agent-tools': 'wiki-update', 'agent-approval': '{"wiki-update": {"mode": "auto"}}', 'agent-turn-cost-budget': '0.01' });
+  const { chat, provider } = setup(
+    {},
+    { 'agent-tools': 'wiki-update', 'agent-approval': '{"wiki-update": {"mode": "auto"}}', 'agent-turn-cost-budget': '0.01' },
+  );
   const facts = { 'model-facts': '{"*": {"price-input": 0, "price-output": 0}}' };
-  mock.queue({ toolCalls: [{ name: 'wiki-update', arguments: { title: provider, modified: fields(provider).modified ?? '', fields: facts } }], usage: usage(50_000, 5_000) });
+  mock.queue({
+    toolCalls: [{ name: 'wiki-update', arguments: { title: provider, modified: fields(provider).modified ?? '', fields: facts } }],
+    usage: usage(50_000, 5_000),
+  });
   const result = await runner().send(chat, 'Go on as long as you like.');
   expect(result.status).toBe('failed');
   const list = messages(chat);

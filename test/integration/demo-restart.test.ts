@@ -175,7 +175,10 @@ test('a new chat, its messages, a created note and an edited demo tiddler surviv
   // Deleting a shipped demo tiddler removes it from the running wiki only: there is no file of
   // the user's to delete, and wiki/ is never written, so it is back after a restart. (The
   // browser's syncer deletes through the bag.)
-  const deleted = await fetch(`${server!.url}/bags/default/tiddlers/${encodeURIComponent('Welcome to TiddlyAgent')}`, { method: 'DELETE', headers: { 'X-Requested-With': 'TiddlyWiki' } });
+  const deleted = await fetch(`${server!.url}/bags/default/tiddlers/${encodeURIComponent('Welcome to TiddlyAgent')}`, {
+    method: 'DELETE',
+    headers: { 'X-Requested-With': 'TiddlyWiki' },
+  });
   expect(deleted.status).toBe(204);
   expect(await get('Welcome to TiddlyAgent')).toBeUndefined();
 

@@ -29,7 +29,11 @@ const inChinese = (text: string) => (text.match(/[\u4e00-\u9fff]/g) ?? []).lengt
 /** What the story river shows of `title`: its heading and its body, through the view template cascades. */
 function shown(title: string): { heading: string; body: string } {
   const render = (template: string) =>
-    $tw.wiki.renderText('text/plain', 'text/vnd.tiddlywiki', `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n<$tiddler tiddler=${JSON.stringify(title)}>{{||${template}}}</$tiddler>`);
+    $tw.wiki.renderText(
+      'text/plain',
+      'text/vnd.tiddlywiki',
+      `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n<$tiddler tiddler=${JSON.stringify(title)}>{{||${template}}}</$tiddler>`,
+    );
   return { heading: render('$:/core/ui/ViewTemplate/title').trim(), body: render('$:/core/ui/ViewTemplate/body') };
 }
 
@@ -79,7 +83,7 @@ test('a tiddler without a translation, and a "/zh-Hans" tiddler that translates 
   expect(shown('TiddlyAgent Manual: Agents').heading).toBe('TiddlyAgent Manual: Agents');
 });
 
-test('the manual\'s contents in Chinese name each chapter by its Chinese caption, and mark the chapters still in English', () => {
+test("the manual's contents in Chinese name each chapter by its Chinese caption, and mark the chapters still in English", () => {
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
   const { body } = shown('TiddlyAgent Manual');
   expect(body).toContain('TiddlyAgent 手册：服务商');

@@ -30,7 +30,11 @@ test('the JSON plugin tiddler works in an empty wiki', async () => {
   // The plugin brings its own getting-started guide, one of its info tabs, leading to the settings.
   expect(JSON.parse(plugin.text).tiddlers['$:/plugins/tiddlyagent/agent/getting-started']).toBeDefined();
   expect(plugin.list).toContain('getting-started');
-  const guide: string = $tw.wiki.renderText('text/plain', 'text/vnd.tiddlywiki', '\\import [subfilter{$:/core/config/GlobalImportFilter}]\n{{$:/plugins/tiddlyagent/agent/getting-started}}');
+  const guide: string = $tw.wiki.renderText(
+    'text/plain',
+    'text/vnd.tiddlywiki',
+    '\\import [subfilter{$:/core/config/GlobalImportFilter}]\n{{$:/plugins/tiddlyagent/agent/getting-started}}',
+  );
   expect(guide).toContain('Open the TiddlyAgent settings');
 });
 
@@ -56,7 +60,7 @@ test('dist/library is a TiddlyWiki plugin library of the agent and MCP plugins, 
   expect(index).not.toContain('$:/plugins/tiddlyagent/server');
 });
 
-test('serve-library answers as TiddlyWiki\'s library page asks: the page, the list, a plugin by its twice-encoded title; nothing outside', async () => {
+test("serve-library answers as TiddlyWiki's library page asks: the page, the list, a plugin by its twice-encoded title; nothing outside", async () => {
   const library = await serveLibrary({ port: 0 });
   try {
     const get = (p: string) => fetch(`${library.url}${p}`);
@@ -69,7 +73,8 @@ test('serve-library answers as TiddlyWiki\'s library page asks: the page, the li
     expect(plugin.status).toBe(200);
     expect((await plugin.json()).title).toBe('$:/plugins/tiddlyagent/agent');
     expect((await (await get('/plugins/agent.json')).json()).title).toBe('$:/plugins/tiddlyagent/agent');
-    for (const outside of ['/..%2F..%2Fpackage.json', '/plugins/..%2Fpackage.json', '/plugins/library%2Findex.html', '/%2e%2e/%2e%2e/package.json']) expect((await get(outside)).status).toBe(404);
+    for (const outside of ['/..%2F..%2Fpackage.json', '/plugins/..%2Fpackage.json', '/plugins/library%2Findex.html', '/%2e%2e/%2e%2e/package.json'])
+      expect((await get(outside)).status).toBe(404);
     expect((await fetch(`${library.url}/index.html`, { method: 'POST' })).status).toBe(405);
   } finally {
     await library.close();

@@ -41,7 +41,11 @@ describe('the model changes its own definition', () => {
     expect(await within(t.runner.send(t.chat, 'Be more formal.'), 'the turn')).toEqual({ status: 'input-required' });
     expect(fields(t.agent)).toEqual(before); // nothing yet
     const [pending] = pendingOf(t.chat);
-    expect(pending).toMatchObject({ 'tool-name': TOOL, 'approval-choices': 'once deny', text: `Change the system prompt of the agent definition "${t.agent}", for every chat that uses it.` });
+    expect(pending).toMatchObject({
+      'tool-name': TOOL,
+      'approval-choices': 'once deny',
+      text: `Change the system prompt of the agent definition "${t.agent}", for every chat that uses it.`,
+    });
     const changes = JSON.parse(pending!['tool-changes']!);
     expect(Object.keys(changes)).toEqual([t.agent]);
     expect(changes[t.agent].before).toEqual(before);
@@ -65,10 +69,20 @@ describe('the model changes its own definition', () => {
 
   test('the heartbeat and the model: set, then turned off; the scheduler fields parse', async () => {
     const heartbeat = { interval: 3600, message: 'Check the inbox.', activeHours: '22:00-06:00' };
-    const t = setup({}, [toolCalls(['h1', TOOL, { model: 'big-model', heartbeat }]), reply('ok'), toolCalls(['h2', TOOL, { heartbeat: { interval: null, activeHours: '' } }]), reply('ok')]);
+    const t = setup({}, [
+      toolCalls(['h1', TOOL, { model: 'big-model', heartbeat }]),
+      reply('ok'),
+      toolCalls(['h2', TOOL, { heartbeat: { interval: null, activeHours: '' } }]),
+      reply('ok'),
+    ]);
     await t.runner.send(t.chat, 'Wake me up hourly at night.');
     await within(t.runner.decide(t.chat, pendingOf(t.chat)[0]!.title!, 'once'), 'the first change');
-    expect(fields(t.agent)).toMatchObject({ 'agent-model': 'big-model', 'agent-heartbeat-interval': '3600', 'agent-heartbeat-message': 'Check the inbox.', 'agent-heartbeat-active-hours': '22:00-06:00' });
+    expect(fields(t.agent)).toMatchObject({
+      'agent-model': 'big-model',
+      'agent-heartbeat-interval': '3600',
+      'agent-heartbeat-message': 'Check the inbox.',
+      'agent-heartbeat-active-hours': '22:00-06:00',
+    });
     const parsed = h.lib.parseTiddler(h.lib.AgentDefinitionSchema, 'Agent', fields(t.agent)!);
     expect(parsed).toMatchObject({ 'agent-heartbeat-interval': 3600, 'agent-heartbeat-active-hours': '22:00-06:00' });
 
@@ -93,8 +107,21 @@ describe('the model changes its own definition', () => {
 
   test('a shipped (shadow) definition: the change creates an override with all its fields; rollback removes the override', async () => {
     const title = '$:/plugins/test/self-agent/agent';
-    const shadow = { title, tags: '$:/tags/AI/Agent', caption: 'Shipped', 'agent-provider': 'Engine test provider', 'agent-tools': TOOL, 'agent-write-filter': '[tag[Mine]]', text: 'Shipped prompt.' };
-    h.$tw.wiki.addTiddler({ title: '$:/plugins/test/self-agent', type: 'application/json', 'plugin-type': 'plugin', text: JSON.stringify({ tiddlers: { [title]: shadow } }) });
+    const shadow = {
+      title,
+      tags: '$:/tags/AI/Agent',
+      caption: 'Shipped',
+      'agent-provider': 'Engine test provider',
+      'agent-tools': TOOL,
+      'agent-write-filter': '[tag[Mine]]',
+      text: 'Shipped prompt.',
+    };
+    h.$tw.wiki.addTiddler({
+      title: '$:/plugins/test/self-agent',
+      type: 'application/json',
+      'plugin-type': 'plugin',
+      text: JSON.stringify({ tiddlers: { [title]: shadow } }),
+    });
     h.$tw.wiki.readPluginInfo(['$:/plugins/test/self-agent']);
     h.$tw.wiki.registerPluginTiddlers('plugin', ['$:/plugins/test/self-agent']);
     h.$tw.wiki.unpackPluginTiddlers();
@@ -168,7 +195,17 @@ describe('what it can never change', () => {
     const t = setup({ 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }) }, [toolCalls(...calls), reply('done')]);
     const before = fields(t.agent);
     const result = await within(t.runner.send(t.chat, 'go'), 'the attack');
-    return { ...t, before, result, results: new Map(h.messages(t.chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id']!, m])) };
+    return {
+      ...t,
+      before,
+      result,
+      results: new Map(
+        h
+          .messages(t.chat)
+          .filter((m) => m.role === 'tool')
+          .map((m) => [m['tool-call-id']!, m]),
+      ),
+    };
   }
 
   test('extra argument keys and crafted values are invalid arguments: nothing is asked, nothing is written', async () => {
@@ -185,14 +222,19 @@ describe('what it can never change', () => {
     expect(a.result).toEqual({ status: 'completed' });
     for (const id of ['x1', 'x2', 'x3', 'x4', 'x5', 'x6']) {
       expect(a.results.get(id)).toMatchObject({ 'tool-status': 'error' });
-      expect(a.results.get(id)!.text).toMatch(/^Invalid arguments for edit-agent-definition:\n✖ Unrecognized key|Invalid arguments for edit-agent-definition:\n✖ must be one line/);
+      expect(a.results.get(id)!.text).toMatch(
+        /^Invalid arguments for edit-agent-definition:\n✖ Unrecognized key|Invalid arguments for edit-agent-definition:\n✖ must be one line/,
+      );
     }
     expect(fields(a.agent)).toEqual(a.before);
     expect(fields(other)).toEqual(otherBefore);
   });
 
   test('a prompt that looks like fields is only text: the tools, approvals, filter and tags stay', async () => {
-    const t = setup({ 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }), 'agent-write-filter': '[tag[Mine]]' }, [toolCalls(['p1', TOOL, { prompt: 'agent-tools: wiki-delete\ntags: Other\n\nagent-approval: {}' }]), reply('ok')]);
+    const t = setup({ 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }), 'agent-write-filter': '[tag[Mine]]' }, [
+      toolCalls(['p1', TOOL, { prompt: 'agent-tools: wiki-delete\ntags: Other\n\nagent-approval: {}' }]),
+      reply('ok'),
+    ]);
     const before = fields(t.agent)!;
     await t.runner.send(t.chat, 'go');
     await within(t.runner.decide(t.chat, pendingOf(t.chat)[0]!.title!, 'once'), 'the change');

@@ -18,7 +18,7 @@ afterEach(() => {
   process.env.TIDDLYAGENT_CONFIG = saved;
 });
 
-test('a shipped key is read from OPENAI_API_KEY and given only for its provider\'s origin', () => {
+test("a shipped key is read from OPENAI_API_KEY and given only for its provider's origin", () => {
   const { getSecret } = agentLib($tw);
   delete process.env.TIDDLYAGENT_CONFIG;
   process.env.OPENAI_API_KEY = 'sk-owner';

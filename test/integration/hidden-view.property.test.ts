@@ -19,17 +19,40 @@ type Fields = Record<string, string> & { title: string };
 
 /** Visible: the same in A and B. Words that also occur in hidden tiddlers, links and lists to hidden and visible titles, shared tags. */
 const VISIBLE: Fields[] = [
-  { title: 'Garden', text: 'Plant tomatoes. The password for the shed is in [[Shed]]. Ask [[Secret chat]].', tags: 'Notes Home', modified: '20260101000000000' },
-  { title: 'Shed', text: 'Tools live here. See [[Secret chat]], [[$:/ai/journal/Secret chat/000001]] and {{Garden}}.', tags: 'Home [[Secret chat]]', list: 'Garden [[Secret chat]] [[$:/temp/HttpRequest/1]]', modified: '20260102000000000' },
+  {
+    title: 'Garden',
+    text: 'Plant tomatoes. The password for the shed is in [[Shed]]. Ask [[Secret chat]].',
+    tags: 'Notes Home',
+    modified: '20260101000000000',
+  },
+  {
+    title: 'Shed',
+    text: 'Tools live here. See [[Secret chat]], [[$:/ai/journal/Secret chat/000001]] and {{Garden}}.',
+    tags: 'Home [[Secret chat]]',
+    list: 'Garden [[Secret chat]] [[$:/temp/HttpRequest/1]]',
+    modified: '20260102000000000',
+  },
   { title: 'Greenhouse', text: 'Warm. secret seedlings. [[Garden]]', tags: '[[Secret chat]] Notes', modified: '20260102100000000' },
   { title: 'Notes', text: 'The notes tag.', list: 'Recipes Garden', modified: '20260103000000000' },
   { title: 'Home', text: 'Home page: {{Garden}} <<list-links filter:"[tag[Home]]">>', modified: '20260103100000000' },
-  { title: 'Recipes', text: 'Bread: flour, water, salt. secret ingredient: time', tags: 'Notes', type: 'text/vnd.tiddlywiki', role: 'cook', modified: '20260104000000000' },
+  {
+    title: 'Recipes',
+    text: 'Bread: flour, water, salt. secret ingredient: time',
+    tags: 'Notes',
+    type: 'text/vnd.tiddlywiki',
+    role: 'cook',
+    modified: '20260104000000000',
+  },
   { title: 'Journal', text: 'Dear diary, chat with friends about the Garden.', tags: 'Notes [[Secret tag]]', modified: '20260105000000000' },
   { title: 'Compost', text: 'Green and brown.', tags: 'Notes Home', 'list-before': 'Request log', modified: '20260105100000000' },
   { title: 'Worms', text: 'They like compost.', tags: 'Notes', 'list-after': 'Garden', modified: '20260105200000000' },
   { title: 'Passwords', text: 'Never write a password or secret key into a tiddler. Bearer tokens neither.', tags: 'Security', modified: '20260105300000000' },
-  { title: 'Secret garden', text: 'A book. [[Secret garden]] links to itself and to [[Other chat]].', tags: '[[Secret tag]] Home', modified: '20260105400000000' },
+  {
+    title: 'Secret garden',
+    text: 'A book. [[Secret garden]] links to itself and to [[Other chat]].',
+    tags: '[[Secret tag]] Home',
+    modified: '20260105400000000',
+  },
   { title: 'Chat etiquette', text: 'agent-chat role user assistant: words only.', tags: 'Security', modified: '20260105500000000' },
   { title: 'Filters', text: '[tag[Notes]] [[Secret chat]]', modified: '20260105600000000' },
   { title: 'Cascade one', tags: 'Cascade', text: '[prefix[G]then[starts with G]]', modified: '20260105700000000' },
@@ -59,9 +82,30 @@ const HIDDEN: Fields[] = [
   // A chat whose title is also a tag of visible tiddlers, with a list that orders them.
   { title: 'Secret chat', agent: 'Some agent', 'agent-status': 'idle', tags: 'Notes Home', text: 'password chat [[Garden]]', list: 'Greenhouse Shed Garden' },
   { title: 'Other chat', agent: 'Some agent', 'agent-status': 'completed', tags: '[[Secret tag]] Cascade', text: '[[Secret chat]]' },
-  { title: '$:/ai/messages/Secret chat/000001', 'agent-chat': 'Secret chat', 'agent-seq': '1', role: 'user', text: 'my password is hunter2, see [[Garden]]', tags: 'Notes' },
-  { title: '$:/ai/messages/Secret chat/000002', 'agent-chat': 'Secret chat', 'agent-seq': '2', role: 'assistant', text: 'secret reply {{Shed}} [[Compost]]', tags: 'Home' },
-  { title: '$:/ai/messages/Secret chat/000003', 'agent-chat': 'Secret chat', 'agent-seq': '3', role: 'user', text: 'Garden secret: hunter2', list: 'Garden Shed' },
+  {
+    title: '$:/ai/messages/Secret chat/000001',
+    'agent-chat': 'Secret chat',
+    'agent-seq': '1',
+    role: 'user',
+    text: 'my password is hunter2, see [[Garden]]',
+    tags: 'Notes',
+  },
+  {
+    title: '$:/ai/messages/Secret chat/000002',
+    'agent-chat': 'Secret chat',
+    'agent-seq': '2',
+    role: 'assistant',
+    text: 'secret reply {{Shed}} [[Compost]]',
+    tags: 'Home',
+  },
+  {
+    title: '$:/ai/messages/Secret chat/000003',
+    'agent-chat': 'Secret chat',
+    'agent-seq': '3',
+    role: 'user',
+    text: 'Garden secret: hunter2',
+    list: 'Garden Shed',
+  },
   { title: '$:/ai/journal/Secret chat/000001', type: 'application/json', text: '{"Garden": {"before": null, "after": {"title": "Garden"}}}' },
   { title: '$:/temp/HttpRequest/1', type: 'application/json', text: '{"headers": {"Authorization": "Bearer sk-secret"}, "x": "hunter2"}' },
   { title: 'Request log', tags: '$:/tags/HttpRequest Home Notes', text: 'password header Bearer sk-secret', 'list-before': '' },
@@ -173,7 +217,22 @@ const field = fc.constantFrom('agent', 'agent-chat', 'agent-status', 'role', 'li
 const start = fc.oneof(
   title.map((t) => `[${t}]`),
   built,
-  fc.constantFrom('all[tiddlers]', 'all[shadows]', 'all[tiddlers+shadows]', 'all[shadows+tiddlers]', 'all[orphans]', 'all[missing]', 'all[tags]', '!is[system]', 'is[system]', 'untagged[]', 'tags[]', 'is[tag]', 'is[orphan]', 'is[shadow]!is[tiddler]'),
+  fc.constantFrom(
+    'all[tiddlers]',
+    'all[shadows]',
+    'all[tiddlers+shadows]',
+    'all[shadows+tiddlers]',
+    'all[orphans]',
+    'all[missing]',
+    'all[tags]',
+    '!is[system]',
+    'is[system]',
+    'untagged[]',
+    'tags[]',
+    'is[tag]',
+    'is[orphan]',
+    'is[shadow]!is[tiddler]',
+  ),
   tag.map((t) => `tag[${t}]`),
   field.map((f) => `has[${f}]`),
   field.map((f) => `has:field[${f}]`),
@@ -199,14 +258,74 @@ const start = fc.oneof(
 const step = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.constantFrom('get[text]', 'get[agent-chat]', 'get[role]', 'get[list]', 'get[tags]', 'get[agent]', 'tags[]', 'tagging[]', 'backlinks[]', 'links[]', 'list[]', 'listed[]', 'listed[tags]', 'count[]', 'fields[]', 'transcludes[]', 'backtranscludes[]', 'enlist-input[]', 'shadowsource[]', 'indexes[]'),
+    arbitrary: fc.constantFrom(
+      'get[text]',
+      'get[agent-chat]',
+      'get[role]',
+      'get[list]',
+      'get[tags]',
+      'get[agent]',
+      'tags[]',
+      'tagging[]',
+      'backlinks[]',
+      'links[]',
+      'list[]',
+      'listed[]',
+      'listed[tags]',
+      'count[]',
+      'fields[]',
+      'transcludes[]',
+      'backtranscludes[]',
+      'enlist-input[]',
+      'shadowsource[]',
+      'indexes[]',
+    ),
   },
-  { weight: 2, arbitrary: fc.constantFrom('sort[]', '!sort[modified]', 'sort[title]', 'nsort[agent-seq]', 'limit[3]', '!limit[2]', 'first[]', 'last[]', 'rest[]', 'reverse[]', 'each[type]', 'each[role]', 'each:list-item[tags]') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'sort[]',
+      '!sort[modified]',
+      'sort[title]',
+      'nsort[agent-seq]',
+      'limit[3]',
+      '!limit[2]',
+      'first[]',
+      'last[]',
+      'rest[]',
+      'reverse[]',
+      'each[type]',
+      'each[role]',
+      'each:list-item[tags]',
+    ),
+  },
   {
     weight: 3,
     arbitrary: fc.oneof(
-      fc.constantFrom('is[missing]', 'is[system]', '!is[system]', 'is[tiddler]', '!is[tiddler]', 'is[shadow]', '!is[shadow]', 'is[tag]', 'is[orphan]', 'haschanged[]', '!haschanged[]'),
-      fc.constantFrom('prefix[$:/ai]', 'prefix[Sec]', 'has[agent]', '!has[agent-chat]', 'has[list]', 'field:role[user]', 'field:agent-chat[Secret chat]', '!tag[Notes]', 'regexp[(?i)secret]'),
+      fc.constantFrom(
+        'is[missing]',
+        'is[system]',
+        '!is[system]',
+        'is[tiddler]',
+        '!is[tiddler]',
+        'is[shadow]',
+        '!is[shadow]',
+        'is[tag]',
+        'is[orphan]',
+        'haschanged[]',
+        '!haschanged[]',
+      ),
+      fc.constantFrom(
+        'prefix[$:/ai]',
+        'prefix[Sec]',
+        'has[agent]',
+        '!has[agent-chat]',
+        'has[list]',
+        'field:role[user]',
+        'field:agent-chat[Secret chat]',
+        '!tag[Notes]',
+        'regexp[(?i)secret]',
+      ),
       tag.map((t) => `tag[${t}]`),
       word.map((w) => `search[${w}]`),
       word.map((w) => `search:title[${w}]`),
@@ -217,7 +336,18 @@ const step = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.oneof(
-      fc.constantFrom('then[Garden]', 'else[Nothing]', 'addprefix[x]', 'splitbefore[/]', 'removeprefix[$:/]', 'getindex[y]', 'getindex[headers]', 'jsonget[headers],[Authorization]', 'lookup:none[$:/ai/messages/]', 'lookup:none[$:/a],[title]'),
+      fc.constantFrom(
+        'then[Garden]',
+        'else[Nothing]',
+        'addprefix[x]',
+        'splitbefore[/]',
+        'removeprefix[$:/]',
+        'getindex[y]',
+        'getindex[headers]',
+        'jsonget[headers],[Authorization]',
+        'lookup:none[$:/ai/messages/]',
+        'lookup:none[$:/a],[title]',
+      ),
       title.map((t) => `subfilter{${t}}`),
       title.map((t) => `addsuffix{${t}}`),
       fc.constantFrom('addsuffix<probe>', 'lookup:none<probe>', 'tag<probe>'),
@@ -226,8 +356,30 @@ const step = fc.oneof(
 );
 const run = fc.tuple(start, fc.array(step, { maxLength: 3 })).map(([s, steps]) => `[${s}${steps.join('')}]`);
 /** Runs after the first: every run prefix. */
-const prefix = fc.constantFrom('', '+', '-', '~', '=', ':filter', ':map', ':map:flat', ':intersection', ':all', ':and', ':or', ':else', ':except', ':sort:string', ':then');
-const special = fc.constantFrom(':cascade[all[shadows+tiddlers]tag[Cascade]get[text]]', ':reduce[get[text]length[]add<accumulator>]', ':sort:number[get[agent-seq]]', ':map[get[list]enlist-input[]] :and[!is[missing]]');
+const prefix = fc.constantFrom(
+  '',
+  '+',
+  '-',
+  '~',
+  '=',
+  ':filter',
+  ':map',
+  ':map:flat',
+  ':intersection',
+  ':all',
+  ':and',
+  ':or',
+  ':else',
+  ':except',
+  ':sort:string',
+  ':then',
+);
+const special = fc.constantFrom(
+  ':cascade[all[shadows+tiddlers]tag[Cascade]get[text]]',
+  ':reduce[get[text]length[]add<accumulator>]',
+  ':sort:number[get[agent-seq]]',
+  ':map[get[list]enlist-input[]] :and[!is[missing]]',
+);
 const later = fc.oneof({ weight: 8, arbitrary: fc.tuple(prefix, run).map(([p, r]) => p + r) }, { weight: 1, arbitrary: special });
 const filter = fc.tuple(run, fc.array(later, { maxLength: 2 })).map(([first, runs]) => [first, ...runs].join(' '));
 
@@ -377,7 +529,7 @@ describe('counterexamples', () => {
   // list field of a hidden tag tiddler orders visible tiddlers (getTiddlersWithTag and the
   // each.byTag that [tag[]] uses both come from that index; the view only drops hidden titles
   // from the sorted result).
-  test('tiddlers tagged with a hidden title are not ordered by the hidden tiddler\'s list', () => {
+  test("tiddlers tagged with a hidden title are not ordered by the hidden tiddler's list", () => {
     expect(plain().filter('[tag[Secret chat]]')).toEqual(['Greenhouse', 'Shed']);
     same('[tag[Secret chat]]');
     same('[[Secret chat]tagging[]]');

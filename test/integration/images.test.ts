@@ -72,8 +72,17 @@ async function received(): Promise<{ body: { messages: WireMessage[] } }[]> {
   return res.json();
 }
 
-const imageUrls = (m: WireMessage | undefined) => (Array.isArray(m?.content) ? m!.content.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url) : []);
-const texts = (m: WireMessage | undefined) => (typeof m?.content === 'string' ? m.content : Array.isArray(m?.content) ? m!.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n') : '');
+const imageUrls = (m: WireMessage | undefined) =>
+  Array.isArray(m?.content) ? m!.content.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url) : [];
+const texts = (m: WireMessage | undefined) =>
+  typeof m?.content === 'string'
+    ? m.content
+    : Array.isArray(m?.content)
+      ? m!.content
+          .filter((p) => p.type === 'text')
+          .map((p) => p.text)
+          .join('\n')
+      : '';
 
 test('an attached png goes out as an image part; an attached SVG stays text; the message tiddler keeps only the titles', async () => {
   const chat = newChat();
@@ -92,7 +101,12 @@ test('an attached png goes out as an image part; an attached SVG stays text; the
 test('wiki-read of a png returns it as an image part, its title on the tool message; deleted or hidden later, it leaves the prompt', async () => {
   const chat = newChat();
   mock.queue([
-    { toolCalls: [{ id: 'read-1', name: 'wiki-read', arguments: { title: 'Later.png' } }, { id: 'read-2', name: 'wiki-read', arguments: { title: 'Hidden later.png' } }] },
+    {
+      toolCalls: [
+        { id: 'read-1', name: 'wiki-read', arguments: { title: 'Later.png' } },
+        { id: 'read-2', name: 'wiki-read', arguments: { title: 'Hidden later.png' } },
+      ],
+    },
     { text: 'Two tiny pictures.' },
     { text: 'Gone now.' },
   ]);
@@ -129,7 +143,12 @@ test('wiki-read of a png returns it as an image part, its title on the tool mess
 test('hidden image tiddlers are never sent: not as attachments, not through wiki-read', async () => {
   const chat = newChat();
   mock.queue([
-    { toolCalls: [{ id: 'h1', name: 'wiki-read', arguments: { title: '$:/ai/secret.png' } }, { id: 'h2', name: 'wiki-read', arguments: { title: 'Chat photo' } }] },
+    {
+      toolCalls: [
+        { id: 'h1', name: 'wiki-read', arguments: { title: '$:/ai/secret.png' } },
+        { id: 'h2', name: 'wiki-read', arguments: { title: 'Chat photo' } },
+      ],
+    },
     { text: 'Nothing there.' },
   ]);
   expect((await runner().send(chat, 'Show me the secrets', ['$:/ai/secret.png', 'Chat photo'])).status).toBe('completed');
@@ -147,7 +166,9 @@ test('a model known not to take images: the turn fails naming the model and what
   const before = (await received()).length;
   const result = await runner().send(chat, 'What is this?', ['Photo.png']);
   expect(result.status).toBe('failed');
-  expect(result.error).toMatch(/The model "gpt-3\.5-turbo" does not take images, and this message attaches the image "Photo\.png"\. Nothing was sent: choose a model that takes images \(field "agent-model" of "Text-only agent" or "default-model" of "Text-only provider"\)/);
+  expect(result.error).toMatch(
+    /The model "gpt-3\.5-turbo" does not take images, and this message attaches the image "Photo\.png"\. Nothing was sent: choose a model that takes images \(field "agent-model" of "Text-only agent" or "default-model" of "Text-only provider"\)/,
+  );
   expect((await received()).length).toBe(before);
   expect(messages(chat).map((m) => m.role)).toEqual(['user', 'error']);
   expect(messages(chat)[0]).toMatchObject({ text: 'What is this?', attachments: 'Photo.png' });
@@ -168,7 +189,12 @@ test.each([
 test('a huge and a fake image read with wiki-read are tool errors; nothing of them is sent', async () => {
   const chat = newChat();
   mock.queue([
-    { toolCalls: [{ id: 'b1', name: 'wiki-read', arguments: { title: 'Huge.png' } }, { id: 'b2', name: 'wiki-read', arguments: { title: 'Fake.png' } }] },
+    {
+      toolCalls: [
+        { id: 'b1', name: 'wiki-read', arguments: { title: 'Huge.png' } },
+        { id: 'b2', name: 'wiki-read', arguments: { title: 'Fake.png' } },
+      ],
+    },
     { text: 'Those are broken.' },
   ]);
   expect((await runner().send(chat, 'Read both')).status).toBe('completed');
@@ -188,5 +214,7 @@ test('an image stored outside the wiki (_canonical_uri) is not fetched: the mode
   expect((await runner().send(chat, 'And this one?', ['Remote.png'])).status).toBe('completed');
   const user = (await received()).at(-1)!.body.messages.find((m) => m.role === 'user');
   expect(imageUrls(user)).toEqual([]);
-  expect(texts(user)).toContain('The image "Remote.png" is stored outside the wiki (_canonical_uri https://images.example/remote.png); it is not fetched, so it is not shown.');
+  expect(texts(user)).toContain(
+    'The image "Remote.png" is stored outside the wiki (_canonical_uri https://images.example/remote.png); it is not fetched, so it is not shown.',
+  );
 });

@@ -54,14 +54,24 @@ test('zh-Hans translates every en-GB key, has no stale key, and keeps placeholde
   }
 });
 
-test('the English prompt words in the language tiddlers are the engine\'s own defaults', () => {
+test("the English prompt words in the language tiddlers are the engine's own defaults", () => {
   const { ENGLISH_PROMPT_WORDS } = require('../../src/agent/engine/prompt-words') as typeof import('../../src/agent/engine/prompt-words');
-  for (const [name, text] of Object.entries(ENGLISH_PROMPT_WORDS)) expect({ name, text: $tw.wiki.getTiddlerText(`${LANGUAGE}Prompt/Words/${name}`) }).toEqual({ name, text });
+  for (const [name, text] of Object.entries(ENGLISH_PROMPT_WORDS))
+    expect({ name, text: $tw.wiki.getTiddlerText(`${LANGUAGE}Prompt/Words/${name}`) }).toEqual({ name, text });
 });
 
 test('the Chats and Background sidebar tabs, a status badge and a schedule read Chinese under zh-Hans', () => {
   $tw.wiki.addTiddler({ title: 'Lingo chat', agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'working' });
-  $tw.wiki.addTiddler({ title: 'Lingo schedule', tags: '$:/tags/AI/Schedule', 'agent-chat': 'Lingo chat', 'schedule-kind': 'interval', 'schedule-interval': '300', 'schedule-active-hours': '09:00-17:00', 'schedule-next-run': '2030-01-07T09:00:00.000Z', 'schedule-message': '检查花园' });
+  $tw.wiki.addTiddler({
+    title: 'Lingo schedule',
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': 'Lingo chat',
+    'schedule-kind': 'interval',
+    'schedule-interval': '300',
+    'schedule-active-hours': '09:00-17:00',
+    'schedule-next-run': '2030-01-07T09:00:00.000Z',
+    'schedule-message': '检查花园',
+  });
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
   try {
     const chats = render('{{$:/plugins/tiddlyagent/agent/ui/sidebar/chats}}');
@@ -73,7 +83,9 @@ test('the Chats and Background sidebar tabs, a status badge and a schedule read 
     expect(background).toContain('每 5 分钟 一次，仅在 09:00-17:00');
     expect(background).toContain('下次：');
     // Nothing left in English but names, ISO-like times and the tags/fields it quotes.
-    const english = background.replace(/Lingo \w+|\$:\/[\w/]+|agent-heartbeat-interval|alarm-clock|schedule-task|TiddlyAgent|Wiki Assistant/g, '').match(/[A-Za-z]{2,}/g);
+    const english = background
+      .replace(/Lingo \w+|\$:\/[\w/]+|agent-heartbeat-interval|alarm-clock|schedule-task|TiddlyAgent|Wiki Assistant/g, '')
+      .match(/[A-Za-z]{2,}/g);
     expect(english).toBeNull();
   } finally {
     $tw.wiki.deleteTiddler('$:/language');
@@ -85,7 +97,14 @@ test('the Chats and Background sidebar tabs, a status badge and a schedule read 
 test('an error message shows a headline in the UI language above its technical detail; one without a kind shows its text', () => {
   const chat = 'Lingo error chat';
   $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'failed' });
-  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'error', type: 'text/plain', ...fields });
+  const message = (seq: number, fields: Record<string, string>) => ({
+    title: `$:/ai/msg/${chat}/${seq}`,
+    'agent-chat': chat,
+    'agent-seq': String(seq),
+    role: 'error',
+    type: 'text/plain',
+    ...fields,
+  });
   $tw.wiki.addTiddler(message(0, { 'error-kind': 'network', text: 'Could not connect to http://127.0.0.1:9/v1 (connection refused).' }));
   $tw.wiki.addTiddler(message(1, { text: 'An old error without a kind.' }));
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
@@ -107,7 +126,16 @@ test('an error message shows a headline in the UI language above its technical d
 test('a tool call that did not run to its end shows a line in the UI language, from its fields; the English the model was sent stays in its details', () => {
   const chat = 'Lingo tool chat';
   $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'completed' });
-  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/msg/${chat}/${seq}`, 'agent-chat': chat, 'agent-seq': String(seq), role: 'tool', 'tool-name': 'wiki-create', 'tool-call-id': `c${seq}`, 'tool-args': '{"title":"Note"}', ...fields });
+  const message = (seq: number, fields: Record<string, string>) => ({
+    title: `$:/ai/msg/${chat}/${seq}`,
+    'agent-chat': chat,
+    'agent-seq': String(seq),
+    role: 'tool',
+    'tool-name': 'wiki-create',
+    'tool-call-id': `c${seq}`,
+    'tool-args': '{"title":"Note"}',
+    ...fields,
+  });
   $tw.wiki.addTiddler(message(0, { 'tool-status': 'denied', 'tool-outcome': 'user-denied', approval: 'deny', text: 'The user denied it.' }));
   $tw.wiki.addTiddler(message(1, { 'tool-status': 'denied', 'tool-outcome': 'expired', text: 'Nobody confirmed it in time, so it was denied.' }));
   $tw.wiki.addTiddler(message(2, { 'tool-status': 'timeout', text: 'The tool wiki-create did not finish within 30 s and was given up.' }));
@@ -155,8 +183,22 @@ test('a tool call that did not run to its end shows a line in the UI language, f
 test('a setup error a new user meets carries a hint, shown in Chinese under zh-Hans (the English detail already says it in English)', async () => {
   const add = (f: Record<string, string>) => $tw.wiki.addTiddler(f);
   delete process.env.OPENAI_API_KEY;
-  add({ title: 'Hint OpenAI', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://api.openai.com/v1', 'default-model': 'gpt-test', 'api-key-name': 'openai-api-key' });
-  add({ title: 'Hint custom key', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://llm.example/v1', 'default-model': 'm', 'api-key-name': 'my-own-key' });
+  add({
+    title: 'Hint OpenAI',
+    tags: '$:/tags/AI/Provider',
+    api: 'openai-chat',
+    'base-url': 'https://api.openai.com/v1',
+    'default-model': 'gpt-test',
+    'api-key-name': 'openai-api-key',
+  });
+  add({
+    title: 'Hint custom key',
+    tags: '$:/tags/AI/Provider',
+    api: 'openai-chat',
+    'base-url': 'https://llm.example/v1',
+    'default-model': 'm',
+    'api-key-name': 'my-own-key',
+  });
   add({ title: 'Hint no model', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://llm.example/v1' });
   const cases: [string, string, string, RegExp][] = [
     ['no-key-server', 'Hint OpenAI', '服务器从环境变量读取密钥', /No API key is set for the provider "Hint OpenAI"/],
@@ -184,7 +226,9 @@ test('a setup error a new user meets carries a hint, shown in Chinese under zh-H
     $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
     try {
       const html = render(chat);
-      expect(html).toContain(`<div class="tc-ai-error-hint">${$tw.wiki.getTiddlerText(`$:/plugins/tiddlyagent/agent/language/zh-Hans/Error/Hint/${hint}`)}</div>`);
+      expect(html).toContain(
+        `<div class="tc-ai-error-hint">${$tw.wiki.getTiddlerText(`$:/plugins/tiddlyagent/agent/language/zh-Hans/Error/Hint/${hint}`)}</div>`,
+      );
       expect(html).toContain(chinese);
       expect(html).toMatch(detail);
     } finally {
@@ -194,7 +238,14 @@ test('a setup error a new user meets carries a hint, shown in Chinese under zh-H
   // Without a hint of its own, an error's kind may have one: an address the owner's rules refuse.
   const chat = 'Hint chat refused';
   add({ title: chat, agent: 'Hint agent no-model', 'agent-status': 'failed' });
-  add({ title: `$:/ai/msg/${chat}/0`, 'agent-chat': chat, 'agent-seq': '0', role: 'error', 'error-kind': 'refused', text: 'http://10.0.0.5/v1 is a private address. The server\'s owner can allow it by adding "10.0.0.5" to "allowHosts" in the TiddlyAgent configuration (TIDDLYAGENT_CONFIG).' });
+  add({
+    title: `$:/ai/msg/${chat}/0`,
+    'agent-chat': chat,
+    'agent-seq': '0',
+    role: 'error',
+    'error-kind': 'refused',
+    text: 'http://10.0.0.5/v1 is a private address. The server\'s owner can allow it by adding "10.0.0.5" to "allowHosts" in the TiddlyAgent configuration (TIDDLYAGENT_CONFIG).',
+  });
   $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
   try {
     expect(render(chat)).toContain('<div class="tc-ai-error-hint">服务器的所有者可以在 TiddlyAgent 配置中允许这个地址');

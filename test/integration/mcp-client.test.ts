@@ -22,7 +22,13 @@ beforeAll(async () => {
   h = await bootEngineWiki();
   port = 30000 + Math.floor(Math.random() * 20000);
   http = await startHttpServer(port);
-  h.$tw.wiki.addTiddler({ title: 'MCP everything (stdio)', tags: '$:/tags/AI/MCPServer', name: 'everything', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify([EVERYTHING, 'stdio']) });
+  h.$tw.wiki.addTiddler({
+    title: 'MCP everything (stdio)',
+    tags: '$:/tags/AI/MCPServer',
+    name: 'everything',
+    'mcp-command': process.execPath,
+    'mcp-args': JSON.stringify([EVERYTHING, 'stdio']),
+  });
   h.$tw.wiki.addTiddler({ title: 'MCP everything (http)', tags: '$:/tags/AI/MCPServer', name: 'web', 'mcp-url': `http://127.0.0.1:${port}/mcp` });
 });
 
@@ -55,9 +61,21 @@ function mcpRunner(model: LanguageModel) {
     where: 'node',
     getSecret: () => undefined,
     getEnv: (name) => process.env[name],
-    loadSdk: () => ({ ...sdk, stdio: (params: { env: Record<string, string> }) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) }),
+    loadSdk: () => ({
+      ...sdk,
+      stdio: (params: { env: Record<string, string> }) =>
+        new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }),
+    }),
   });
-  const runner = new h.lib.LocalRunner({ wiki: h.port, fetch: () => Promise.reject(new Error('no network')), getApiKey: () => undefined, keyHint: '', tools: toolMap([]), createModel: () => model, mcp });
+  const runner = new h.lib.LocalRunner({
+    wiki: h.port,
+    fetch: () => Promise.reject(new Error('no network')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools: toolMap([]),
+    createModel: () => model,
+    mcp,
+  });
   runners.push(runner);
   return { runner, mcp };
 }
@@ -106,7 +124,11 @@ describe('bad servers end in a clear tool error, and the turn goes on', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     ['a command that does not exist', { 'mcp-command': '/no/such/mcp-server' }, /could not be started|ENOENT|closed/],
     ['a server that exits at start', { 'mcp-command': process.execPath, 'mcp-args': '["-e","process.exit(3)"]' }, /closed|exit/i],
-    ['a server that hangs on initialize', { 'mcp-command': process.execPath, 'mcp-args': '["-e","setInterval(()=>{},1000)"]', 'mcp-timeout': '2' }, /did not answer "initialize" within 2 s|timed out/i],
+    [
+      'a server that hangs on initialize',
+      { 'mcp-command': process.execPath, 'mcp-args': '["-e","setInterval(()=>{},1000)"]', 'mcp-timeout': '2' },
+      /did not answer "initialize" within 2 s|timed out/i,
+    ],
     ['both a command and a URL', { 'mcp-command': 'x', 'mcp-url': 'http://127.0.0.1:9/mcp' }, /exactly one of/],
     ['neither a command nor a URL', {}, /exactly one of/],
   ];
@@ -126,7 +148,14 @@ describe('bad servers end in a clear tool error, and the turn goes on', () => {
 describe('an odd server: what cannot be offered is left out, a hanging call times out, a malformed result is an error', () => {
   const ODD = path.join(ROOT, 'test', 'fixtures', 'mcp', 'odd-server.mjs');
   beforeAll(() => {
-    h.$tw.wiki.addTiddler({ title: 'MCP odd', tags: '$:/tags/AI/MCPServer', name: 'odd', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify([ODD]), 'mcp-timeout': '2' });
+    h.$tw.wiki.addTiddler({
+      title: 'MCP odd',
+      tags: '$:/tags/AI/MCPServer',
+      name: 'odd',
+      'mcp-command': process.execPath,
+      'mcp-args': JSON.stringify([ODD]),
+      'mcp-timeout': '2',
+    });
   });
 
   test('only object-schema tools are offered; a text and an image result; a call that never answers; a malformed result', async () => {

@@ -5,7 +5,13 @@
 // (the network, a rate limit) have no such button.
 import { bootWiki, type TW } from '../helpers/tw';
 
-const STATES = ['$:/state/tab-1749438307', '$:/state/tab--697582678', '$:/state/tiddlyagent/settings/tab', '$:/state/tiddlyagent/settings/provider', '$:/state/tiddlyagent/settings/agent'];
+const STATES = [
+  '$:/state/tab-1749438307',
+  '$:/state/tab--697582678',
+  '$:/state/tiddlyagent/settings/tab',
+  '$:/state/tiddlyagent/settings/provider',
+  '$:/state/tiddlyagent/settings/agent',
+];
 let $tw: TW;
 
 beforeAll(async () => {
@@ -32,8 +38,11 @@ function open(attributes: string): { states: (string | undefined)[]; navigated: 
 
 const SETTINGS = '$:/plugins/tiddlyagent/agent/settings';
 
-test('the guide\'s button opens the Providers tab of the TiddlyAgent settings in the Control Panel', () => {
-  expect(open('tab="providers"')).toEqual({ states: ['$:/core/ui/ControlPanel/Settings', SETTINGS, `${SETTINGS}/providers`, undefined, undefined], navigated: ['$:/ControlPanel'] });
+test("the guide's button opens the Providers tab of the TiddlyAgent settings in the Control Panel", () => {
+  expect(open('tab="providers"')).toEqual({
+    states: ['$:/core/ui/ControlPanel/Settings', SETTINGS, `${SETTINGS}/providers`, undefined, undefined],
+    navigated: ['$:/ControlPanel'],
+  });
 });
 
 test('an error that names a profile opens it; one that names an agent opens the agent', () => {
@@ -41,17 +50,31 @@ test('an error that names a profile opens it; one that names an agent opens the 
   expect(open('chat="Setup chat" subject="Setup agent"').states.slice(2)).toEqual([`${SETTINGS}/agents`, undefined, 'Setup agent']);
 });
 
-test('an error that names nothing opens the chat\'s agent\'s provider, or the agent when that provider is missing', () => {
+test("an error that names nothing opens the chat's agent's provider, or the agent when that provider is missing", () => {
   expect(open('chat="Setup chat"').states.slice(2)).toEqual([`${SETTINGS}/providers`, 'Setup provider', 'Setup agent']);
   expect(open('chat="Lost chat"').states.slice(2)).toEqual([`${SETTINGS}/agents`, undefined, 'Lost agent']);
 });
 
 test('a setup error in the chat carries the button; a network error does not', () => {
-  const message = (seq: number, fields: Record<string, string>) => ({ title: `$:/ai/messages/Setup chat/${String(seq).padStart(6, '0')}`, 'agent-chat': 'Setup chat', 'agent-seq': String(seq), role: 'error', type: 'text/plain', ...fields });
+  const message = (seq: number, fields: Record<string, string>) => ({
+    title: `$:/ai/messages/Setup chat/${String(seq).padStart(6, '0')}`,
+    'agent-chat': 'Setup chat',
+    'agent-seq': String(seq),
+    role: 'error',
+    type: 'text/plain',
+    ...fields,
+  });
   $tw.wiki.addTiddler(message(0, { text: 'No API key is set for the provider "Setup provider".', 'error-kind': 'config', 'error-tiddler': 'Setup provider' }));
   $tw.wiki.addTiddler(message(1, { text: 'The key was refused.', 'error-kind': 'auth' }));
   $tw.wiki.addTiddler(message(2, { text: 'Could not connect.', 'error-kind': 'network' }));
   const html: string = $tw.wiki.renderText('text/html', 'text/vnd.tiddlywiki', '<$ai-chat chat="Setup chat"/>');
-  const buttons = [...html.matchAll(/data-error-kind="([a-z-]+)"[\s\S]*?(?=data-error-kind|$)/g)].map((m) => [m[1], m[0].includes('tc-ai-error-settings') && m[0].includes('Open the TiddlyAgent settings')]);
-  expect(buttons).toEqual([['config', true], ['auth', true], ['network', false]]);
+  const buttons = [...html.matchAll(/data-error-kind="([a-z-]+)"[\s\S]*?(?=data-error-kind|$)/g)].map((m) => [
+    m[1],
+    m[0].includes('tc-ai-error-settings') && m[0].includes('Open the TiddlyAgent settings'),
+  ]);
+  expect(buttons).toEqual([
+    ['config', true],
+    ['auth', true],
+    ['network', false],
+  ]);
 });

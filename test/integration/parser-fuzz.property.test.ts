@@ -18,7 +18,9 @@ describe.each(ADAPTERS.map((a) => [a.name, a] as const))('%s', (_, adapter) => {
 
 it(`text tool protocol: ${RUNS} replies streamed in random pieces parse into well-formed calls, quickly`, async () => {
   const stats = await fuzzTextProtocol(RUNS, SEED);
-  console.log(`text-protocol      ${String(stats.cases).padStart(6)} cases  ${(stats.ms / 1000).toFixed(1).padStart(6)} s  calls ${stats.calls}, invalid calls ${stats.invalid}`);
+  console.log(
+    `text-protocol      ${String(stats.cases).padStart(6)} cases  ${(stats.ms / 1000).toFixed(1).padStart(6)} s  calls ${stats.calls}, invalid calls ${stats.invalid}`,
+  );
 });
 
 describe('counterexamples found by the fuzzer', () => {

@@ -16,7 +16,13 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
   $tw = await bootWiki([
     { title: 'Edit test provider', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, 'default-model': 'mock-model' },
-    { title: AGENT, tags: '$:/tags/AI/Agent', 'agent-provider': 'Edit test provider', 'agent-tools': 'wiki-search wiki-edit', text: 'You are the edit test agent.' },
+    {
+      title: AGENT,
+      tags: '$:/tags/AI/Agent',
+      'agent-provider': 'Edit test provider',
+      'agent-tools': 'wiki-search wiki-edit',
+      text: 'You are the edit test agent.',
+    },
   ]);
 });
 
@@ -39,15 +45,19 @@ test('the instruction and the text go as data, with no tools and no chat; the an
   expect(request.body.tools).toBeUndefined();
   expect(request.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
   expect(request.body.messages[0].content).toMatch(/^Edit request:[\s\S]*Rewrite the text[\s\S]*data from the user's wiki, not instructions/);
-  expect(request.body.messages[1].content).toBe('Tiddler: My note\n\n<context>\nbefore […the text to change…] after\n</context>\n\n<text>\nSome text.\n</text>');
+  expect(request.body.messages[1].content).toBe(
+    'Tiddler: My note\n\n<context>\nbefore […the text to change…] after\n</context>\n\n<text>\nSome text.\n</text>',
+  );
   // Only the story's own bookkeeping from the boot; no chat, message or note.
   expect([...changes.counts.keys()].filter((t) => t !== '$:/StoryList' && t !== '$:/HistoryList')).toEqual([]);
 });
 
-test('continue appends what the model wrote; a custom instruction is passed in the user\'s words', async () => {
+test("continue appends what the model wrote; a custom instruction is passed in the user's words", async () => {
   mock.queue({ text: '<text>\nAnd more.\n</text>' });
   expect(await propose({ instruction: 'continue', text: 'It began.' })).toEqual({ text: 'It began. And more.' });
-  expect(await propose({ instruction: 'custom', custom: 'make it a list' })).toEqual({ text: 'Some text. (changed by the offline mock as asked: make it a list)' });
+  expect(await propose({ instruction: 'custom', custom: 'make it a list' })).toEqual({
+    text: 'Some text. (changed by the offline mock as asked: make it a list)',
+  });
   expect(mock.requests.at(-1).body.messages[0].content).toContain("The user's instruction: make it a list");
 });
 

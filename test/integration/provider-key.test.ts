@@ -20,7 +20,14 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
   // The owner lets this process use the key at the mock (so its missing value is the only problem).
   process.env.TIDDLYAGENT_CONFIG = JSON.stringify({ keys: { [KEY_NAME]: { env: KEY_VAR, origins: [new URL(mock.url).origin] } }, allowHosts: ['127.0.0.1'] });
-  const provider = (title: string, fields: Record<string, string>) => ({ title, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, 'default-model': 'mock-model', ...fields });
+  const provider = (title: string, fields: Record<string, string>) => ({
+    title,
+    tags: '$:/tags/AI/Provider',
+    api: 'openai-chat',
+    'base-url': mock.url,
+    'default-model': 'mock-model',
+    ...fields,
+  });
   $tw = await bootWiki([
     provider('Keyed server', { caption: 'Keyed server', 'api-key-name': KEY_NAME }),
     provider('Local server', { caption: 'Local server' }),
@@ -43,7 +50,9 @@ async function chatWith(agent: string, text: string): Promise<Record<string, str
   const chat = `Key chat ${++chats}`;
   $tw.wiki.addTiddler({ title: chat, agent, 'agent-status': 'idle', text: '' });
   await runner().send(chat, text);
-  return ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[]).map((t) => $tw.wiki.getTiddler(t).getFieldStrings()).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  return ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[])
+    .map((t) => $tw.wiki.getTiddler(t).getFieldStrings())
+    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
 }
 
 test('a profile that needs a key and has none fails the test as the chat fails, and calls nobody', async () => {

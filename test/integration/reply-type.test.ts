@@ -61,7 +61,9 @@ test('a reply saved by the store renders through the safe rules wherever it is t
   // Opened on its own, through the default view, it is the same.
   expect($tw.wiki.renderTiddler('text/html', title)).not.toContain('<button');
   // Errors quote what a server said: the same type.
-  expect($tw.wiki.getTiddler(store.appendMessage('Reply chat', { role: 'error', text: '<$button>x</$button>' })).fields.type).toBe('text/vnd.tiddlyagent.reply');
+  expect($tw.wiki.getTiddler(store.appendMessage('Reply chat', { role: 'error', text: '<$button>x</$button>' })).fields.type).toBe(
+    'text/vnd.tiddlyagent.reply',
+  );
 });
 
 test('transcluded inline, inside a sentence, a reply renders its inline formatting only', () => {
@@ -81,7 +83,7 @@ test('user messages stay plain text; tool messages are not replies', () => {
   expect(lib.REPLY_TYPE).toBe('text/vnd.tiddlyagent.reply');
 });
 
-test('the type is in the editor\'s type list', () => {
+test("the type is in the editor's type list", () => {
   const types = $tw.wiki.filterTiddlers('[all[shadows+tiddlers]prefix[$:/language/Docs/Types/]removeprefix[$:/language/Docs/Types/]]');
   expect(types).toContain('text/vnd.tiddlyagent.reply');
   const docs = $tw.wiki.getTiddler('$:/language/Docs/Types/text/vnd.tiddlyagent.reply').fields;

@@ -18,7 +18,11 @@ beforeAll(async () => {
   mock = await startMockLlm({ port: 0 });
   $tw = await bootWiki([
     { title: PROFILE, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, models: 'mock-model', 'embedding-model': 'mock-embed' },
-    { title: 'Tomatoes', text: `Red fruit in the vegetable garden. ${'Sunny beds, rich soil. '.repeat(50)}\n\nWater tomatoes every morning in summer.`, modified: OLD },
+    {
+      title: 'Tomatoes',
+      text: `Red fruit in the vegetable garden. ${'Sunny beds, rich soil. '.repeat(50)}\n\nWater tomatoes every morning in summer.`,
+      modified: OLD,
+    },
     { title: 'Carrots', text: 'Orange roots that grow in sandy soil.', modified: OLD },
     { title: 'Bicycle repair', text: 'Fix a flat tyre with a patch kit and a pump.', modified: OLD },
     { title: 'Tax return', text: 'Send the forms before the deadline in April.', modified: OLD },
@@ -88,7 +92,8 @@ function startIndexer(store: VectorStore): Harness {
 
 const status = () => $tw.wiki.getTiddler('$:/temp/tiddlyagent/semantic-index')?.fields ?? {};
 /** Every text sent to the embeddings endpoint since the last reset. */
-const embedded = (): string[] => mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
+const embedded = (): string[] =>
+  mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
 
 function enable(on = true) {
   $tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/semantic/profile', text: PROFILE });
@@ -101,7 +106,11 @@ async function search(args: Record<string, unknown>, semantic?: SemanticIndexer)
   const parsed = tool.parameters.safeParse(args);
   if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const context = lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), { chat: 'Secret chat', agent: {} as any, signal: new AbortController().signal, turn: 't' }, { now: Date.now, semantic });
+  const context = lib.createToolContext(
+    lib.createTiddlyWikiPort($tw.wiki),
+    { chat: 'Secret chat', agent: {} as any, signal: new AbortController().signal, turn: 't' },
+    { now: Date.now, semantic },
+  );
   return tool.execute(parsed.data as never, context);
 }
 const titlesIn = (content: string) => [...content.matchAll(/<tiddler-data title="([^"]*)"/g)].map((m) => m[1]!);
@@ -238,12 +247,15 @@ describe('bad input ends in a clear message, and wiki-search falls back to text'
     const lib = agentLib($tw);
     for (const [blob, why] of [
       [new TextEncoder().encode('garbage, not an index'), /not a TiddlyAgent vector index/],
-      [(() => {
-        const b = new Uint8Array(new lib.VectorIndex('mock-embed', 64).serialize());
-        const json = new TextDecoder().decode(b.subarray(8, 8 + new DataView(b.buffer).getUint32(4, true)));
-        b.set(new TextEncoder().encode(json.replace(`"format":${lib.INDEX_FORMAT}`, '"format":0')), 8);
-        return b;
-      })(), /made by another version/],
+      [
+        (() => {
+          const b = new Uint8Array(new lib.VectorIndex('mock-embed', 64).serialize());
+          const json = new TextDecoder().decode(b.subarray(8, 8 + new DataView(b.buffer).getUint32(4, true)));
+          b.set(new TextEncoder().encode(json.replace(`"format":${lib.INDEX_FORMAT}`, '"format":0')), 8);
+          return b;
+        })(),
+        /made by another version/,
+      ],
       [new Uint8Array(new lib.VectorIndex('other-model', 8).serialize()), /model "other-model", not "mock-embed"/],
     ] as const) {
       mock.reset();

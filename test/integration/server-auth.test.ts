@@ -85,7 +85,12 @@ describe.each(SETUPS.map((setup, i) => [setup.name, i] as const))('%s', (_name, 
     // The writer starts a turn that waits for an approval: a real pending call and a real turn to aim at.
     const writerPage = await watch(url, [CHAT], { headers: setup.writer });
     clients.push(writerPage);
-    const started = await post(url, 'send', { chat: CHAT, text: 'mock:tool=wiki-create {"title":"Written by a writer","text":"x"}' }, { ...JSON_TYPE, ...CSRF, ...setup.writer });
+    const started = await post(
+      url,
+      'send',
+      { chat: CHAT, text: 'mock:tool=wiki-create {"title":"Written by a writer","text":"x"}' },
+      { ...JSON_TYPE, ...CSRF, ...setup.writer },
+    );
     expect(started.status).toBe(202);
     const waiting = await writerPage.waitFor('the approval', (e) => e.event === 'agent' && e.data.type === 'waiting');
     await writerPage.waitFor('input-required', isStatus('input-required'));
@@ -139,6 +144,10 @@ describe.each(SETUPS.map((setup, i) => [setup.name, i] as const))('%s', (_name, 
     await readerPage.waitFor('the reply', (e) => e.event === 'tiddler' && e.data['agent-chat'] === CHAT && e.data.role === 'assistant');
     await readerPage.waitFor('completed', isStatus('completed'));
     expect(mock.requests.length).toBe(before.requests + 1);
-    expect(savedMessages(dir, CHAT).filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['mock:tool=wiki-create {"title":"Written by a writer","text":"x"}']);
+    expect(
+      savedMessages(dir, CHAT)
+        .filter((m) => m.role === 'user')
+        .map((m) => m.text),
+    ).toEqual(['mock:tool=wiki-create {"title":"Written by a writer","text":"x"}']);
   });
 });

@@ -95,7 +95,14 @@ describe('the durable store', () => {
   const store = () => new server.DurableStore($tw.wiki, statePath(), $tw.syncadaptor);
 
   test('redoes a step whose intent record was written but whose files were not', () => {
-    const reply = { title: '$:/ai/messages/C/000001', type: 'text/vnd.tiddlyagent.reply', 'agent-chat': 'C', 'agent-seq': '1', role: 'assistant', text: 'The whole reply' };
+    const reply = {
+      title: '$:/ai/messages/C/000001',
+      type: 'text/vnd.tiddlyagent.reply',
+      'agent-chat': 'C',
+      'agent-seq': '1',
+      role: 'assistant',
+      text: 'The whole reply',
+    };
     const journal = { title: '$:/ai/journal/C/000000', type: 'application/json', text: '{"Old note":{"before":null,"after":null}}' };
     fs.mkdirSync(statePath(), { recursive: true });
     fs.writeFileSync(path.join(statePath(), 'intent.json'), JSON.stringify([{ put: reply }, { put: journal }, { delete: 'Old note' }]));
@@ -182,7 +189,8 @@ describe('the push hub', () => {
 
   beforeAll(() => {
     $tw.wiki.addTiddler({ title: 'Hub chat', agent: 'A', 'agent-status': 'idle' });
-    for (let i = 0; i < 3; i++) $tw.wiki.addTiddler({ title: `$:/ai/messages/Hub chat/00000${i}`, 'agent-chat': 'Hub chat', 'agent-seq': String(i), role: 'user', text: `m${i}` });
+    for (let i = 0; i < 3; i++)
+      $tw.wiki.addTiddler({ title: `$:/ai/messages/Hub chat/00000${i}`, 'agent-chat': 'Hub chat', 'agent-seq': String(i), role: 'user', text: `m${i}` });
   });
 
   test('a page that reconnects gets exactly the tiddler events it missed, then a snapshot', () => {
@@ -190,7 +198,10 @@ describe('the push hub', () => {
     const first = new FakeResponse();
     h.connect(first as never, ['Hub chat'], h.cursor());
     h.publishTiddlers(['$:/ai/messages/Hub chat/000000']);
-    const seen = first.events().filter((e) => e.event === 'tiddler').at(-1)!.id;
+    const seen = first
+      .events()
+      .filter((e) => e.event === 'tiddler')
+      .at(-1)!.id;
     first.end();
     h.publishTiddlers(['$:/ai/messages/Hub chat/000001', '$:/ai/messages/Hub chat/000002']);
     h.publishEvent({ type: 'text-delta', chat: 'Hub chat', text: 'x', id: 1 });

@@ -6,7 +6,22 @@
 // told what the user changed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { folderBytes, getTiddler, operations, post, putTiddler, savedMessages, serverWikiFolder, startMockLlm, startServer, until, watch, type MockLlm, type SseClient, type TwServer } from '../helpers/server';
+import {
+  folderBytes,
+  getTiddler,
+  operations,
+  post,
+  putTiddler,
+  savedMessages,
+  serverWikiFolder,
+  startMockLlm,
+  startServer,
+  until,
+  watch,
+  type MockLlm,
+  type SseClient,
+  type TwServer,
+} from '../helpers/server';
 
 jest.setTimeout(60_000);
 
@@ -39,10 +54,10 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('a reader cannot decide with a text; a bad or refused text changes nothing; the writer\'s version lands, journaled, and the model is told', async () => {
+test("a reader cannot decide with a text; a bad or refused text changes nothing; the writer's version lands, journaled, and the model is told", async () => {
   mock.queue([
     { toolCalls: [{ name: 'wiki-read', arguments: { title: NOTE } }] },
-    { toolCalls: [{ name: 'wiki-edit', arguments: { title: NOTE, modified: M, edits: [{ find: 'Last line.', replace: 'The agent\'s last line.' }] } }] },
+    { toolCalls: [{ name: 'wiki-edit', arguments: { title: NOTE, modified: M, edits: [{ find: 'Last line.', replace: "The agent's last line." }] } }] },
     { text: 'Done.' },
   ]);
   expect((await post(server.url, 'send', { chat: CHAT, text: 'Change the last line.' }, WRITER)).status).toBe(202);
@@ -50,7 +65,7 @@ test('a reader cannot decide with a text; a bad or refused text changes nothing;
   await page.waitFor('input-required', (e) => e.event === 'agent' && e.data.type === 'status' && e.data.status === 'input-required');
   expect(savedMessages(dir, CHAT).find((m) => m.title === pending)!['approval-edit']).toBe(NOTE);
 
-  const mine = 'First line.\n\nSecond line.\n\nThe writer\'s last line.';
+  const mine = "First line.\n\nSecond line.\n\nThe writer's last line.";
   const before = { files: folderBytes(dir), log: JSON.stringify(operations(dir)), requests: mock.requests.length };
   const refusals: [Record<string, string>, Record<string, unknown>, number, RegExp | undefined][] = [
     [READER, { chat: CHAT, message: pending, choice: 'once', text: mine }, 401, undefined],
@@ -74,10 +89,12 @@ test('a reader cannot decide with a text; a bad or refused text changes nothing;
   expect((await getTiddler(server.url, NOTE, basic('alice', 'wonderland')))!.text).toBe(mine);
   const told = mock.requests.at(-1)!.body.messages.at(-1);
   expect(told).toMatchObject({ role: 'tool', content: expect.stringContaining('The user edited your proposed text before allowing it') });
-  expect(told.content).toContain('- The agent\'s last line.\n+ The writer\'s last line.');
+  expect(told.content).toContain("- The agent's last line.\n+ The writer's last line.");
 
   // Roll back restores the original, from the turn's journal.
-  const user = savedMessages(dir, CHAT).filter((m) => m.role === 'user').at(-1)!.title!;
+  const user = savedMessages(dir, CHAT)
+    .filter((m) => m.role === 'user')
+    .at(-1)!.title!;
   const rolled = await post(server.url, 'rollback', { chat: CHAT, message: user }, WRITER);
   expect(rolled).toMatchObject({ status: 200, body: { conflicts: [], restored: [NOTE] } });
   await until('the original on the server', async () => (await getTiddler(server.url, NOTE, basic('alice', 'wonderland')))?.text === ORIGINAL);

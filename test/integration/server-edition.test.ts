@@ -40,9 +40,28 @@ const clients: SseClient[] = [];
 let nest: string[];
 let nestPrivate: string[];
 
-const CHATS = ['Stream chat', 'Leave chat', 'Queue chat', 'Stop chat', 'Undo chat', 'Bad chat', 'Flood chat', 'Resume chat', 'Big chat', 'Todo chat', 'Branch chat'];
+const CHATS = [
+  'Stream chat',
+  'Leave chat',
+  'Queue chat',
+  'Stop chat',
+  'Undo chat',
+  'Bad chat',
+  'Flood chat',
+  'Resume chat',
+  'Big chat',
+  'Todo chat',
+  'Branch chat',
+];
 /** 'Big chat' has a long history: 40 messages of 50 kB, 2 MB in all. */
-const BIG = Array.from({ length: 40 }, (_, i) => ({ title: `$:/ai/messages/Big chat/${String(i + 1).padStart(6, '0')}`, 'agent-chat': 'Big chat', 'agent-seq': String(i + 1), role: i % 2 ? 'assistant' : 'user', type: 'text/plain', text: `${i} ${'b'.repeat(50_000)}` }));
+const BIG = Array.from({ length: 40 }, (_, i) => ({
+  title: `$:/ai/messages/Big chat/${String(i + 1).padStart(6, '0')}`,
+  'agent-chat': 'Big chat',
+  'agent-seq': String(i + 1),
+  role: i % 2 ? 'assistant' : 'user',
+  type: 'text/plain',
+  text: `${i} ${'b'.repeat(50_000)}`,
+}));
 
 beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 2 });
@@ -50,7 +69,13 @@ beforeAll(async () => {
   for (const chat of CHATS) writeChat(dir, chat);
   nest = writeFurnishedChat(dir, 'Nest');
   nestPrivate = writeFurnishedChat(dir, 'Nest/Private');
-  for (const { text, ...fields } of BIG) fs.writeFileSync(`${dir}/tiddlers/big-${fields['agent-seq']}.tid`, `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
+  for (const { text, ...fields } of BIG)
+    fs.writeFileSync(
+      `${dir}/tiddlers/big-${fields['agent-seq']}.tid`,
+      `${Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${text}`,
+    );
   server = await startServer(dir);
   url = server.url;
 });
@@ -70,7 +95,8 @@ async function open(chats: string[], options: Parameters<typeof watch>[2] = {}):
 
 /** How many pages the server's push channel has (GET /agent/status). */
 const pages = async () => ((await (await fetch(`${url}/agent/status`)).json()) as { pages: number }).pages;
-const isStatus = (chat: string, status: string) => (e: SseEvent) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
+const isStatus = (chat: string, status: string) => (e: SseEvent) =>
+  e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
 const isReply = (chat: string) => (e: SseEvent) => e.event === 'tiddler' && e.data['agent-chat'] === chat && e.data.role === 'assistant';
 const idSeq = (id: string | undefined) => Number(/-(\d+)$/.exec(id ?? '')?.[1]);
 
@@ -153,7 +179,7 @@ test('a page that closes mid-turn: the reply is still written, on disk and over 
   expect(fresh.events.find(isReply(chat))?.data.text).toBe(`Long reply: ${words}`);
 });
 
-test("a page that shows chat Nest gets it whole (messages, journal, image, todo list, parked version, schedule) and not one tiddler of chat Nest/Private", async () => {
+test('a page that shows chat Nest gets it whole (messages, journal, image, todo list, parked version, schedule) and not one tiddler of chat Nest/Private', async () => {
   const page = await open(['Nest']);
   const sync = page.events.find((e) => e.event === 'chat-sync')!;
   expect(sync.data.chat).toBe('Nest');
@@ -163,7 +189,7 @@ test("a page that shows chat Nest gets it whole (messages, journal, image, todo 
   expect(pushed.filter((t) => nestPrivate.includes(t.title) || Object.values(t).includes('Nest/Private'))).toEqual([]);
 });
 
-test("the todo list the model writes on the server reaches the page that shows the chat, is saved, and comes with the chat to a page that resyncs", async () => {
+test('the todo list the model writes on the server reaches the page that shows the chat, is saved, and comes with the chat to a page that resyncs', async () => {
   const chat = 'Todo chat';
   const title = `$:/ai/todo/${chat}`;
   const list = '- [x] Look around\n- [ ] Write it up';
@@ -193,10 +219,15 @@ test('two pages send to one chat at once: both 202, the second shows in the queu
   const firstId = log.find((op) => ids.includes(op.id as string) && op.status === 'running')!.id;
   const [first, second] = firstId === ids[0] ? texts : [texts[1]!, texts[0]!];
 
-  const queued = await watcher.waitFor('the queue with the second send', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'queue' && e.data.queue.length === 1);
+  const queued = await watcher.waitFor(
+    'the queue with the second send',
+    (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'queue' && e.data.queue.length === 1,
+  );
   expect(queued.data.queue[0].text).toBe(second);
   await watcher.waitFor('the second reply', (e) => isReply(chat)(e) && e.data.text === defaultReply(second!));
-  await watcher.waitFor('completed after the second reply', isStatus(chat, 'completed'), { from: watcher.events.findIndex((e) => isReply(chat)(e) && e.data.text === defaultReply(second!)) });
+  await watcher.waitFor('completed after the second reply', isStatus(chat, 'completed'), {
+    from: watcher.events.findIndex((e) => isReply(chat)(e) && e.data.text === defaultReply(second!)),
+  });
   // The queue event came while the first turn ran (before its reply was finished), then emptied.
   const firstReply = watcher.events.findIndex((e) => isReply(chat)(e) && e.data.text === defaultReply(first!));
   expect(watcher.events.indexOf(queued)).toBeLessThan(firstReply);
@@ -210,7 +241,9 @@ test('two pages send to one chat at once: both 202, the second shows in the queu
   ]);
   for (const id of ids) expect(operationStatuses(dir, id)).toEqual(['queued', 'running', 'done']);
   // One turn after the other: the second ran after the first was done.
-  const lines = operations(dir).map((op) => `${op.id === firstId ? 'first' : ids.includes(op.id as string) ? 'second' : 'other'} ${op.status}`).filter((l) => !l.startsWith('other'));
+  const lines = operations(dir)
+    .map((op) => `${op.id === firstId ? 'first' : ids.includes(op.id as string) ? 'second' : 'other'} ${op.status}`)
+    .filter((l) => !l.startsWith('other'));
   expect(lines).toEqual(['first queued', 'first running', 'second queued', 'first done', 'second running', 'second done']);
 });
 
@@ -238,7 +271,11 @@ test('stop over HTTP aborts the running turn at once and cancels the send waitin
   expect(operationStatuses(dir, firstId)).toEqual(['queued', 'running', 'canceled']);
   expect(operationStatuses(dir, secondId)).toEqual(['queued', 'canceled']);
   expect(tiddlerFiles(dir).tiddlers.get(chat)!['agent-status']).toBe('canceled');
-  expect(savedMessages(dir, chat).filter((m) => m.role === 'user').map((m) => m.text)).toEqual(['Go on and on mock:slow']);
+  expect(
+    savedMessages(dir, chat)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.text),
+  ).toEqual(['Go on and on mock:slow']);
   expect((await post(url, 'stop', { chat })).status).toBe(409);
 });
 

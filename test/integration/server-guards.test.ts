@@ -55,8 +55,16 @@ test("a stale PUT of a chat keeps the runner's fields and takes the user's", asy
   expect(fields['agent-status']).toBe('completed');
   expect(fields['agent-context-usage']).toBeTruthy();
   // The browser's copy from mid-turn, with the user's change of text.
-  const stale = { ...before, text: 'My notes on this chat', fields: { ...fields, 'agent-status': 'working', 'agent-context-usage': '{"total":1}', 'agent-allowed-tools': 'wiki-delete' } };
-  const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('Demo chat')}`, { method: 'PUT', headers: HEADERS, body: JSON.stringify(stale) });
+  const stale = {
+    ...before,
+    text: 'My notes on this chat',
+    fields: { ...fields, 'agent-status': 'working', 'agent-context-usage': '{"total":1}', 'agent-allowed-tools': 'wiki-delete' },
+  };
+  const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('Demo chat')}`, {
+    method: 'PUT',
+    headers: HEADERS,
+    body: JSON.stringify(stale),
+  });
   expect(put.status).toBe(204);
   const after = await getChat();
   const afterFields = after.fields as Record<string, string>;
@@ -71,7 +79,11 @@ test("a stale PUT of a chat keeps the runner's fields and takes the user's", asy
 });
 
 test('a PUT of an ordinary tiddler is left as it is', async () => {
-  const put = await fetch(`${url}/recipes/default/tiddlers/Plain`, { method: 'PUT', headers: HEADERS, body: JSON.stringify({ title: 'Plain', text: 'x', fields: { 'agent-status': 'working' } }) });
+  const put = await fetch(`${url}/recipes/default/tiddlers/Plain`, {
+    method: 'PUT',
+    headers: HEADERS,
+    body: JSON.stringify({ title: 'Plain', text: 'x', fields: { 'agent-status': 'working' } }),
+  });
   expect(put.status).toBe(204);
   const got = (await (await fetch(`${url}/recipes/default/tiddlers/Plain`)).json()) as { fields: Record<string, string> };
   expect(got.fields['agent-status']).toBe('working');
@@ -80,24 +92,38 @@ test('a PUT of an ordinary tiddler is left as it is', async () => {
 test('a model that names a tiddler like a path cannot write outside tiddlers/ nor over the operation log', async () => {
   const before = fs.readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8');
   for (const title of ['../agent-state/operations.jsonl', '../../escaped']) {
-    const res = await fetch(`${url}/agent/send`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', text: `mock:tool=wiki-create ${JSON.stringify({ title, text: '{"id":"forged","status":"queued"}' })}` }) });
+    const res = await fetch(`${url}/agent/send`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ chat: 'Demo chat', text: `mock:tool=wiki-create ${JSON.stringify({ title, text: '{"id":"forged","status":"queued"}' })}` }),
+    });
     expect(res.status).toBe(202);
     // The call waits for approval: its message is on disk (the runner's writes are durable before anyone hears of them).
     let pending: string | undefined;
     for (let i = 0; i < 500 && !pending; i++) {
       const metas = fs.readdirSync(path.join(dir, 'tiddlers')).filter((f) => f.startsWith('$__ai_messages_Demo chat_') && f.endsWith('.meta'));
-      pending = metas.map((f) => fs.readFileSync(path.join(dir, 'tiddlers', f), 'utf8')).filter((m) => /^tool-status: pending$/m.test(m)).map((m) => /^title: (.*)$/m.exec(m)![1])[0];
+      pending = metas
+        .map((f) => fs.readFileSync(path.join(dir, 'tiddlers', f), 'utf8'))
+        .filter((m) => /^tool-status: pending$/m.test(m))
+        .map((m) => /^title: (.*)$/m.exec(m)![1])[0];
       if (!pending) await new Promise((r) => setTimeout(r, 20));
     }
     expect(pending).toBeTruthy();
-    const decided = await fetch(`${url}/agent/decide`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ chat: 'Demo chat', message: pending, choice: 'once' }) });
+    const decided = await fetch(`${url}/agent/decide`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ chat: 'Demo chat', message: pending, choice: 'once' }),
+    });
     expect(decided.status).toBe(202);
     await settled();
   }
   // The log holds only real operations; nothing landed outside the wiki's tiddlers/ folder.
   const after = fs.readFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), 'utf8');
   expect(after.startsWith(before)).toBe(true);
-  const ids = after.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+  const ids = after
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { id: string }).id);
   expect(ids).not.toContain('forged');
   expect(fs.readdirSync(dir).sort()).toEqual(['agent-state', 'plugins', 'tiddlers', 'tiddlywiki.info']);
   expect(fs.existsSync(path.join(dir, '..', 'escaped'))).toBe(false);

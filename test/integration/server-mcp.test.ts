@@ -9,7 +9,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { getTiddler, post, savedMessages, serverWikiFolder, startMockLlm, startServer, tiddlerFiles, until, type Fields, type MockLlm, type TwServer } from '../helpers/server';
+import {
+  getTiddler,
+  post,
+  savedMessages,
+  serverWikiFolder,
+  startMockLlm,
+  startServer,
+  tiddlerFiles,
+  until,
+  type Fields,
+  type MockLlm,
+  type TwServer,
+} from '../helpers/server';
 
 jest.setTimeout(60_000);
 
@@ -25,7 +37,12 @@ const MCP_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/js
 
 function writeTiddler(dir: string, file: string, fields: Fields): void {
   const { text = '', ...rest } = fields;
-  fs.writeFileSync(path.join(dir, 'tiddlers', file), `${Object.entries(rest).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', file),
+    `${Object.entries(rest)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n\n${text}`,
+  );
 }
 
 function wikiFolder(mockUrl: string, enabled: boolean): string {
@@ -38,7 +55,8 @@ function wikiFolder(mockUrl: string, enabled: boolean): string {
     'agent-tools': 'wiki-search wiki-read wiki-create wiki-update summary ask-question manage-todo',
     // Under Auto/ a create or an update runs at once; any other waits for the user.
     // Reads of Private/… are denied (for a reader's session too).
-    'agent-approval': '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-update": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-read": {"deny": ["^Private/"]}}',
+    'agent-approval':
+      '{"wiki-create": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-update": {"mode": "confirm", "allow": ["^Auto/"]}, "wiki-read": {"deny": ["^Private/"]}}',
     // Short, so a confirmation nobody answers times out within the test.
     'agent-approval-timeout': '5',
     text: 'An agent for MCP clients.',
@@ -58,7 +76,7 @@ async function connect(url: string, name: string, headers: Record<string, string
   return client;
 }
 
-const text = (result: object) => (((result as { content?: { text?: string }[] }).content ?? [])[0]?.text ?? '');
+const text = (result: object) => ((result as { content?: { text?: string }[] }).content ?? [])[0]?.text ?? '';
 
 let mock: MockLlm;
 let auth: { server: TwServer; dir: string };
@@ -156,14 +174,18 @@ describe('the wiki as an MCP server', () => {
     await until('the rollback on disk', () => !tiddlerFiles(auth.dir).tiddlers.has('Auto/Made over MCP'));
   });
 
-  test('a client writes only over the version it read: a user\'s edit that keeps modified, also while the write waits, is kept', async () => {
+  test("a client writes only over the version it read: a user's edit that keeps modified, also while the write waits, is kept", async () => {
     const { url } = auth.server;
     const client = await connect(url, 'conflicted', ALICE);
     const [auto, confirmed, unread] = SHARED as [string, string, string];
     /** A browser saving the user's edit, the way `$timestamp="no"` leaves it: the same modified. */
     const userSaves = async (title: string, text: string) => {
       const current = await (await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, { headers: ALICE })).json();
-      const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, { method: 'PUT', headers: { ...CSRF, ...ALICE }, body: JSON.stringify({ ...current, text }) });
+      const put = await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent(title)}`, {
+        method: 'PUT',
+        headers: { ...CSRF, ...ALICE },
+        body: JSON.stringify({ ...current, text }),
+      });
       expect(put.status).toBe(204);
     };
     const update = (title: string, words: string) => client.callTool({ name: 'wiki-update', arguments: { title, modified: '20260101000000000', text: words } });
@@ -175,29 +197,33 @@ describe('the wiki as an MCP server', () => {
 
     // Read, then the user's edit, then the client's write: refused, the edit kept.
     for (const title of [auto, confirmed]) expect((await client.callTool({ name: 'wiki-read', arguments: { title } })).isError).toBeFalsy();
-    await userSaves(auto, 'The user\'s words.');
-    const stale = await update(auto, 'The client\'s words.');
+    await userSaves(auto, "The user's words.");
+    const stale = await update(auto, "The client's words.");
     expect(stale.isError).toBe(true);
     expect(text(stale)).toContain(`"${auto}" changed since you read it`);
-    expect((await getTiddler(url, auto, ALICE))!.text).toBe('The user\'s words.');
+    expect((await getTiddler(url, auto, ALICE))!.text).toBe("The user's words.");
 
     // While a write waits for the user's approval, the user edits the note and then allows the write: refused.
-    const waiting = update(confirmed, 'The client\'s words.');
+    const waiting = update(confirmed, "The client's words.");
     const chat = `MCP: conflicted`;
     let pending: Fields | undefined;
     await until('the pending call', () => !!(pending = savedMessages(auth.dir, chat).find((m) => m['tool-status'] === 'pending')));
-    await userSaves(confirmed, 'The user\'s words.');
+    await userSaves(confirmed, "The user's words.");
     expect((await post(url, 'decide', { chat, message: pending!.title, choice: 'once' }, { ...CSRF, ...ALICE })).status).toBe(202);
     const refused = await waiting;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain(`"${confirmed}" changed since you read it`);
-    expect((await getTiddler(url, confirmed, ALICE))!.text).toBe('The user\'s words.');
-    expect(savedMessages(auth.dir, chat).filter((m) => m['tool-name'] === 'wiki-update').map((m) => m['tool-status'])).toEqual(['error', 'error', 'error']);
+    expect((await getTiddler(url, confirmed, ALICE))!.text).toBe("The user's words.");
+    expect(
+      savedMessages(auth.dir, chat)
+        .filter((m) => m['tool-name'] === 'wiki-update')
+        .map((m) => m['tool-status']),
+    ).toEqual(['error', 'error', 'error']);
 
     // Read again: the write lands on the version the client has seen.
     expect((await client.callTool({ name: 'wiki-read', arguments: { title: auto } })).isError).toBeFalsy();
-    expect((await update(auto, 'The client\'s words, after reading.')).isError).toBeFalsy();
-    expect((await getTiddler(url, auto, ALICE))!.text).toBe('The client\'s words, after reading.');
+    expect((await update(auto, "The client's words, after reading.")).isError).toBeFalsy();
+    expect((await getTiddler(url, auto, ALICE))!.text).toBe("The client's words, after reading.");
   });
 
   test('a confirmation nobody answers times out: the client gets "timed out", nothing lands, the chat is usable again', async () => {
@@ -246,7 +272,11 @@ describe('the wiki as an MCP server', () => {
     const noSession = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_ACCEPT, ...ALICE }, body: list });
     expect(noSession.status).toBe(400);
     expect(((await noSession.json()) as { error: { message: string } }).error.message).toMatch(/no valid session id/);
-    const huge = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_ACCEPT, ...ALICE }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } }) });
+    const huge = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_ACCEPT, ...ALICE },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } }),
+    });
     expect(huge.status).toBe(413);
     const crossSite = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_ACCEPT, ...ALICE, Origin: 'https://evil.example' }, body: list });
     expect(crossSite.status).toBe(403);
@@ -276,7 +306,7 @@ describe('the wiki as an MCP server', () => {
     }
   });
 
-  test('one user cannot end another\'s sessions: each user\'s oldest session ends only when that user opens too many', async () => {
+  test("one user cannot end another's sessions: each user's oldest session ends only when that user opens too many", async () => {
     const { url } = auth.server;
     const bob = await connect(url, 'bob-keeps-this', BOB);
     const alice: Client[] = [];

@@ -51,9 +51,15 @@ beforeAll(async () => {
   [other, otherUrl] = await listen(echoing);
   dir = demoWikiFolder(mock.url, { server: true, edition: 'server', providerFields: { 'api-key-name': 'mock-api-key' } });
   fs.writeFileSync(path.join(dir, 'users.csv'), 'username,password\nalice,wonderland\nbob,builder\n');
-  fs.writeFileSync(path.join(dir, 'tiddlers', 'echo-profile.tid'), `title: Echo profile\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${echoUrl}\napi-key-name: mock-api-key\n\n`);
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', 'echo-profile.tid'),
+    `title: Echo profile\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${echoUrl}\napi-key-name: mock-api-key\n\n`,
+  );
   const config = { keys: { 'mock-api-key': { origins: [new URL(mock.url).origin, new URL(echoUrl).origin] } }, allowHosts: ['127.0.0.1'] };
-  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], { 'mock-api-key': KEY, TIDDLYAGENT_CONFIG: JSON.stringify(config) });
+  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], {
+    'mock-api-key': KEY,
+    TIDDLYAGENT_CONFIG: JSON.stringify(config),
+  });
 });
 
 afterAll(async () => {
@@ -75,7 +81,7 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-test('a writer tests a profile with the server\'s key: the models come back, the key does not', async () => {
+test("a writer tests a profile with the server's key: the models come back, the key does not", async () => {
   const answer = await post(server.url, 'provider-test', { profile: PROFILE, model: 'mock-model' }, WRITER);
   expect(answer).toEqual({ status: 200, body: { ok: true, models: ['mock-model', 'mock-model-large'], model: 'listed' } });
   expect(mock.requests).toEqual([]); // the list is no chat request; the mock records chats only

@@ -72,8 +72,12 @@ async function open(chats: string[], options: Parameters<typeof watch>[2] = {}):
   return client;
 }
 
-const isStatus = (chat: string, status: string) => (e: SseEvent) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
-const lastOf = (id: string) => operations(dir).filter((op) => op.id === id).at(-1)!;
+const isStatus = (chat: string, status: string) => (e: SseEvent) =>
+  e.event === 'agent' && e.data.chat === chat && e.data.type === 'status' && e.data.status === status;
+const lastOf = (id: string) =>
+  operations(dir)
+    .filter((op) => op.id === id)
+    .at(-1)!;
 
 test('SIGKILL mid-stream, restart on the same folder: the chat is interrupted (not working), its messages kept once, every file whole, the operations failed; an old page is resynced; a new send completes', async () => {
   const chat = 'Demo chat';
@@ -192,36 +196,42 @@ test('a pending approval survives a SIGKILL; deciding it after the restart runs 
   expect(await chatStatus(url, chat)).toBe('completed');
 });
 
-test('a user\'s edit that keeps modified while a write waits for approval, then a SIGKILL: deciding after the restart refuses the write; the retry after the re-read lands', async () => {
+test("a user's edit that keeps modified while a write waits for approval, then a SIGKILL: deciding after the restart refuses the write; the retry after the re-read lands", async () => {
   const chat = 'Restart conflict chat';
   const modified = '20260101000000000';
   const update = (text: string) => ({ toolCalls: [{ name: 'wiki-update', arguments: { title: RESTART_NOTE, modified, text } }] });
-  mock.queue([{ toolCalls: [{ name: 'wiki-read', arguments: { title: RESTART_NOTE } }] }, update('The agent\'s words.'), update('The agent\'s words, again.')]);
+  mock.queue([{ toolCalls: [{ name: 'wiki-read', arguments: { title: RESTART_NOTE } }] }, update("The agent's words."), update("The agent's words, again.")]);
   const page = await open([chat]);
   expect((await post(server.url, 'send', { chat, text: 'Rewrite the note.' })).status).toBe(202);
   const first = (await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting')).data.message as string;
   // The user's edit, saved as `<$action-setfield $timestamp="no"/>` leaves it: the same modified.
   const current = await (await fetch(`${server.url}/recipes/default/tiddlers/${encodeURIComponent(RESTART_NOTE)}`)).json();
-  const put = await fetch(`${server.url}/recipes/default/tiddlers/${encodeURIComponent(RESTART_NOTE)}`, { method: 'PUT', headers: WRITE_HEADERS, body: JSON.stringify({ ...current, text: 'The user\'s words.', tags: 'Checked' }) });
+  const put = await fetch(`${server.url}/recipes/default/tiddlers/${encodeURIComponent(RESTART_NOTE)}`, {
+    method: 'PUT',
+    headers: WRITE_HEADERS,
+    body: JSON.stringify({ ...current, text: "The user's words.", tags: 'Checked' }),
+  });
   expect(put.status).toBe(204);
-  await until('the edit on disk', () => tiddlerFiles(dir).tiddlers.get(RESTART_NOTE)?.text === 'The user\'s words.');
+  await until('the edit on disk', () => tiddlerFiles(dir).tiddlers.get(RESTART_NOTE)?.text === "The user's words.");
   await server.kill();
 
   server = await startServer(dir);
   const back = await open([chat]);
   expect((await post(server.url, 'decide', { chat, message: first, choice: 'once' })).status).toBe(202);
-  const second = (await back.waitFor('the retried write', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting' && e.data.message !== first)).data.message as string;
-  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: 'The user\'s words.', tags: 'Checked', modified });
+  const second = (
+    await back.waitFor('the retried write', (e) => e.event === 'agent' && e.data.chat === chat && e.data.type === 'waiting' && e.data.message !== first)
+  ).data.message as string;
+  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: "The user's words.", tags: 'Checked', modified });
   const refused = savedMessages(dir, chat).find((m) => m.title === first)!;
   expect(refused['tool-status']).toBe('error');
   expect(refused.text).toContain(`"${RESTART_NOTE}" changed since you read it`);
   // The model was told, and shown the user's version; the write it makes from that version lands.
   const told = mock.requests.at(-1)!.body.messages as { role: string; content: string }[];
   expect(told.some((m) => m.role === 'tool' && m.content.includes('changed since you read it'))).toBe(true);
-  expect(told.some((m) => m.role === 'system' && m.content.startsWith('Current tiddler') && m.content.includes('The user\'s words.'))).toBe(true);
+  expect(told.some((m) => m.role === 'system' && m.content.startsWith('Current tiddler') && m.content.includes("The user's words."))).toBe(true);
   expect((await post(server.url, 'decide', { chat, message: second, choice: 'once' })).status).toBe(202);
   await back.waitFor('completed', isStatus(chat, 'completed'));
-  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: 'The agent\'s words, again.', tags: 'Checked' });
+  expect(await getTiddler(server.url, RESTART_NOTE)).toMatchObject({ text: "The agent's words, again.", tags: 'Checked' });
 });
 
 test('killed after a send saved its message but before the turn saved anything else: after the restart the chat says the turn was cut off', async () => {
@@ -234,7 +244,14 @@ test('killed after a send saved its message but before the turn saved anything e
   const message = (seq: number, role: string, text: string, extra: Record<string, string> = {}) =>
     fs.writeFileSync(
       path.join(dir, 'tiddlers', `cut-${seq}.tid`),
-      `${Object.entries({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, type: 'text/plain', 'agent-chat': chat, 'agent-seq': String(seq), role, ...extra })
+      `${Object.entries({
+        title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`,
+        type: 'text/plain',
+        'agent-chat': chat,
+        'agent-seq': String(seq),
+        role,
+        ...extra,
+      })
         .map(([k, v]) => `${k}: ${v}`)
         .join('\n')}\n\n${text}`,
     );
@@ -242,7 +259,10 @@ test('killed after a send saved its message but before the turn saved anything e
   message(1, 'assistant', 'An earlier answer');
   message(2, 'user', 'The question that was cut off', { 'agent-operation': 'op-cut' });
   const op = { id: 'op-cut', chat, kind: 'send', text: 'The question that was cut off', attachments: [], created: Date.now() };
-  fs.appendFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`);
+  fs.appendFileSync(
+    path.join(dir, 'agent-state', 'operations.jsonl'),
+    `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`,
+  );
   server = await startServer(dir);
 
   expect(operationStatuses(dir, 'op-cut')).toEqual(['running', 'failed']);
@@ -277,7 +297,10 @@ test('killed after a decision landed but before the turn went on: after the rest
     .find((f) => (f.endsWith('.tid') || f.endsWith('.meta')) && fs.readFileSync(f, 'utf8').split('\n').includes(`title: ${message}`))!;
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(`title: ${message}\n`, `title: ${message}\napproval: once\n`));
   const op = { id: 'op-decided', chat, kind: 'decide', message, choice: 'once', created: Date.now() };
-  fs.appendFileSync(path.join(dir, 'agent-state', 'operations.jsonl'), `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`);
+  fs.appendFileSync(
+    path.join(dir, 'agent-state', 'operations.jsonl'),
+    `${JSON.stringify({ ...op, status: 'queued' })}\n${JSON.stringify({ ...op, status: 'running' })}\n`,
+  );
   server = await startServer(dir);
   const url = server.url;
 
@@ -360,7 +383,17 @@ test('killed at many moments of a turn whose tool writes a note, the folder is c
     await page.waitFor(`event ${moment} of turn ${i}`, () => page.events.length - from >= moment || page.events.slice(from).some(isStatus(chat, 'completed')));
     const before = page.events.slice(from, from + moment);
     const saw = (type: string) => before.some((e) => e.event === 'agent' && e.data.type === type);
-    seen.push(before.some(isStatus(chat, 'completed')) ? 'completed' : saw('text-delta') ? 'streaming' : saw('tool-finished') ? 'after the tool' : saw('status') ? 'before the tool' : 'the 202');
+    seen.push(
+      before.some(isStatus(chat, 'completed'))
+        ? 'completed'
+        : saw('text-delta')
+          ? 'streaming'
+          : saw('tool-finished')
+            ? 'after the tool'
+            : saw('status')
+              ? 'before the tool'
+              : 'the 202',
+    );
     await server.kill();
     page.close();
     server = await startServer(dir);

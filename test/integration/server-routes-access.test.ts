@@ -51,7 +51,12 @@ beforeAll(async () => {
   url = server.url;
   // Real things to aim at: a turn waiting for the writer's approval, and the writer's MCP session.
   page = await watch(url, [CHAT], { headers: ROLES.writer });
-  const sent = await post(url, 'send', { chat: CHAT, text: 'mock:tool=wiki-create {"title":"Written by a writer","text":"x"}' }, { ...JSON_TYPE, ...CSRF, ...ROLES.writer });
+  const sent = await post(
+    url,
+    'send',
+    { chat: CHAT, text: 'mock:tool=wiki-create {"title":"Written by a writer","text":"x"}' },
+    { ...JSON_TYPE, ...CSRF, ...ROLES.writer },
+  );
   expect(sent.status).toBe(202);
   pending = (await page.waitFor('the approval', (e) => e.event === 'agent' && e.data.type === 'waiting')).data.message;
   await page.waitFor('input-required', (e) => e.event === 'agent' && e.data.type === 'status' && e.data.status === 'input-required');
@@ -152,7 +157,15 @@ function gate(role: Role, csrf: boolean, writes: boolean): number | undefined {
 function probes(): Probe[] {
   const routes = routeModules();
   const out: Probe[] = [];
-  const add = (route: string, method: string, p: string, variant: string, body: string | undefined, extra: Record<string, string>, passed: number | undefined) => {
+  const add = (
+    route: string,
+    method: string,
+    p: string,
+    variant: string,
+    body: string | undefined,
+    extra: Record<string, string>,
+    passed: number | undefined,
+  ) => {
     for (const role of Object.keys(ROLES) as Role[]) {
       for (const csrf of [true, false]) {
         const writes = writersOnly({ method, path: p });
@@ -195,7 +208,15 @@ function probes(): Probe[] {
         expect(route.methods).toEqual(['PUT']);
         const p = `/recipes/default/tiddlers/${encodeURIComponent(CHAT)}`;
         expect(route.path.test(p)).toBe(true);
-        add(name, 'PUT', p, 'valid', JSON.stringify({ title: CHAT, text: 'Taken over', fields: { agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle' } }), JSON_TYPE, undefined);
+        add(
+          name,
+          'PUT',
+          p,
+          'valid',
+          JSON.stringify({ title: CHAT, text: 'Taken over', fields: { agent: '$:/demo/agents/offline-demo', 'agent-status': 'idle' } }),
+          JSON_TYPE,
+          undefined,
+        );
         add(name, 'PUT', p, 'bad JSON', '{"title": "Demo chat", ', JSON_TYPE, 400);
         add(name, 'PUT', p, 'not an object', 'null', JSON_TYPE, 400);
         break;
@@ -208,7 +229,15 @@ function probes(): Probe[] {
         add(name, 'POST', '/mcp', 'oversized body', OVERSIZED, MCP_ACCEPT, 413);
         add(name, 'POST', '/mcp', 'another site', JSON.stringify(initialize('evil')), { ...MCP_ACCEPT, Origin: 'https://evil.example' }, 403);
         add(name, 'POST', '/mcp', 'no session', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), MCP_ACCEPT, 400);
-        add(name, 'POST', '/mcp', 'unknown session', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { ...MCP_ACCEPT, 'Mcp-Session-Id': 'no-such-session' }, 404);
+        add(
+          name,
+          'POST',
+          '/mcp',
+          'unknown session',
+          JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+          { ...MCP_ACCEPT, 'Mcp-Session-Id': 'no-such-session' },
+          404,
+        );
         add(name, 'GET', '/mcp', 'unknown session', undefined, { Accept: 'text/event-stream', 'Mcp-Session-Id': 'no-such-session' }, 404);
         add(name, 'DELETE', '/mcp', 'unknown session', undefined, { 'Mcp-Session-Id': 'no-such-session' }, 404);
         break;
@@ -244,7 +273,8 @@ async function snapshot(): Promise<Map<string, string>> {
     const root = path.join(dir, sub);
     if (!fs.existsSync(root)) continue;
     for (const entry of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) out.set(path.relative(dir, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('base64'));
+      if (entry.isFile())
+        out.set(path.relative(dir, path.join(entry.parentPath, entry.name)), fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('base64'));
     }
   }
   return out;
@@ -267,14 +297,17 @@ async function send(probe: Probe): Promise<number> {
 function sendWithHost(probe: Probe): Promise<number> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: probe.method, path: probe.path, headers: { ...probe.headers, Host: probe.host! }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-        req.destroy();
-        resolve(res.statusCode ?? 0);
-      }
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: probe.method, path: probe.path, headers: { ...probe.headers, Host: probe.host! }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        }
+      },
+    );
     req.on('error', reject);
     req.end(probe.body);
   });
@@ -300,7 +333,9 @@ test('every route x role x variant gets its status; every refused request change
   }
   expect(wrong).toEqual([]);
   const pairs = [...counted.values()].reduce((n, roles) => n + roles.size, 0);
-  console.log(`Access control: ${walk.length} requests, ${counted.size} routes (method and path) x roles = ${pairs} pairs checked, none refused wrongly or let through`);
+  console.log(
+    `Access control: ${walk.length} requests, ${counted.size} routes (method and path) x roles = ${pairs} pairs checked, none refused wrongly or let through`,
+  );
   // The call still waits for the writer, who may still decide it; the snapshot sees what that changes.
   expect(savedMessages(dir, CHAT).find((m) => m.title === pending)!['tool-status']).toBe('pending');
   const before = await snapshot();
@@ -318,11 +353,20 @@ test("over /mcp, a reader's session lists and reads but writes nothing, and cann
   const before = await snapshot();
   const requests = mock.requests.length;
   const call = async (session: string, body: unknown) => {
-    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_ACCEPT, ...ROLES.reader, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_ACCEPT, ...ROLES.reader, 'Mcp-Session-Id': session, 'Mcp-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, text: await res.text() };
   };
   await call(bobSession, { jsonrpc: '2.0', method: 'notifications/initialized' });
-  const created = await call(bobSession, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wiki-create', arguments: { title: 'By a reader', text: 'x' } } });
+  const created = await call(bobSession, {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'wiki-create', arguments: { title: 'By a reader', text: 'x' } },
+  });
   expect(created.status).toBe(200);
   expect(created.text).toContain('"isError":true');
   expect(created.text).toContain('only users the server lets write');

@@ -6,7 +6,20 @@
 // unless the body says keepChanges: true. Who may call these is walked in
 // server-routes-access.test.ts and server-auth.test.ts.
 import fs from 'node:fs';
-import { getTiddler, post, savedMessages, serverWikiFolder, startMockLlm, startServer, watch, writeChat, type MockLlm, type SseClient, type SseEvent, type TwServer } from '../helpers/server';
+import {
+  getTiddler,
+  post,
+  savedMessages,
+  serverWikiFolder,
+  startMockLlm,
+  startServer,
+  watch,
+  writeChat,
+  type MockLlm,
+  type SseClient,
+  type SseEvent,
+  type TwServer,
+} from '../helpers/server';
 
 jest.setTimeout(30_000);
 
@@ -46,7 +59,10 @@ async function create(title: string): Promise<{ waiting?: string; status: string
 }
 
 const approval = async () => JSON.parse((await getTiddler(url, AGENT))!['agent-approval']!);
-const callOf = (title: string) => savedMessages(dir, CHAT).filter((m) => m['tool-name'] === 'wiki-create' && JSON.parse(m['tool-args'] ?? '{}').title === title).at(-1)!;
+const callOf = (title: string) =>
+  savedMessages(dir, CHAT)
+    .filter((m) => m['tool-name'] === 'wiki-create' && JSON.parse(m['tool-args'] ?? '{}').title === title)
+    .at(-1)!;
 const userOf = (title: string) => savedMessages(dir, CHAT).find((m) => m.role === 'user' && m.text!.includes(JSON.stringify(title)))!.title!;
 
 test('decide "always" with a scope over HTTP: a missing or wrong scope is refused and changes nothing; the prefix rule lands; the next write it allows records it; revoke-rule removes it', async () => {

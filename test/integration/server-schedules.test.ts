@@ -4,7 +4,21 @@
 // hours is skipped; a schedule edited by hand into an invalid state never fires.
 import fs from 'node:fs';
 import path from 'node:path';
-import { chatStatus, getTiddler, post, savedMessages, serverWikiFolder, startMockLlm, startServer, tiddlerFiles, until, writeChat, type Fields, type MockLlm, type TwServer } from '../helpers/server';
+import {
+  chatStatus,
+  getTiddler,
+  post,
+  savedMessages,
+  serverWikiFolder,
+  startMockLlm,
+  startServer,
+  tiddlerFiles,
+  until,
+  writeChat,
+  type Fields,
+  type MockLlm,
+  type TwServer,
+} from '../helpers/server';
 
 jest.setTimeout(40_000);
 
@@ -17,7 +31,12 @@ const hh = (h: number) => `${String(((h % 24) + 24) % 24).padStart(2, '0')}:00`;
 
 function writeSchedule(name: string, fields: Fields): void {
   const all: Fields = { title: `Schedule ${name}`, tags: '$:/tags/AI/Schedule', 'schedule-message': `Message of ${name}`, ...fields };
-  fs.writeFileSync(path.join(dir, 'tiddlers', `Schedule ${name}.tid`), `${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', `Schedule ${name}.tid`),
+    `${Object.entries(all)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n')}\n\n`,
+  );
 }
 
 const woken = (chat: string) => savedMessages(dir, chat).filter((m) => m.role === 'user' && m['agent-source']);
@@ -29,11 +48,23 @@ beforeAll(async () => {
   const now = Date.now();
   const hour = new Date(now).getUTCHours();
   // Due long ago (its stored next run is in the past), every hour, but only active three hours from now: skipped.
-  writeSchedule('night', { 'agent-chat': 'Night chat', 'schedule-kind': 'cron', 'schedule-cron': '0 * * * *', 'schedule-timezone': 'UTC', 'schedule-active-hours': `${hh(hour + 3)}-${hh(hour + 4)}`, 'schedule-next-run': iso(now - 3_600_000) });
+  writeSchedule('night', {
+    'agent-chat': 'Night chat',
+    'schedule-kind': 'cron',
+    'schedule-cron': '0 * * * *',
+    'schedule-timezone': 'UTC',
+    'schedule-active-hours': `${hh(hour + 3)}-${hh(hour + 4)}`,
+    'schedule-next-run': iso(now - 3_600_000),
+  });
   // A one-off whose time passed while the server was down: runs once at start.
   writeSchedule('past-due', { 'agent-chat': 'Past-due chat', 'schedule-kind': 'at', 'schedule-at': iso(now - 60_000) });
   // Broken by hand: an invalid cron expression and a past next run. Never fires.
-  writeSchedule('broken', { 'agent-chat': 'Broken chat', 'schedule-kind': 'cron', 'schedule-cron': 'every day at nine', 'schedule-next-run': iso(now - 60_000) });
+  writeSchedule('broken', {
+    'agent-chat': 'Broken chat',
+    'schedule-kind': 'cron',
+    'schedule-cron': 'every day at nine',
+    'schedule-next-run': iso(now - 60_000),
+  });
   server = await startServer(dir);
 });
 
@@ -47,7 +78,10 @@ test('an alarm the model sets ends its turn, fires on time as a turn from the sc
   const chat = 'Alarm chat';
   const sent = await post(server.url, 'send', { chat, text: 'mock:tool=alarm-clock {"delaySeconds":1,"message":"Wake up and report"}' });
   expect(sent.status).toBe(202);
-  await until('the alarm to fire and its turn to complete', () => woken(chat).length === 1 && savedMessages(dir, chat).at(-1)?.role === 'assistant' && savedMessages(dir, chat).length >= 5);
+  await until(
+    'the alarm to fire and its turn to complete',
+    () => woken(chat).length === 1 && savedMessages(dir, chat).at(-1)?.role === 'assistant' && savedMessages(dir, chat).length >= 5,
+  );
   await until('completed', async () => (await chatStatus(server.url, chat)) === 'completed');
   const messages = savedMessages(dir, chat);
   // The turn that set the alarm ended with the alarm's confirmation (no further model call).
@@ -84,7 +118,9 @@ test('at start: a past-due one-off runs once; a due cron run outside its active 
 test('an alarm the model sets survives a SIGKILL and fires once after the restart', async () => {
   const chat = 'Kill chat';
   await post(server.url, 'send', { chat, text: 'mock:tool=alarm-clock {"at":"' + iso(Date.now() + 2500) + '","message":"After the crash"}' });
-  await until('the schedule to be on disk', () => [...tiddlerFiles(dir).tiddlers.values()].some((t) => t['agent-chat'] === chat && t.tags === '$:/tags/AI/Schedule'));
+  await until('the schedule to be on disk', () =>
+    [...tiddlerFiles(dir).tiddlers.values()].some((t) => t['agent-chat'] === chat && t.tags === '$:/tags/AI/Schedule'),
+  );
   await until('the turn to end', async () => (await chatStatus(server.url, chat)) === 'completed');
   await server.kill();
   server = await startServer(dir);

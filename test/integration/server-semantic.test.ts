@@ -16,8 +16,20 @@ beforeAll(async () => {
   const tiddlers = path.join(dir, 'tiddlers');
   fs.mkdirSync(tiddlers, { recursive: true });
   const write = (name: string, fields: Record<string, string>, text = '') =>
-    fs.writeFileSync(path.join(tiddlers, name), `${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n${text}`);
-  write('embed-profile.tid', { title: '$:/test/embed-profile', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': mock.url, models: 'mock-model', 'embedding-model': 'mock-embed' });
+    fs.writeFileSync(
+      path.join(tiddlers, name),
+      `${Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n')}\n\n${text}`,
+    );
+  write('embed-profile.tid', {
+    title: '$:/test/embed-profile',
+    tags: '$:/tags/AI/Provider',
+    api: 'openai-chat',
+    'base-url': mock.url,
+    models: 'mock-model',
+    'embedding-model': 'mock-embed',
+  });
   write('semantic-profile.tid', { title: '$:/config/tiddlyagent/semantic/profile' }, '$:/test/embed-profile');
   write('semantic-enabled.tid', { title: '$:/config/tiddlyagent/semantic/enabled' }, 'yes');
   write('Compost.tid', { title: 'Compost' }, 'Kitchen scraps and leaves.');
@@ -27,7 +39,8 @@ afterAll(async () => {
   await mock.close();
 });
 
-const embedded = (): string[] => mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
+const embedded = (): string[] =>
+  mock.requests.filter((r: { path: string }) => r.path.endsWith('/embeddings')).flatMap((r: { body: { input: string[] } }) => r.body.input);
 const file = () => path.join(dir, 'agent-state', 'vectors.bin');
 function header(): { format: number; model: string; dims: number; tiddlers: [string, string, number][] } {
   const b = fs.readFileSync(file());

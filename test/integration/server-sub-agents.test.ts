@@ -3,7 +3,20 @@
 // depth and concurrency limits are tool errors, and nothing is created past them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { chatStatus, getTiddler, post, savedMessages, serverWikiFolder, startMockLlm, startServer, tiddlerFiles, until, writeChat, type MockLlm, type TwServer } from '../helpers/server';
+import {
+  chatStatus,
+  getTiddler,
+  post,
+  savedMessages,
+  serverWikiFolder,
+  startMockLlm,
+  startServer,
+  tiddlerFiles,
+  until,
+  writeChat,
+  type MockLlm,
+  type TwServer,
+} from '../helpers/server';
 
 jest.setTimeout(40_000);
 

@@ -83,7 +83,8 @@ beforeAll(async () => {
   });
   dir = demoWikiFolder(mock.url, { server: true, edition: 'server', providerFields: { 'api-key-name': 'mock-api-key' } });
   fs.writeFileSync(path.join(dir, 'users.csv'), 'username,password\nalice,wonderland\nbob,builder\n');
-  const profile = (title: string, url: string) => `title: ${title}\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${url}/v1\napi-key-name: mock-api-key\n\n`;
+  const profile = (title: string, url: string) =>
+    `title: ${title}\ntags: $:/tags/AI/Provider\napi: openai-chat\nbase-url: ${url}/v1\napi-key-name: mock-api-key\n\n`;
   fs.writeFileSync(path.join(dir, 'tiddlers', 'echo-profile.tid'), profile('Echo profile', echo.url));
   fs.writeFileSync(path.join(dir, 'tiddlers', 'list-profile.tid'), profile('List profile', list.url));
   fs.writeFileSync(path.join(dir, 'tiddlers', 'mcp-enabled.tid'), 'title: $:/config/tiddlyagent/mcp-server/enabled\n\nyes');
@@ -94,7 +95,11 @@ beforeAll(async () => {
     hosts: ['wiki.example.test'],
     mcpCommands: [{ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: ['ALLOWED_VAR'] }],
   };
-  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], { TIDDLYAGENT_CONFIG: JSON.stringify(config), MOCK_KEY_VAR: KEY, DATABASE_PASSWORD: DB_PASSWORD });
+  server = await startServer(dir, ['credentials=users.csv', 'readers=alice,bob', 'writers=alice'], {
+    TIDDLYAGENT_CONFIG: JSON.stringify(config),
+    MOCK_KEY_VAR: KEY,
+    DATABASE_PASSWORD: DB_PASSWORD,
+  });
 });
 
 afterAll(async () => {
@@ -112,7 +117,13 @@ beforeEach(() => {
 
 /** An agent using `provider` with `tools`, and a chat of it: a writer saves both, as the settings do. */
 async function chatWith(name: string, fields: Fields): Promise<string> {
-  expect(await putTiddler(server.url, { title: `Agent ${name}`, tags: '$:/tags/AI/Agent', 'agent-provider': PROFILE, 'agent-tools': 'summary', text: 'An agent.', ...fields }, WRITER)).toBe(204);
+  expect(
+    await putTiddler(
+      server.url,
+      { title: `Agent ${name}`, tags: '$:/tags/AI/Agent', 'agent-provider': PROFILE, 'agent-tools': 'summary', text: 'An agent.', ...fields },
+      WRITER,
+    ),
+  ).toBe(204);
   expect(await putTiddler(server.url, { title: `Chat ${name}`, agent: `Agent ${name}`, 'agent-status': 'idle' }, WRITER)).toBe(204);
   return `Chat ${name}`;
 }
@@ -122,9 +133,22 @@ async function turnEnds(chat: string): Promise<Fields[]> {
   return savedMessages(dir, chat);
 }
 
-describe('1. the server\'s secrets go only where its owner bound them', () => {
-  test('a writer\'s profile sending the server\'s key to their own host gets no key, by Test the connection or by a turn', async () => {
-    expect(await putTiddler(server.url, { title: 'Evil profile', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': 'mock-api-key', 'default-model': 'm' }, WRITER)).toBe(204);
+describe("1. the server's secrets go only where its owner bound them", () => {
+  test("a writer's profile sending the server's key to their own host gets no key, by Test the connection or by a turn", async () => {
+    expect(
+      await putTiddler(
+        server.url,
+        {
+          title: 'Evil profile',
+          tags: '$:/tags/AI/Provider',
+          api: 'openai-chat',
+          'base-url': `${capture.url}/v1`,
+          'api-key-name': 'mock-api-key',
+          'default-model': 'm',
+        },
+        WRITER,
+      ),
+    ).toBe(204);
     const tested = await post(server.url, 'provider-test', { profile: 'Evil profile' }, WRITER);
     expect(tested.body).toMatchObject({ ok: false, problem: 'refused' });
     expect(String(tested.body.detail)).toMatch(/may be sent only to/);
@@ -137,7 +161,13 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
 
   test('a profile naming any other environment variable (a database password) reads nothing, sends nothing', async () => {
     for (const [i, name] of ['DATABASE_PASSWORD', 'database-password', 'MOCK_KEY_VAR'].entries()) {
-      expect(await putTiddler(server.url, { title: `Env profile ${i}`, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': name }, WRITER)).toBe(204);
+      expect(
+        await putTiddler(
+          server.url,
+          { title: `Env profile ${i}`, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': name },
+          WRITER,
+        ),
+      ).toBe(204);
       const tested = await post(server.url, 'provider-test', { profile: `Env profile ${i}` }, WRITER);
       expect(tested.body).toMatchObject({ ok: false, problem: 'refused' });
     }
@@ -145,8 +175,21 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
     expect(leaked(capture, KEY)).toBe(false);
   });
 
-  test('an MCP server tiddler with the key as its token gets no token at the writer\'s host', async () => {
-    expect(await putTiddler(server.url, { title: 'Evil MCP', tags: '$:/tags/AI/MCPServer', name: 'evilhttp', 'mcp-url': `${capture.url}/mcp`, 'mcp-key-name': 'mock-api-key', 'mcp-timeout': '3' }, WRITER)).toBe(204);
+  test("an MCP server tiddler with the key as its token gets no token at the writer's host", async () => {
+    expect(
+      await putTiddler(
+        server.url,
+        {
+          title: 'Evil MCP',
+          tags: '$:/tags/AI/MCPServer',
+          name: 'evilhttp',
+          'mcp-url': `${capture.url}/mcp`,
+          'mcp-key-name': 'mock-api-key',
+          'mcp-timeout': '3',
+        },
+        WRITER,
+      ),
+    ).toBe(204);
     const tested = await post(server.url, 'mcp-test', { server: 'evilhttp' }, WRITER);
     expect(JSON.stringify(tested.body)).toMatch(/may be sent only to/);
     expect(leaked(capture, KEY)).toBe(false);
@@ -158,8 +201,20 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
     expect(body.keys[PROFILE]).toBe('set');
     expect(body.keys['Echo profile']).toBe('set');
     // A name the owner does not list reads 'refused', set in the environment or not: no signal.
-    expect(await putTiddler(server.url, { title: 'Probe A', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://x.example/v1', 'api-key-name': 'DATABASE_PASSWORD' }, WRITER)).toBe(204);
-    expect(await putTiddler(server.url, { title: 'Probe B', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://x.example/v1', 'api-key-name': 'NO_SUCH_VARIABLE' }, WRITER)).toBe(204);
+    expect(
+      await putTiddler(
+        server.url,
+        { title: 'Probe A', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://x.example/v1', 'api-key-name': 'DATABASE_PASSWORD' },
+        WRITER,
+      ),
+    ).toBe(204);
+    expect(
+      await putTiddler(
+        server.url,
+        { title: 'Probe B', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'https://x.example/v1', 'api-key-name': 'NO_SUCH_VARIABLE' },
+        WRITER,
+      ),
+    ).toBe(204);
     const again = (await (await fetch(`${server.url}/agent/status`, { headers: READER })).json()) as { keys: Record<string, string> };
     expect(again.keys['Probe A']).toBe('refused');
     expect(again.keys['Probe B']).toBe('refused');
@@ -167,7 +222,7 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
     for (const secret of ['MOCK_KEY_VAR', KEY, DB_PASSWORD]) expect(raw).not.toContain(secret);
   });
 
-  test('a writer\'s web-fetch allow-list does not open the server\'s network: on a server only the owner\'s counts', async () => {
+  test("a writer's web-fetch allow-list does not open the server's network: on a server only the owner's counts", async () => {
     expect(await putTiddler(server.url, { title: '$:/config/tiddlyagent/web-fetch/allow-hosts', text: `${internal.host} 127.0.0.1` }, WRITER)).toBe(204);
     const chat = await chatWith('allowlist', { 'agent-tools': 'web-fetch summary', 'agent-approval': '{"web-fetch": {"mode": "auto"}}' });
     expect((await post(server.url, 'send', { chat, text: `mock:tool=web-fetch {"url":"${internal.url}/admin"}` }, WRITER)).status).toBe(202);
@@ -180,8 +235,16 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
   });
 
   test('a reader cannot save a profile or an MCP server, nor test one', async () => {
-    expect(await putTiddler(server.url, { title: 'Reader profile', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': 'mock-api-key' }, READER)).toBe(401);
-    expect(await putTiddler(server.url, { title: 'Reader MCP', tags: '$:/tags/AI/MCPServer', name: 'readermcp', 'mcp-url': `${capture.url}/mcp` }, READER)).toBe(401);
+    expect(
+      await putTiddler(
+        server.url,
+        { title: 'Reader profile', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': `${capture.url}/v1`, 'api-key-name': 'mock-api-key' },
+        READER,
+      ),
+    ).toBe(401);
+    expect(
+      await putTiddler(server.url, { title: 'Reader MCP', tags: '$:/tags/AI/MCPServer', name: 'readermcp', 'mcp-url': `${capture.url}/mcp` }, READER),
+    ).toBe(401);
     expect((await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: `${capture.url}/v1` }, READER)).status).toBe(401);
     expect((await post(server.url, 'mcp-test', { server: 'evilhttp' }, READER)).status).toBe(401);
     expect(await putTiddler(server.url, { title: '$:/config/tiddlyagent/web-fetch/allow-hosts', text: internal.host }, READER)).toBe(401);
@@ -193,8 +256,21 @@ describe('1. the server\'s secrets go only where its owner bound them', () => {
 describe('2. programs start only as the owner listed them', () => {
   const writeMarker = ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`];
 
-  test('a writer\'s stdio MCP server is not started, by Test or by a turn', async () => {
-    expect(await putTiddler(server.url, { title: 'Cmd MCP', tags: '$:/tags/AI/MCPServer', name: 'cmd', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify(writeMarker), 'mcp-timeout': '3' }, WRITER)).toBe(204);
+  test("a writer's stdio MCP server is not started, by Test or by a turn", async () => {
+    expect(
+      await putTiddler(
+        server.url,
+        {
+          title: 'Cmd MCP',
+          tags: '$:/tags/AI/MCPServer',
+          name: 'cmd',
+          'mcp-command': process.execPath,
+          'mcp-args': JSON.stringify(writeMarker),
+          'mcp-timeout': '3',
+        },
+        WRITER,
+      ),
+    ).toBe(204);
     const tested = await post(server.url, 'mcp-test', { server: 'cmd' }, WRITER);
     expect(JSON.stringify(tested.body)).toMatch(/has not allowed this command/);
     const chat = await chatWith('cmd', { 'agent-tools': 'summary mcp-cmd' });
@@ -203,21 +279,55 @@ describe('2. programs start only as the owner listed them', () => {
     expect(fs.existsSync(marker)).toBe(false);
   });
 
-  test('the owner\'s command with an argument changed, or a variable not listed for it, is not started either', async () => {
+  test("the owner's command with an argument changed, or a variable not listed for it, is not started either", async () => {
     const argsChanged = ['-e', `setInterval(() => {}, 1000); require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`];
-    expect(await putTiddler(server.url, { title: 'Cmd MCP 2', tags: '$:/tags/AI/MCPServer', name: 'cmdtwo', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify(argsChanged), 'mcp-timeout': '3' }, WRITER)).toBe(204);
+    expect(
+      await putTiddler(
+        server.url,
+        {
+          title: 'Cmd MCP 2',
+          tags: '$:/tags/AI/MCPServer',
+          name: 'cmdtwo',
+          'mcp-command': process.execPath,
+          'mcp-args': JSON.stringify(argsChanged),
+          'mcp-timeout': '3',
+        },
+        WRITER,
+      ),
+    ).toBe(204);
     expect(JSON.stringify((await post(server.url, 'mcp-test', { server: 'cmdtwo' }, WRITER)).body)).toMatch(/has not allowed this command/);
     const allowed = ['-e', 'setInterval(() => {}, 1000)'];
-    expect(await putTiddler(server.url, { title: 'Cmd MCP 3', tags: '$:/tags/AI/MCPServer', name: 'cmdthree', 'mcp-command': process.execPath, 'mcp-args': JSON.stringify(allowed), 'mcp-env': 'DATABASE_PASSWORD', 'mcp-timeout': '3' }, WRITER)).toBe(204);
+    expect(
+      await putTiddler(
+        server.url,
+        {
+          title: 'Cmd MCP 3',
+          tags: '$:/tags/AI/MCPServer',
+          name: 'cmdthree',
+          'mcp-command': process.execPath,
+          'mcp-args': JSON.stringify(allowed),
+          'mcp-env': 'DATABASE_PASSWORD',
+          'mcp-timeout': '3',
+        },
+        WRITER,
+      ),
+    ).toBe(204);
     expect(JSON.stringify((await post(server.url, 'mcp-test', { server: 'cmdthree' }, WRITER)).body)).toMatch(/DATABASE_PASSWORD to be passed/);
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
 
-describe('4. Test the connection is no proxy into the server\'s network', () => {
+describe("4. Test the connection is no proxy into the server's network", () => {
   test('a typed base URL inside the network is refused before any request, however it is spelled', async () => {
     const port = new URL(internal.url).port;
-    for (const baseUrl of [`${internal.url}/v1`, `${internal.url}/#`, `http://[::ffff:127.0.0.1]:${port}/v1`, `http://127.1:${port}/v1`, `http://0.0.0.0:${port}/v1`, `http://169.254.169.254/latest`]) {
+    for (const baseUrl of [
+      `${internal.url}/v1`,
+      `${internal.url}/#`,
+      `http://[::ffff:127.0.0.1]:${port}/v1`,
+      `http://127.1:${port}/v1`,
+      `http://0.0.0.0:${port}/v1`,
+      `http://169.254.169.254/latest`,
+    ]) {
       const tested = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl }, WRITER);
       expect(tested.body).toMatchObject({ ok: false });
       expect(JSON.stringify(tested.body)).not.toContain('INTERNAL-SECRET-DATA');
@@ -225,7 +335,7 @@ describe('4. Test the connection is no proxy into the server\'s network', () => 
     expect(internal.seen).toEqual([]);
   });
 
-  test('the wiki\'s own server is never called', async () => {
+  test("the wiki's own server is never called", async () => {
     const tested = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: `${server.url}/recipes/default/tiddlers.json#` }, WRITER);
     expect(tested.body).toMatchObject({ ok: false });
     const own = await post(server.url, 'provider-test', { profile: PROFILE, baseUrl: `${server.url}/v1` }, WRITER);
@@ -233,7 +343,7 @@ describe('4. Test the connection is no proxy into the server\'s network', () => 
     expect(String(own.body.detail)).toMatch(/own server/);
   });
 
-  test('web-fetch, with its host allow-listed, does not read the wiki\'s own server (its API would hand over the hidden chats)', async () => {
+  test("web-fetch, with its host allow-listed, does not read the wiki's own server (its API would hand over the hidden chats)", async () => {
     const { port } = new URL(server.url);
     const chat = await chatWith('fetcher', { 'agent-tools': 'web-fetch summary', 'agent-approval': '{"web-fetch": {"mode": "auto"}}' });
     const target = `http://localhost:${port}/recipes/default/tiddlers.json`;
@@ -288,7 +398,16 @@ describe('3. the Host is checked on every route', () => {
       ['POST', '/agent/provider-test', JSON.stringify({ profile: 'Evil profile' })],
       ['POST', '/agent/mcp-test', JSON.stringify({ server: 'cmd' })],
       ['POST', '/agent/send', JSON.stringify({ chat: 'Chat evil', text: 'hi' })],
-      ['POST', '/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })],
+      [
+        'POST',
+        '/mcp',
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
+      ],
     ];
     for (const [method, route, body] of routes) {
       const answer = await raw(method, route, evil, { ...WRITER, Origin: `http://${evil}`, Accept: 'application/json, text/event-stream' }, body);
@@ -301,19 +420,34 @@ describe('3. the Host is checked on every route', () => {
     expect(capture.seen).toEqual([]);
   });
 
-  test('its own names, loopback names, IP literals and the owner\'s names are answered', async () => {
+  test("its own names, loopback names, IP literals and the owner's names are answered", async () => {
     const { port } = new URL(server.url);
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `wiki.localhost:${port}`, `[::1]:${port}`, `wiki.example.test:${port}`, `${os.hostname()}:${port}`]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `wiki.localhost:${port}`,
+      `[::1]:${port}`,
+      `wiki.example.test:${port}`,
+      `${os.hostname()}:${port}`,
+    ]) {
       expect([host, (await raw('GET', '/agent/status', host, READER)).status]).toEqual([host, 200]);
     }
   });
 
-  test('an MCP session keeps to the Host that opened it (the SDK\'s own rebinding protection)', async () => {
+  test("an MCP session keeps to the Host that opened it (the SDK's own rebinding protection)", async () => {
     const { port } = new URL(server.url);
     const headers = { ...basic('alice', 'wonderland'), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host-test', version: '1' } } });
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host-test', version: '1' } },
+    });
     const opened = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headers, Host: `127.0.0.1:${port}` }, agent: false }, resolve);
+      const req = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...headers, Host: `127.0.0.1:${port}` }, agent: false },
+        resolve,
+      );
       req.on('error', reject);
       req.end(init);
     });
@@ -328,7 +462,7 @@ describe('3. the Host is checked on every route', () => {
   });
 });
 
-describe('the file system adaptor\'s configuration is the owner\'s', () => {
+describe("the file system adaptor's configuration is the owner's", () => {
   test('a writer cannot point tiddler files elsewhere in the wiki folder ($:/config/FileSystemPaths)', async () => {
     expect(await putTiddler(server.url, { title: '$:/config/FileSystemPaths', text: '[prefix[Planted]addprefix[../]]' }, WRITER)).toBe(403);
     expect(await getTiddler(server.url, '$:/config/FileSystemPaths', WRITER)).toBeUndefined();

@@ -77,7 +77,13 @@ beforeAll(async () => {
     { title: 'Tool/stamp-again', tags: TAG, name: 'stamp', description: 'x', text: 'x' },
     { title: 'Tool/bad-json', tags: TAG, name: 'bad-json', description: 'x', parameters: '{"type": "object", "properties": ', text: 'x' },
     { title: 'Tool/bad-type', tags: TAG, name: 'bad-type', parameters: '{"type": "object", "properties": {"when": {"type": "date"}}}', text: 'x' },
-    { title: 'Tool/bad-keyword', tags: TAG, name: 'bad-keyword', parameters: '{"type": "object", "properties": {"x": {"type": "string", "oneOf": []}}}', text: 'x' },
+    {
+      title: 'Tool/bad-keyword',
+      tags: TAG,
+      name: 'bad-keyword',
+      parameters: '{"type": "object", "properties": {"x": {"type": "string", "oneOf": []}}}',
+      text: 'x',
+    },
     { title: 'Tool/bad-required', tags: TAG, name: 'bad-required', parameters: '{"type": "object", "properties": {}, "required": ["ghost"]}', text: 'x' },
     { title: 'Tool/not-object', tags: TAG, name: 'not-object', parameters: '{"type": "string"}', text: 'x' },
     { title: 'Tool/bad-approval', tags: TAG, name: 'bad-approval', approval: 'sometimes', text: 'x' },
@@ -96,7 +102,10 @@ const toolNamed = (name: string): ToolDefinition => {
 const context = (agent: Record<string, unknown> = {}, signal = new AbortController().signal): ToolContext =>
   lib.createToolContext(port, { chat: 'Tools chat', agent: { title: 'Tools agent', ...agent } as unknown as ToolContext['agent'], signal, turn: TURN });
 const run = (name: string, args: unknown, agent: Record<string, unknown> = {}) =>
-  executeToolCalls([{ id: 'c1', name, args }], new Map([[name, toolNamed(name)]]), { signal: new AbortController().signal, contextFor: (signal) => context(agent, signal) }).then((r) => r[0]!);
+  executeToolCalls([{ id: 'c1', name, args }], new Map([[name, toolNamed(name)]]), {
+    signal: new AbortController().signal,
+    contextFor: (signal) => context(agent, signal),
+  }).then((r) => r[0]!);
 const fields = (title: string) => $tw.wiki.getTiddler(title)?.getFieldStrings() as Record<string, string> | undefined;
 
 describe('loading', () => {
@@ -107,7 +116,9 @@ describe('loading', () => {
     for (const name of ['Bad_Name', 'wiki-read', 'mcp-thing', 'drafty', '']) expect(names).not.toContain(name);
     expect(names.filter((n) => n === 'stamp')).toHaveLength(1);
     const problem = (title: string) => problems.find((p) => p.title === title)?.error;
-    expect(problem('Tool/bad-name')).toBe('User tool "Tool/bad-name": the name "Bad_Name" (field "name") may only use a-z, 0-9 and "-", at most 64 characters.');
+    expect(problem('Tool/bad-name')).toBe(
+      'User tool "Tool/bad-name": the name "Bad_Name" (field "name") may only use a-z, 0-9 and "-", at most 64 characters.',
+    );
     expect(problem('Tool/no-name')).toContain('the field "name" is empty');
     expect(problem('Tool/clash')).toBe('User tool "Tool/clash": the name "wiki-read" (field "name") is taken by a built-in tool; choose another.');
     expect(problem('Tool/mcp')).toContain('taken by a built-in tool');
@@ -119,7 +130,9 @@ describe('loading', () => {
     const { problems } = scan();
     const problem = (title: string) => problems.find((p) => p.title === title)?.error ?? '';
     expect(problem('Tool/bad-json')).toMatch(/^User tool "Tool\/bad-json": the field "parameters" is not valid JSON \(.+\)\.$/);
-    expect(problem('Tool/bad-type')).toBe('User tool "Tool/bad-type": the field "parameters" at properties.when needs "type", one of string, number, integer, boolean, array, object.');
+    expect(problem('Tool/bad-type')).toBe(
+      'User tool "Tool/bad-type": the field "parameters" at properties.when needs "type", one of string, number, integer, boolean, array, object.',
+    );
     expect(problem('Tool/bad-keyword')).toContain('at properties.x uses "oneOf", which is not supported for type string');
     expect(problem('Tool/bad-required')).toContain('has "required" that must list names from "properties" (it is ["ghost"])');
     expect(problem('Tool/not-object')).toContain('must be a JSON Schema of an object');
@@ -221,8 +234,14 @@ function scriptedModel(steps: StreamPart[][]): { model: LanguageModel; requests:
   };
   return { model, requests };
 }
-const callTool = (id: string, name: string, args: unknown): StreamPart[] => [{ type: 'tool-call', index: 0, id, name, args }, { type: 'finish', reason: 'tool-calls' }];
-const say = (text: string): StreamPart[] => [{ type: 'text-delta', text }, { type: 'finish', reason: 'stop' }];
+const callTool = (id: string, name: string, args: unknown): StreamPart[] => [
+  { type: 'tool-call', index: 0, id, name, args },
+  { type: 'finish', reason: 'tool-calls' },
+];
+const say = (text: string): StreamPart[] => [
+  { type: 'text-delta', text },
+  { type: 'finish', reason: 'stop' },
+];
 
 let chats = 0;
 function newChat(agentFields: Record<string, string>): string {
@@ -238,7 +257,14 @@ function messages(chat: string): Record<string, string>[] {
 }
 function runnerWith(model: LanguageModel) {
   const builtin = new Map(lib.WIKI_WRITE_TOOLS.map((t) => [t.name, t] as [string, ToolDefinition]));
-  const runner = new lib.LocalRunner({ wiki: port, fetch: () => Promise.reject(new Error('no network')), getApiKey: () => undefined, keyHint: '', tools: builtin, createModel: () => model });
+  const runner = new lib.LocalRunner({
+    wiki: port,
+    fetch: () => Promise.reject(new Error('no network')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools: builtin,
+    createModel: () => model,
+  });
   runners.push(runner);
   return runner;
 }
@@ -253,7 +279,9 @@ describe('in a turn', () => {
 
     expect(await runner.send(chat, 'Stamp a note')).toEqual({ status: 'input-required' });
     // The model was offered the user's schema.
-    expect(scripted.requests[0]!.tools).toEqual([expect.objectContaining({ name: 'stamp', description: 'Stamp a note.', parameters: expect.objectContaining({ required: ['note'] }) })]);
+    expect(scripted.requests[0]!.tools).toEqual([
+      expect.objectContaining({ name: 'stamp', description: 'Stamp a note.', parameters: expect.objectContaining({ required: ['note'] }) }),
+    ]);
     const pending = messages(chat).find((m) => m.role === 'tool')!;
     expect(pending).toMatchObject({ 'tool-name': 'stamp', 'tool-status': 'pending' });
     expect(pending.text).toContain('Run the user tool "Tool/stamp"');
@@ -268,11 +296,20 @@ describe('in a turn', () => {
 
   test('an auto user tool runs at once; tools are re-read from the wiki at the start of every turn', async () => {
     const chat = newChat({ 'agent-tools': 'greet' });
-    const scripted = scriptedModel([callTool('call-1', 'greet', { name: 'Ada' }), say('Greeted.'), callTool('call-2', 'greet', { name: 'Bea' }), say('Again.')]);
+    const scripted = scriptedModel([
+      callTool('call-1', 'greet', { name: 'Ada' }),
+      say('Greeted.'),
+      callTool('call-2', 'greet', { name: 'Bea' }),
+      say('Again.'),
+    ]);
     const runner = runnerWith(scripted.model);
 
     expect(await runner.send(chat, 'Greet Ada')).toEqual({ status: 'completed' });
-    expect(messages(chat).find((m) => m.role === 'tool')).toMatchObject({ 'tool-name': 'greet', 'tool-status': 'ok', text: 'Hello Ada, 20 times; mood=; tags=' });
+    expect(messages(chat).find((m) => m.role === 'tool')).toMatchObject({
+      'tool-name': 'greet',
+      'tool-status': 'ok',
+      text: 'Hello Ada, 20 times; mood=; tags=',
+    });
 
     const original = fields('Tool/greet')!;
     $tw.wiki.addTiddler({ ...original, text: 'Hi <<name>>!', description: 'Greet briefly.' });
@@ -282,7 +319,11 @@ describe('in a turn', () => {
       $tw.wiki.addTiddler(original);
     }
     expect(scripted.requests[2]!.tools?.[0]?.description).toBe('Greet briefly.');
-    expect(messages(chat).filter((m) => m.role === 'tool').at(-1)).toMatchObject({ text: 'Hi Bea!' });
+    expect(
+      messages(chat)
+        .filter((m) => m.role === 'tool')
+        .at(-1),
+    ).toMatchObject({ text: 'Hi Bea!' });
   });
 
   test('an agent listing a user tool that is gone fails with the missing tool named', async () => {
@@ -309,7 +350,11 @@ describe('Describe and DataSource tiddlers', () => {
 
   test('Describe tiddlers are rendered under their titles, right after the system prompt, followed by the data sources', async () => {
     const added = [
-      { title: 'Health tracker/AI', tags: '$:/tags/AI/Prompt/Describe', text: "The ''health tracker'' keeps one tiddler per illness. {{Health tracker/Fields}}" },
+      {
+        title: 'Health tracker/AI',
+        tags: '$:/tags/AI/Prompt/Describe',
+        text: "The ''health tracker'' keeps one tiddler per illness. {{Health tracker/Fields}}",
+      },
       { title: 'Health tracker/Fields', text: 'Fields: start, end, severity.' },
       { title: 'Health tracker/Records', tags: '$:/tags/AI/Prompt/DataSource', filter: '[tag[Illness]]', text: "These are the user's illness records." },
       { title: '$:/ai/secret-doc', tags: '$:/tags/AI/Prompt/Describe', text: 'never shown' },
@@ -324,7 +369,9 @@ describe('Describe and DataSource tiddlers', () => {
       expect(system[0]).toContain('You are a test agent.');
       const describe = system[1]!;
       expect(describe).toContain("Documentation from this wiki's plugins (tiddlers tagged $:/tags/AI/Prompt/Describe)");
-      expect(describe).toContain('<plugin-doc title="Health tracker/AI">\n# Health tracker/AI\n\nThe health tracker keeps one tiddler per illness. Fields: start, end, severity.\n</plugin-doc>');
+      expect(describe).toContain(
+        '<plugin-doc title="Health tracker/AI">\n# Health tracker/AI\n\nThe health tracker keeps one tiddler per illness. Fields: start, end, severity.\n</plugin-doc>',
+      );
       expect(describe).toContain('Tiddlers tagged $:/tags/AI/Prompt/DataSource, data sources:');
       expect(describe).toContain('- Health tracker/Records (filter: [tag[Illness]])');
       expect(describe).not.toContain('never shown');
@@ -356,7 +403,9 @@ describe('the demo wiki tools', () => {
     const second = await run('add-journal-entry', { entry: 'Watered the //beans//' });
     expect(second.content).toBe(`* ${today}: Planted tomatoes\n* ${today}: Watered the //beans//`);
     expect(fields('Journal')!.created).toMatch(/^\d{17}$/);
-    expect((await run('add-journal-entry', { entry: '' })).content).toBe('Invalid arguments for add-journal-entry:\n✖ parameter "entry": needs at least 1 character.');
+    expect((await run('add-journal-entry', { entry: '' })).content).toBe(
+      'Invalid arguments for add-journal-entry:\n✖ parameter "entry": needs at least 1 character.',
+    );
   });
 
   test('the offline demo agent lists both demo tools', () => {

@@ -26,8 +26,20 @@ const ARTICLE = `<!doctype html><html><head><title>Field notes</title>
 <footer>© Bird club</footer></body></html>`;
 
 // "Café – “naïve”" in windows-1252; "日本語のページ" in Shift_JIS.
-const CP1252 = Buffer.concat([Buffer.from('<html><head><title>cp</title></head><body><p>Caf'), Buffer.from([0xe9, 0x20, 0x96, 0x20, 0x93]), Buffer.from('na'), Buffer.from([0xef]), Buffer.from('ve'), Buffer.from([0x94]), Buffer.from('</p></body></html>')]);
-const SJIS = Buffer.concat([Buffer.from('<html><head><meta charset="Shift_JIS"><title>sj</title></head><body><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x82, 0xcc, 0x83, 0x79, 0x81, 0x5b, 0x83, 0x57]), Buffer.from('</p></body></html>')]);
+const CP1252 = Buffer.concat([
+  Buffer.from('<html><head><title>cp</title></head><body><p>Caf'),
+  Buffer.from([0xe9, 0x20, 0x96, 0x20, 0x93]),
+  Buffer.from('na'),
+  Buffer.from([0xef]),
+  Buffer.from('ve'),
+  Buffer.from([0x94]),
+  Buffer.from('</p></body></html>'),
+]);
+const SJIS = Buffer.concat([
+  Buffer.from('<html><head><meta charset="Shift_JIS"><title>sj</title></head><body><p>'),
+  Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x82, 0xcc, 0x83, 0x79, 0x81, 0x5b, 0x83, 0x57]),
+  Buffer.from('</p></body></html>'),
+]);
 
 let h: Harness;
 let allowed: http.Server; // its host:port is allow-listed
@@ -65,20 +77,21 @@ beforeAll(async () => {
   otherPort = b.port;
   const a = await serve((req, res) => {
     const path = req.url ?? '/';
-    if (path === '/article') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }), void res.end(ARTICLE);
-    if (path === '/to-other') return res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/admin` }), void res.end();
-    if (path === '/to-file') return res.writeHead(302, { location: 'file:///etc/passwd' }), void res.end();
-    if (path === '/loop-a') return res.writeHead(302, { location: '/loop-b' }), void res.end();
-    if (path === '/loop-b') return res.writeHead(301, { location: '/loop-a' }), void res.end();
+    if (path === '/article') return (res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }), void res.end(ARTICLE));
+    if (path === '/to-other') return (res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/admin` }), void res.end());
+    if (path === '/to-file') return (res.writeHead(302, { location: 'file:///etc/passwd' }), void res.end());
+    if (path === '/loop-a') return (res.writeHead(302, { location: '/loop-b' }), void res.end());
+    if (path === '/loop-b') return (res.writeHead(301, { location: '/loop-a' }), void res.end());
     if (path === '/huge') return endless('huge', res, 'text/plain', 1, Buffer.alloc(16 * 1024, 'a'));
     if (path === '/slow') return endless('slow', res, 'text/html', 100, Buffer.from('<p>still loading</p>'));
-    if (path === '/png') return res.writeHead(200, { 'content-type': 'image/png' }), void res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
-    if (path === '/unlabelled-binary') return res.writeHead(200), void res.end(Buffer.from([1, 2, 0, 0, 3, 4]));
-    if (path === '/cp1252') return res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' }), void res.end(CP1252);
-    if (path === '/sjis') return res.writeHead(200, { 'content-type': 'text/html' }), void res.end(SJIS);
-    if (path === '/bad-charset') return res.writeHead(200, { 'content-type': 'text/plain; charset=x-no-such-charset' }), void res.end('hello');
-    if (path === '/not-utf8') return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }), void res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x21]));
-    if (path === '/json') return res.writeHead(200, { 'content-type': 'application/json' }), void res.end('{"a":1}');
+    if (path === '/png') return (res.writeHead(200, { 'content-type': 'image/png' }), void res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0])));
+    if (path === '/unlabelled-binary') return (res.writeHead(200), void res.end(Buffer.from([1, 2, 0, 0, 3, 4])));
+    if (path === '/cp1252') return (res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' }), void res.end(CP1252));
+    if (path === '/sjis') return (res.writeHead(200, { 'content-type': 'text/html' }), void res.end(SJIS));
+    if (path === '/bad-charset') return (res.writeHead(200, { 'content-type': 'text/plain; charset=x-no-such-charset' }), void res.end('hello'));
+    if (path === '/not-utf8')
+      return (res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }), void res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x21])));
+    if (path === '/json') return (res.writeHead(200, { 'content-type': 'application/json' }), void res.end('{"a":1}'));
     res.writeHead(404).end();
   });
   allowed = a.server;
@@ -113,7 +126,8 @@ describe('an allow-listed loopback page', () => {
     expect(page.title).toBe('Field notes');
     expect(page.text).toContain('Swallows fly south in autumn.');
     expect(page.text).toContain(`[full report](${base()}/report?year=2024)`);
-    for (const gone of ['script-text-must-not-appear', 'inline-script-text', 'STOLEN', 'secret-style', 'noscript-text', 'About']) expect(page.text).not.toContain(gone);
+    for (const gone of ['script-text-must-not-appear', 'inline-script-text', 'STOLEN', 'secret-style', 'noscript-text', 'About'])
+      expect(page.text).not.toContain(gone);
     expect(page.notes).toEqual([]);
   });
 

@@ -28,7 +28,12 @@ beforeAll(async () => {
 async function search(args: Record<string, unknown>): Promise<ToolOutput> {
   const lib = agentLib($tw);
   const tool = lib.WIKI_READ_TOOLS.find((t) => t.name === 'wiki-search')!;
-  const context = lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), { chat: 'Trip chat', agent: {} as never, signal: new AbortController().signal, turn: 't' });
+  const context = lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), {
+    chat: 'Trip chat',
+    agent: {} as never,
+    signal: new AbortController().signal,
+    turn: 't',
+  });
   return tool.execute(tool.parameters.parse(args) as never, context);
 }
 
@@ -81,7 +86,7 @@ test('an overridden shadow is indexed as the override; deleting it takes it out'
   expect(await found('yet', { filter: '[all[shadows]prefix[$:/plugins/tiddlyagent/agent/language/Chats/]]' })).toEqual([shadow]);
 });
 
-test('a filter with a query ranks within the filter\'s results', async () => {
+test("a filter with a query ranks within the filter's results", async () => {
   expect(await found('quantum garden', { filter: '[prefix[Alpha]] [prefix[Beta]]' })).toEqual(['Beta six times', 'Alpha once']);
   expect(await found('okapi', { filter: '[tag[Animals]]' })).toEqual(['Zoo']);
 });
@@ -89,7 +94,14 @@ test('a filter with a query ranks within the filter\'s results', async () => {
 test('hidden tiddlers are never indexed: the result is exactly what it is without them', async () => {
   const lib = agentLib($tw);
   const port = lib.createTiddlyWikiPort($tw.wiki);
-  const queries: Record<string, unknown>[] = [{ query: 'okapi' }, { query: 'okapi', includeSystem: true }, { query: 'secret', includeSystem: true }, { query: 'Bearer', includeSystem: true }, { query: 'expedition' }, { query: 'Trip', titlesOnly: true, includeSystem: true }];
+  const queries: Record<string, unknown>[] = [
+    { query: 'okapi' },
+    { query: 'okapi', includeSystem: true },
+    { query: 'secret', includeSystem: true },
+    { query: 'Bearer', includeSystem: true },
+    { query: 'expedition' },
+    { query: 'Trip', titlesOnly: true, includeSystem: true },
+  ];
   const answer = async () => ({
     tool: await Promise.all(queries.map(async (q) => (await search(q)).content)),
     rank: lib.rankText(port, 'okapi', { includeSystem: true }),
@@ -115,7 +127,7 @@ test('rankText gives titles and scores, best first, for rank fusion', () => {
   expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
 });
 
-test('the Ranked tab of TiddlyWiki\'s search lists the index\'s hits best first, without chats or messages', () => {
+test("the Ranked tab of TiddlyWiki's search lists the index's hits best first, without chats or messages", () => {
   expect($tw.wiki.filterTiddlers('[all[shadows+tiddlers]tag[$:/tags/SearchResults]]')).toContain('$:/plugins/tiddlyagent/agent/ui/search-results');
   const render = (input: string) =>
     $tw.wiki.renderText('text/html', 'text/vnd.tiddlywiki', `<$let userInput="${input}">{{$:/plugins/tiddlyagent/agent/ui/search-results}}</$let>`);

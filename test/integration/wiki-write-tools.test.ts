@@ -10,7 +10,14 @@ let lib: ReturnType<typeof agentLib>;
 let tools: Map<string, ToolDefinition>;
 let readTool: ToolDefinition;
 
-const NOTE = { title: 'Garden plan', text: 'Plant tomatoes in May.\nWater the beans daily.\nWater the beans daily.', tags: 'Garden [[Spring work]]', priority: 'high', created: '20260101000000000', modified: '20260102000000000' };
+const NOTE = {
+  title: 'Garden plan',
+  text: 'Plant tomatoes in May.\nWater the beans daily.\nWater the beans daily.',
+  tags: 'Garden [[Spring work]]',
+  priority: 'high',
+  created: '20260101000000000',
+  modified: '20260102000000000',
+};
 
 beforeAll(async () => {
   $tw = await bootWiki([
@@ -18,7 +25,7 @@ beforeAll(async () => {
     { title: 'Shopping', text: 'Milk, bread', modified: '20260103000000000' },
     { title: 'Projects/Alpha', text: 'Alpha project', modified: '20260104000000000' },
     { title: 'Index', text: 'Links', list: 'Shopping [[Garden plan]]', modified: '20260105000000000' },
-    { title: 'Draft of \'Shopping\'', 'draft.of': 'Shopping', 'draft.title': 'Shopping', text: 'Milk, bread, eggs' },
+    { title: "Draft of 'Shopping'", 'draft.of': 'Shopping', 'draft.title': 'Shopping', text: 'Milk, bread, eggs' },
     { title: '$:/config/Something', text: 'system' },
     { title: 'A chat', agent: 'x', 'agent-status': 'idle' },
   ]);
@@ -30,7 +37,16 @@ beforeAll(async () => {
 /** A call's context; its ledger of reads is kept by `call` as the engine keeps a chat's (the latest result wins). */
 function context(turn: string, agent: Record<string, unknown> = {}): ToolContext & { reads: Map<string, string> } {
   const reads = new Map<string, string>();
-  return { ...lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), { chat: 'A chat', agent: agent as ToolContext['agent'], signal: new AbortController().signal, turn, reads }), reads };
+  return {
+    ...lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), {
+      chat: 'A chat',
+      agent: agent as ToolContext['agent'],
+      signal: new AbortController().signal,
+      turn,
+      reads,
+    }),
+    reads,
+  };
 }
 
 async function call(name: string, args: unknown, ctx: ToolContext & { reads: Map<string, string> }) {
@@ -82,17 +98,43 @@ test('a write with a stale `modified` is refused and points the agent at the cur
 test('wiki-edit applies several exact snippets atomically; a missing, ambiguous or overlapping one changes nothing', async () => {
   const ctx = context('$:/ai/messages/A chat/000000');
   await read(ctx, 'Garden plan');
-  const ambiguous = await call('wiki-edit', { title: 'Garden plan', modified: NOTE.modified, edits: [{ find: 'tomatoes', replace: 'peppers' }, { find: 'Water the beans daily.', replace: 'x' }] }, ctx);
+  const ambiguous = await call(
+    'wiki-edit',
+    {
+      title: 'Garden plan',
+      modified: NOTE.modified,
+      edits: [
+        { find: 'tomatoes', replace: 'peppers' },
+        { find: 'Water the beans daily.', replace: 'x' },
+      ],
+    },
+    ctx,
+  );
   expect(ambiguous.ok).toBe(false);
   expect(ambiguous.content).toContain('Edit #2');
   expect(ambiguous.content).toContain('more than once');
   const missing = await call('wiki-edit', { title: 'Garden plan', modified: NOTE.modified, edits: [{ find: 'cucumbers', replace: 'x' }] }, ctx);
   expect(missing.content).toContain('not found');
-  const overlap = await call('wiki-edit', { title: 'Garden plan', modified: NOTE.modified, edits: [{ find: 'Plant tomatoes', replace: 'a' }, { find: 'tomatoes in', replace: 'b' }] }, ctx);
+  const overlap = await call(
+    'wiki-edit',
+    {
+      title: 'Garden plan',
+      modified: NOTE.modified,
+      edits: [
+        { find: 'Plant tomatoes', replace: 'a' },
+        { find: 'tomatoes in', replace: 'b' },
+      ],
+    },
+    ctx,
+  );
   expect(overlap.content).toContain('overlap');
   expect(fields('Garden plan')).toEqual(NOTE); // every field untouched
 
-  const ok = await call('wiki-edit', { title: 'Shopping', modified: '20260103000000000', edits: [{ find: 'Milk', replace: 'Oat milk' }] }, context('$:/ai/messages/A chat/000001'));
+  const ok = await call(
+    'wiki-edit',
+    { title: 'Shopping', modified: '20260103000000000', edits: [{ find: 'Milk', replace: 'Oat milk' }] },
+    context('$:/ai/messages/A chat/000001'),
+  );
   // Shopping is open as a draft: still refused, whatever the snippets
   expect(ok.ok).toBe(false);
 });
@@ -102,14 +144,36 @@ test('rollback after three tool writes restores the exact previous tiddlers, fie
   const ctx = context(turn);
   const before = { garden: fields('Garden plan'), index: fields('Index'), alpha: fields('Projects/Alpha') };
   await read(ctx, 'Garden plan', 'Projects/Alpha');
-  expect((await call('wiki-edit', { title: 'Garden plan', modified: NOTE.modified, edits: [{ find: 'Plant tomatoes in May.', replace: 'Plant tomatoes in June.' }] }, ctx)).ok).not.toBe(false);
-  expect((await call('wiki-update', { title: 'Projects/Alpha', modified: '20260104000000000', text: 'Alpha, rewritten', tags: ['Work'], fields: { owner: 'me' } }, ctx)).ok).not.toBe(false);
+  expect(
+    (
+      await call(
+        'wiki-edit',
+        { title: 'Garden plan', modified: NOTE.modified, edits: [{ find: 'Plant tomatoes in May.', replace: 'Plant tomatoes in June.' }] },
+        ctx,
+      )
+    ).ok,
+  ).not.toBe(false);
+  expect(
+    (
+      await call(
+        'wiki-update',
+        { title: 'Projects/Alpha', modified: '20260104000000000', text: 'Alpha, rewritten', tags: ['Work'], fields: { owner: 'me' } },
+        ctx,
+      )
+    ).ok,
+  ).not.toBe(false);
   expect((await call('wiki-create', { title: 'Harvest log', text: 'Nothing yet' }, ctx)).ok).not.toBe(false);
   // a second change to the same tiddler keeps the first before-image (its own write counts as read)
   const edited = fields('Garden plan')!;
   expect((await call('wiki-update', { title: 'Garden plan', modified: edited.modified, fields: { priority: 'low' } }, ctx)).ok).not.toBe(false);
 
-  const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
+  const runner = new lib.LocalRunner({
+    wiki: lib.createTiddlyWikiPort($tw.wiki),
+    fetch: () => Promise.reject(new Error('none')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools,
+  });
   const result = await runner.rollback('A chat', turn);
   expect(result.conflicts).toEqual([]);
   expect(result.restored.sort()).toEqual(['Garden plan', 'Harvest log', 'Projects/Alpha']);
@@ -126,7 +190,13 @@ test('rollback after the user edited a changed tiddler asks first, and restores 
   await read(ctx, 'Projects/Alpha');
   await call('wiki-update', { title: 'Projects/Alpha', modified: before.modified, text: 'Agent text' }, ctx);
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Projects/Alpha'), { text: 'The user edited this afterwards' }));
-  const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
+  const runner = new lib.LocalRunner({
+    wiki: lib.createTiddlyWikiPort($tw.wiki),
+    fetch: () => Promise.reject(new Error('none')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools,
+  });
   const asked = await runner.rollback('A chat', turn);
   expect(asked.conflicts).toEqual(['Projects/Alpha']);
   expect(asked.restored).toEqual([]);
@@ -136,13 +206,19 @@ test('rollback after the user edited a changed tiddler asks first, and restores 
   expect(fields('Projects/Alpha')).toEqual(before);
 });
 
-test('a tiddler that came back from the server (revision, bag, type) is no conflict: only a user\'s change is', async () => {
+test("a tiddler that came back from the server (revision, bag, type) is no conflict: only a user's change is", async () => {
   const turn = '$:/ai/messages/A chat/000040';
   const ctx = context(turn);
   await call('wiki-create', { title: 'Synced note', text: 'Written by the agent' }, ctx);
   // What the syncer does after a reload of a served wiki: the same tiddler with bookkeeping.
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Synced note'), { revision: '7', bag: 'default', type: 'text/vnd.tiddlywiki' }));
-  const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
+  const runner = new lib.LocalRunner({
+    wiki: lib.createTiddlyWikiPort($tw.wiki),
+    fetch: () => Promise.reject(new Error('none')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools,
+  });
   expect(lib.sameFields({ title: 'a', type: 'text/vnd.tiddlywiki', revision: '1' }, { title: 'a' })).toBe(true);
   expect(lib.sameFields({ title: 'a', type: 'text/plain' }, { title: 'a' })).toBe(false);
   const result = await runner.rollback('A chat', turn);
@@ -164,7 +240,13 @@ test('rename relinks lists and tags; delete is recoverable by rollback', async (
   const alpha = fields('Projects/Alpha')!;
   expect((await call('wiki-delete', { title: 'Projects/Alpha', modified: alpha.modified }, ctx)).ok).not.toBe(false);
   expect($tw.wiki.tiddlerExists('Projects/Alpha')).toBe(false);
-  const runner = new lib.LocalRunner({ wiki: lib.createTiddlyWikiPort($tw.wiki), fetch: () => Promise.reject(new Error('none')), getApiKey: () => undefined, keyHint: '', tools });
+  const runner = new lib.LocalRunner({
+    wiki: lib.createTiddlyWikiPort($tw.wiki),
+    fetch: () => Promise.reject(new Error('none')),
+    getApiKey: () => undefined,
+    keyHint: '',
+    tools,
+  });
   expect((await runner.rollback('A chat', turn)).conflicts).toEqual([]);
   expect(fields('Garden plan')).toEqual(garden);
   expect(fields('Projects/Alpha')).toEqual(alpha);
@@ -172,16 +254,37 @@ test('rename relinks lists and tags; delete is recoverable by rollback', async (
   expect($tw.wiki.getTiddler('Index').fields.list).toEqual(['Shopping', 'Garden plan']);
 });
 
-test('in a turn, a refused write puts the tiddler\'s current text into the next prompt', async () => {
+test("in a turn, a refused write puts the tiddler's current text into the next prompt", async () => {
   $tw.wiki.addTiddler({ title: 'Conflict note', text: 'Original text', modified: '20260201000000000' });
-  $tw.wiki.addTiddler({ title: 'Writer agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'Writer provider', 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': '{"wiki-edit": {"mode": "auto"}}' });
+  $tw.wiki.addTiddler({
+    title: 'Writer agent',
+    tags: '$:/tags/AI/Agent',
+    'agent-provider': 'Writer provider',
+    'agent-tools': 'wiki-read wiki-edit',
+    'agent-approval': '{"wiki-edit": {"mode": "auto"}}',
+  });
   $tw.wiki.addTiddler({ title: 'Writer provider', tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'http://127.0.0.1:9/v1', 'default-model': 'm' });
   $tw.wiki.addTiddler({ title: 'Writer chat', agent: 'Writer agent', 'agent-status': 'idle' });
   const requests: { messages: { role: string; content: string }[] }[] = [];
   const steps: StreamPart[][] = [
-    [{ type: 'tool-call', index: 0, id: 'r1', name: 'wiki-read', args: { title: 'Conflict note' } }, { type: 'finish', reason: 'tool-calls' }],
-    [{ type: 'tool-call', index: 0, id: 'c1', name: 'wiki-edit', args: { title: 'Conflict note', modified: '20260201000000000', edits: [{ find: 'Original', replace: 'Better' }] } }, { type: 'finish', reason: 'tool-calls' }],
-    [{ type: 'text-delta', text: 'I see the new text.' }, { type: 'finish', reason: 'stop' }],
+    [
+      { type: 'tool-call', index: 0, id: 'r1', name: 'wiki-read', args: { title: 'Conflict note' } },
+      { type: 'finish', reason: 'tool-calls' },
+    ],
+    [
+      {
+        type: 'tool-call',
+        index: 0,
+        id: 'c1',
+        name: 'wiki-edit',
+        args: { title: 'Conflict note', modified: '20260201000000000', edits: [{ find: 'Original', replace: 'Better' }] },
+      },
+      { type: 'finish', reason: 'tool-calls' },
+    ],
+    [
+      { type: 'text-delta', text: 'I see the new text.' },
+      { type: 'finish', reason: 'stop' },
+    ],
   ];
   const runner = new lib.LocalRunner({
     wiki: lib.createTiddlyWikiPort($tw.wiki),
@@ -194,7 +297,8 @@ test('in a turn, a refused write puts the tiddler\'s current text into the next 
       async *stream(request) {
         requests.push(JSON.parse(JSON.stringify(request)));
         // The user changes the tiddler after the agent read it, while its edit is on the way (modified …201… → now).
-        if (requests.length === 2) $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Conflict note'), { text: 'The user rewrote this', modified: new Date() }));
+        if (requests.length === 2)
+          $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler('Conflict note'), { text: 'The user rewrote this', modified: new Date() }));
         for (const p of steps[requests.length - 1]!) yield p;
       },
     }),
@@ -215,7 +319,7 @@ test('in a turn, a refused write puts the tiddler\'s current text into the next 
 test('an edit that keeps `modified` (any field, or the text) after the agent read the tiddler: every write is refused and the edit kept', async () => {
   const modified = '20260301000000000';
   const edits: [string, Record<string, string>][] = [
-    ['the text', { text: 'The user\'s words' }],
+    ['the text', { text: "The user's words" }],
     ['a tag', { tags: 'Mine' }],
     ['a field', { status: 'done' }],
     ['a removed field', { priority: undefined as unknown as string }],
@@ -230,7 +334,7 @@ test('an edit that keeps `modified` (any field, or the text) after the agent rea
     const userVersion = fields(title);
     expect(userVersion!.modified).toBe(modified);
     const writes: [string, unknown][] = [
-      ['wiki-update', { title, modified, text: 'The agent\'s words' }],
+      ['wiki-update', { title, modified, text: "The agent's words" }],
       ['wiki-edit', { title, modified, edits: [{ find: 'words', replace: 'lines' }] }],
       ['wiki-rename', { title, modified, newTitle: `${title}, renamed` }],
       ['wiki-delete', { title, modified }],

@@ -44,7 +44,8 @@ afterAll(async () => {
 const runner = () => agentLib($tw).getLocalRunner();
 const chats = () => $tw.wiki.filterTiddlers('[has[agent]!is[system]]') as string[];
 const fields = (title: string) => ($tw.wiki.getTiddler(title)?.getFieldStrings() ?? {}) as Record<string, string>;
-const messages = (chat: string) => ($tw.wiki.filterTiddlers('[<chat>aimessages[]]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat })) as string[]).map(fields);
+const messages = (chat: string) =>
+  ($tw.wiki.filterTiddlers('[<chat>aimessages[]]', $tw.rootWidget.makeFakeWidgetWithVariables({ chat })) as string[]).map(fields);
 
 /** Resolves once `check` holds, re-checked on every wiki change; fails after 10 s. */
 function until(check: () => boolean, what: string): Promise<void> {
@@ -64,7 +65,8 @@ function until(check: () => boolean, what: string): Promise<void> {
   });
 }
 
-const answered = (chat: string, count = 1) => until(() => fields(chat)['agent-status'] === 'completed' && messages(chat).filter((m) => m.role === 'assistant').length >= count, `the reply in "${chat}"`);
+const answered = (chat: string, count = 1) =>
+  until(() => fields(chat)['agent-status'] === 'completed' && messages(chat).filter((m) => m.role === 'assistant').length >= count, `the reply in "${chat}"`);
 
 /** Render `wikitext` under the root widget with `currentTiddler` set, and click its first button (or run it as actions). */
 function click(wikitext: string, currentTiddler = NOTE): void {
@@ -79,8 +81,10 @@ function click(wikitext: string, currentTiddler = NOTE): void {
 }
 
 /** The request the mock got whose last user message is `text`. */
-function requestFor(text: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return mock.requests.find((r: any) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+function requestFor(text: string): any {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  return mock.requests.find((r: any) => {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const users = (r.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user');
     return users.length && JSON.stringify(users[users.length - 1].content).includes(text);
   });
@@ -123,14 +127,18 @@ describe('<$action-ai-send>', () => {
   });
 
   test('a new chat of another agent under a title of its own; the chat is <<aiSendChat>> for the actions inside', async () => {
-    click('<$button><$action-ai-send new="yes" agent="Other wikitext agent" title="Pomegranate questions" navigate="no" message="Why pomegranates?"><$action-setfield $tiddler="$:/temp/last-ai-chat" text=<<aiSendChat>>/></$action-ai-send>Ask</$button>');
+    click(
+      '<$button><$action-ai-send new="yes" agent="Other wikitext agent" title="Pomegranate questions" navigate="no" message="Why pomegranates?"><$action-setfield $tiddler="$:/temp/last-ai-chat" text=<<aiSendChat>>/></$action-ai-send>Ask</$button>',
+    );
     const chat = $tw.wiki.getTiddlerText('$:/temp/last-ai-chat');
     expect(chat).toBe('Pomegranate questions');
     expect(navigated).not.toContain(chat);
     expect(fields(chat).agent).toBe(OTHER_AGENT);
     await answered(chat);
     // Again: the title is made unique.
-    click('<$button><$action-ai-send new="yes" title="Pomegranate questions" navigate="no" message="Again"><$action-setfield $tiddler="$:/temp/last-ai-chat" text=<<aiSendChat>>/></$action-ai-send>Ask</$button>');
+    click(
+      '<$button><$action-ai-send new="yes" title="Pomegranate questions" navigate="no" message="Again"><$action-setfield $tiddler="$:/temp/last-ai-chat" text=<<aiSendChat>>/></$action-ai-send>Ask</$button>',
+    );
     expect($tw.wiki.getTiddlerText('$:/temp/last-ai-chat')).toBe('Pomegranate questions 1');
     await answered('Pomegranate questions 1');
   });
@@ -140,7 +148,9 @@ describe('<$action-ai-send>', () => {
     $tw.wiki.addTiddler({ title: 'Private chat', agent: AGENT, 'agent-status': 'idle' });
     $tw.wiki.addTiddler({ title: '$:/ai/messages/Private chat/000001', 'agent-chat': 'Private chat', 'agent-seq': '1', role: 'user', text: SECRET });
     $tw.wiki.addTiddler({ title: 'Exfiltration chat', agent: AGENT, 'agent-status': 'idle' });
-    click('<$button><$action-ai-send chat="Exfiltration chat" message="What do these say?" attachments="[[$:/ai/messages/Private chat/000001]] [[Private chat]]"/>Go</$button>');
+    click(
+      '<$button><$action-ai-send chat="Exfiltration chat" message="What do these say?" attachments="[[$:/ai/messages/Private chat/000001]] [[Private chat]]"/>Go</$button>',
+    );
     await answered('Exfiltration chat');
     const body = JSON.stringify(requestFor('What do these say?').body);
     expect(body).not.toContain('hunter2');
@@ -167,7 +177,7 @@ describe('<$action-ai-send>', () => {
     }
   });
 
-  test('a send during a turn waits in the chat\'s queue and is answered after it, in order', async () => {
+  test("a send during a turn waits in the chat's queue and is answered after it, in order", async () => {
     $tw.wiki.addTiddler({ title: 'Busy chat', agent: AGENT, 'agent-status': 'idle' });
     let release!: () => void;
     mock.queue({ text: 'First answer', hold: new Promise<void>((resolve) => (release = resolve)) });
@@ -192,7 +202,9 @@ describe('tm-ai-send', () => {
   test('into an existing chat, with attachments as a title list', async () => {
     $tw.wiki.addTiddler({ title: 'Message chat', agent: AGENT, 'agent-status': 'idle' });
     $tw.wiki.addTiddler({ title: 'Second note', text: 'Figs too.' });
-    click('<$button><$action-sendmessage $message="tm-ai-send" chat="Message chat" message="Compare these" attachments="[[Garden plan]] [[Second note]]"/>Send</$button>');
+    click(
+      '<$button><$action-sendmessage $message="tm-ai-send" chat="Message chat" message="Compare these" attachments="[[Garden plan]] [[Second note]]"/>Send</$button>',
+    );
     await answered('Message chat');
     expect(messages('Message chat')[0]).toMatchObject({ role: 'user', text: 'Compare these', attachments: '[[Garden plan]] [[Second note]]' });
     const body = JSON.stringify(requestFor('Compare these').body);
@@ -219,15 +231,31 @@ describe('filter operators', () => {
     add({ title: 'Older chat', agent: AGENT, 'agent-status': 'completed', modified: '20260101000000000', 'agent-current-tiddler': 'Current note' });
     // Written out of order: the operator orders by agent-seq, numerically.
     add({ title: `$:/ai/messages/${CHAT}/000010`, 'agent-chat': CHAT, 'agent-seq': '10', role: 'assistant', text: 'Ten' });
-    add({ title: `$:/ai/messages/${CHAT}/000002`, 'agent-chat': CHAT, 'agent-seq': '2', role: 'tool', text: 'Two', 'tool-name': 'wiki-read', 'tool-args': '{"title":"Read note"}' });
+    add({
+      title: `$:/ai/messages/${CHAT}/000002`,
+      'agent-chat': CHAT,
+      'agent-seq': '2',
+      role: 'tool',
+      text: 'Two',
+      'tool-name': 'wiki-read',
+      'tool-args': '{"title":"Read note"}',
+    });
     add({ title: `$:/ai/messages/${CHAT}/000001`, 'agent-chat': CHAT, 'agent-seq': '1', role: 'user', text: 'One', attachments: '[[Attached note]]' });
-    add({ title: `$:/ai/messages/Older chat/000001`, 'agent-chat': 'Older chat', 'agent-seq': '1', role: 'user', text: 'Old', attachments: '[[Attached note]]' });
+    add({
+      title: `$:/ai/messages/Older chat/000001`,
+      'agent-chat': 'Older chat',
+      'agent-seq': '1',
+      role: 'user',
+      text: 'Old',
+      attachments: '[[Attached note]]',
+    });
     // A schedule names its chat too but is no message.
     add({ title: '$:/ai/schedules/x', 'agent-chat': CHAT, text: 'not a message' });
   });
-  const run = (filter: string, variables: Record<string, string> = {}) => $tw.wiki.filterTiddlers(filter, $tw.rootWidget.makeFakeWidgetWithVariables(variables)) as string[];
+  const run = (filter: string, variables: Record<string, string> = {}) =>
+    $tw.wiki.filterTiddlers(filter, $tw.rootWidget.makeFakeWidgetWithVariables(variables)) as string[];
 
-  test('aimessages: a chat\'s messages in order, optionally of one role; the chat of a message by get[agent-chat]', () => {
+  test("aimessages: a chat's messages in order, optionally of one role; the chat of a message by get[agent-chat]", () => {
     expect(run('[<chat>aimessages[]get[text]]', { chat: CHAT })).toEqual(['One', 'Two', 'Ten']);
     expect(run('[<chat>aimessages[user]get[text]]', { chat: CHAT })).toEqual(['One']);
     expect(run('[<chat>aimessages[assistant]get[text]]', { chat: CHAT })).toEqual(['Ten']);
@@ -244,7 +272,14 @@ describe('filter operators', () => {
     // The "Summarize this tiddler" chat of the first test is about the note.
     expect(run(`[[${NOTE}]aichats[]]`).length).toBeGreaterThan(0);
     // Follows the wiki: a new attachment counts at once.
-    $tw.wiki.addTiddler({ title: `$:/ai/messages/Older chat/000002`, 'agent-chat': 'Older chat', 'agent-seq': '2', role: 'user', text: 'New', attachments: '[[Fresh note]]' });
+    $tw.wiki.addTiddler({
+      title: `$:/ai/messages/Older chat/000002`,
+      'agent-chat': 'Older chat',
+      'agent-seq': '2',
+      role: 'user',
+      text: 'New',
+      attachments: '[[Fresh note]]',
+    });
     expect(run('[[Fresh note]aichats[]]')).toEqual(['Older chat']);
     // A chat in the bin is left out until it is restored.
     $tw.wiki.addTiddler({ ...$tw.wiki.getTiddler('Older chat').fields, 'agent-deleted': 'yes' });
@@ -253,7 +288,7 @@ describe('filter operators', () => {
     expect(run('[[Fresh note]aichats[]]')).toEqual(['Older chat']);
   });
 
-  test('in the agent\'s view (the model\'s filters) they answer nothing', () => {
+  test("in the agent's view (the model's filters) they answer nothing", () => {
     const view = agentLib($tw).createTiddlyWikiPort($tw.wiki).agentView();
     for (const filter of [
       `[[${CHAT}]aimessages[]]`,
@@ -263,7 +298,8 @@ describe('filter operators', () => {
       `[[${NOTE}]aichats[]]`,
       `[[${NOTE}]aichats[]aimessages[]get[text]]`,
       '[all[tiddlers]has[agent]aimessages[]]',
-    ]) expect([filter, view.filter(filter)]).toEqual([filter, []]);
+    ])
+      expect([filter, view.filter(filter)]).toEqual([filter, []]);
     // The real wiki still answers.
     expect(run('[[Attached note]aichats[]]')).toEqual([CHAT, 'Older chat']);
   });

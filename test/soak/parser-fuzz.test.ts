@@ -15,5 +15,7 @@ describe.each(ADAPTERS.map((a) => [a.name, a] as const))('%s', (_, adapter) => {
 
 it(`text tool protocol: ${RUNS} replies`, async () => {
   const stats = await fuzzTextProtocol(RUNS, SEED);
-  console.log(`text-protocol      ${String(stats.cases).padStart(6)} cases  ${(stats.ms / 1000).toFixed(1).padStart(6)} s  calls ${stats.calls}, invalid calls ${stats.invalid}`);
+  console.log(
+    `text-protocol      ${String(stats.cases).padStart(6)} cases  ${(stats.ms / 1000).toFixed(1).padStart(6)} s  calls ${stats.calls}, invalid calls ${stats.invalid}`,
+  );
 });

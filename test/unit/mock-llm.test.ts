@@ -109,7 +109,7 @@ test('default reply streams OpenAI chunks, a usage chunk, then [DONE]', async ()
   expect(mock.requests[0]!.aborted).toBe(false);
 });
 
-test('an unknown model gets OpenAI\'s exact 404 body', async () => {
+test("an unknown model gets OpenAI's exact 404 body", async () => {
   const res = await chat(userTurn('hi', { model: 'gpt-nope' }));
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({
@@ -167,19 +167,30 @@ test('the tour: each step is read from the conversation (search, then an edit wi
     const payloads = dataPayloads((await readAll(await chat({ model: 'mock-model', stream: true, messages }))).text).slice(0, -1);
     const deltas = payloads.map((p) => JSON.parse(p).choices[0]?.delta ?? {});
     const calls = deltas.flatMap((d) => d.tool_calls ?? []);
-    const args = calls.slice(1).map((c: { function: { arguments: string } }) => c.function.arguments).join('');
+    const args = calls
+      .slice(1)
+      .map((c: { function: { arguments: string } }) => c.function.arguments)
+      .join('');
     return { name: calls[0]?.function?.name, args: args ? JSON.parse(args) : undefined, text: deltas.map((d) => d.content ?? '').join('') };
   };
   const user = { role: 'user', content: 'Show me what you can do' };
-  const called = (name: string, args: object) => ({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+  const called = (name: string, args: object) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+  });
   const result = (content: string) => ({ role: 'tool', tool_call_id: 'c1', content });
 
   expect(await toolCallsOf([user])).toMatchObject({ name: 'wiki-search', args: { query: 'Demo notes' } });
   const found = 'Found 1.\n<tiddler-data title="Demo notes" modified="20261122000000000" tags="TiddlyAgent">…</tiddler-data>';
   const edit = await toolCallsOf([user, called('wiki-search', {}), result(found)]);
   expect(edit).toMatchObject({ name: 'wiki-edit', args: { title: 'Demo notes', modified: '20261122000000000' } });
-  expect((await toolCallsOf([user, called('wiki-search', {}), result(found), called('wiki-edit', {}), result('Edited "Demo notes": 1 change(s)')])).text).toContain('Roll back');
-  expect((await toolCallsOf([user, called('wiki-search', {}), result(found), called('wiki-edit', {}), result('Denied by the user')])).text).toContain('The edit did not happen');
+  expect(
+    (await toolCallsOf([user, called('wiki-search', {}), result(found), called('wiki-edit', {}), result('Edited "Demo notes": 1 change(s)')])).text,
+  ).toContain('Roll back');
+  expect((await toolCallsOf([user, called('wiki-search', {}), result(found), called('wiki-edit', {}), result('Denied by the user')])).text).toContain(
+    'The edit did not happen',
+  );
   expect((await toolCallsOf([user, called('wiki-search', {}), result('Found 0.')])).text).toContain('did not find');
   // Anything else is still the default reply.
   expect((await toolCallsOf([{ role: 'user', content: 'Show me what you can do with tags' }])).text).toBe(defaultReply('Show me what you can do with tags'));

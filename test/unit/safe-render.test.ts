@@ -58,7 +58,11 @@ function nodes(list: Node[]): Node[] {
 function classesAndStyles(list: Node[]): { classes: string[]; styles: number } {
   const all = nodes(list);
   return {
-    classes: all.flatMap((n) => String(n.attributes?.class?.value ?? '').split(/\s+/).filter(Boolean)),
+    classes: all.flatMap((n) =>
+      String(n.attributes?.class?.value ?? '')
+        .split(/\s+/)
+        .filter(Boolean),
+    ),
     styles: all.filter((n) => n.attributes?.style || n.orderedAttributes?.some((a) => a.name === 'style')).length,
   };
 }
@@ -92,7 +96,7 @@ describe.each(ROUTES)('class and style from a reply: %s', (_name, text, visible)
   });
 });
 
-test('only the classes TiddlyWiki\'s own rules add are kept', () => {
+test("only the classes TiddlyWiki's own rules add are kept", () => {
   const all = classesAndStyles(tree([...ROUTES.map((r) => r[1]), '[ext[https://example.com/]]', 'https://example.com/plain'].join('\n\n'))).classes;
   expect(new Set(all)).toEqual(new Set(['tc-quote', 'evenRow', 'oddRow', 'tc-tiddlylink-external']));
 });
@@ -102,7 +106,11 @@ test('@@ stays disabled: its text, markers included, shows as text', () => {
   expect(out).toBe('<p>@@.tc-ai-card fake card@@</p>');
   expect(nodes(tree('@@.x y@@')).map((n) => n.type)).toEqual(['void', 'element', 'text']);
   expect(html('@@.cls\nblock text\n@@')).toContain('block text');
-  expect(nodes(tree('@@.cls\nblock text\n@@')).filter((n) => n.type === 'element').map((n) => n.tag)).toEqual(['p']);
+  expect(
+    nodes(tree('@@.cls\nblock text\n@@'))
+      .filter((n) => n.type === 'element')
+      .map((n) => n.tag),
+  ).toEqual(['p']);
 });
 
 test('links still work: tiddler links keep `to`, external links keep href, target and rel', () => {
@@ -130,13 +138,15 @@ test('links that are not http(s) or mailto show as text', () => {
 });
 
 test('no widgets, images, transclusion or macros from a reply', () => {
-  const out = html([
-    '<$button actions="<$action-setfield $tiddler=Pwned text=yes/>">Click</$button>',
-    '[img[https://evil.example/x.png]]',
-    '<img src="https://evil.example/y.png">',
-    '{{Secret}} <$transclude $tiddler="Secret"/> <<now>> {{{ [[Secret]get[text]] }}}',
-    '<iframe src="https://evil.example/"></iframe> <script>alert(1)</script>',
-  ].join('\n\n'));
+  const out = html(
+    [
+      '<$button actions="<$action-setfield $tiddler=Pwned text=yes/>">Click</$button>',
+      '[img[https://evil.example/x.png]]',
+      '<img src="https://evil.example/y.png">',
+      '{{Secret}} <$transclude $tiddler="Secret"/> <<now>> {{{ [[Secret]get[text]] }}}',
+      '<iframe src="https://evil.example/"></iframe> <script>alert(1)</script>',
+    ].join('\n\n'),
+  );
   expect(out).not.toMatch(/<(button|img|iframe|script)/);
   expect(out).not.toContain('the secret text');
   expect(nodes(tree('<$button>x</$button> {{Secret}}')).filter((n) => !['void', 'element', 'text'].includes(n.type))).toEqual([]);
@@ -157,7 +167,8 @@ test('a reply cannot hold a button that sends to the agent (<$action-ai-send>, t
 
 test('formatting survives: strikethrough, emphasis, tables with alignment and spans', () => {
   const out = html("''bold'' //it// __u__ ~~gone~~ ^^sup^^ ,,sub,, `code`");
-  for (const part of ['<strong>bold</strong>', '<em>it</em>', '<u>u</u>', '<s>gone</s>', '<sup>sup</sup>', '<sub>sub</sub>', '<code>code</code>']) expect(out).toContain(part);
+  for (const part of ['<strong>bold</strong>', '<em>it</em>', '<u>u</u>', '<s>gone</s>', '<sup>sup</sup>', '<sub>sub</sub>', '<code>code</code>'])
+    expect(out).toContain(part);
   const table = html('|!Head|!Two|\n| centred | right|\n|^top|<|');
   expect(table).toContain('<th>Head</th>');
   expect(table).toContain('align="center"');

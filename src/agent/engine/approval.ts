@@ -101,7 +101,8 @@ export function evaluateApproval(
   if (tool.confirmOnly) return { decision: 'confirm', reason: 'the tool always needs confirmation' };
   // Deny rules are about titles; a call whose titles cannot be known before it runs (a search
   // by meaning, a filter that fails to parse) could reach a denied one: the user decides.
-  if (targets === null && (own?.deny?.length || any?.deny?.length)) return { decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' };
+  if (targets === null && (own?.deny?.length || any?.deny?.length))
+    return { decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' };
   const from = own?.allow ? own : any;
   const allow = from?.allow ?? [];
   const builtIn = tool.defaultMode ?? (tool.access === 'write' ? 'confirm' : 'auto');
@@ -112,7 +113,11 @@ export function evaluateApproval(
     const matched = [...new Set(subjects.map((subject) => allow.findIndex((re) => re.test(subject))))];
     const key = own?.allow ? tool.name : '*';
     const patterns = matched.map((i) => from?.allowText?.[i] ?? allow[i]!.source);
-    return { decision: 'allow', reason: `allowed by the rule${matched.length > 1 ? 's' : ''} ${matched.map((i) => `/${allow[i]!.source}/`).join(', ')}`, ...named({ kind: 'allow', tool: key, patterns, on: targets ? 'titles' : 'arguments' }) };
+    return {
+      decision: 'allow',
+      reason: `allowed by the rule${matched.length > 1 ? 's' : ''} ${matched.map((i) => `/${allow[i]!.source}/`).join(', ')}`,
+      ...named({ kind: 'allow', tool: key, patterns, on: targets ? 'titles' : 'arguments' }),
+    };
   }
   if (allowedInChat) return { decision: 'allow', reason: 'allowed in this chat by the user', ...named({ kind: 'chat', tool: tool.name }) };
   if (mode === 'confirm') return { decision: 'confirm', reason: 'the tool needs confirmation' };

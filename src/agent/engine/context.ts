@@ -154,10 +154,7 @@ export function selectHistory(entries: HistoryEntry[]): ModelMessage[] {
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const sectionTokens = (s: PromptSection): number => sum(s.messages.map(estimateMessageTokens));
 
-export function fitToWindow(
-  sections: PromptSection[],
-  options: { contextWindow: number; reserveOutput?: number },
-): FitResult {
+export function fitToWindow(sections: PromptSection[], options: { contextWindow: number; reserveOutput?: number }): FitResult {
   const window = Math.max(0, options.contextWindow - (options.reserveOutput ?? 0));
   const history = sections.filter((s) => s.kind === 'history').flatMap((s) => s.messages);
   const cost = history.map(estimateMessageTokens);

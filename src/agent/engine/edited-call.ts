@@ -12,7 +12,13 @@ import { parseToolCalls } from './history';
 import { plannedChanges } from './loop';
 
 /** Why the user's version `text` of the waiting call `message` would be refused, or undefined when it would land. */
-export function userVersionRefusal(store: ChatStore, tools: ReadonlyMap<string, ToolDefinition>, services: ToolServices, message: Message, text: string): string | undefined {
+export function userVersionRefusal(
+  store: ChatStore,
+  tools: ReadonlyMap<string, ToolDefinition>,
+  services: ToolServices,
+  message: Message,
+  text: string,
+): string | undefined {
   const chat = message['agent-chat'];
   const tool = tools.get(message['tool-name'] ?? '');
   if (!tool?.editableText) return 'The text of this call cannot be edited before allowing it.';
@@ -23,7 +29,11 @@ export function userVersionRefusal(store: ChatStore, tools: ReadonlyMap<string, 
   const call = reply && parseToolCalls(reply).find((c) => c.id === id);
   if (!reply || !call) return 'The call is no longer in the chat.';
   const agent = store.readAgent(store.readChat(chat).agent);
-  const context = createToolContext(store.wiki, { chat, agent, turn: '', signal: new AbortController().signal, reads: readLedger(messages, reply['agent-seq']), userText: text }, services);
+  const context = createToolContext(
+    store.wiki,
+    { chat, agent, turn: '', signal: new AbortController().signal, reads: readLedger(messages, reply['agent-seq']), userText: text },
+    services,
+  );
   const planned = plannedChanges(tool, call.args, () => context);
   return 'refused' in planned ? planned.refused : undefined;
 }

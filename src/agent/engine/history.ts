@@ -62,7 +62,11 @@ function attached(m: Message, attachment: (title: string, message: Message) => A
  *   tiddler (user messages) or an image a tool returned, already labelled as untrusted data
  *   (the prompt plugin reads it from the wiki)
  */
-export function buildHistory(messages: Message[], protocol: 'native' | 'text', attachment: (title: string, message: Message) => AttachmentPart = () => ({})): HistoryEntry[] {
+export function buildHistory(
+  messages: Message[],
+  protocol: 'native' | 'text',
+  attachment: (title: string, message: Message) => AttachmentPart = () => ({}),
+): HistoryEntry[] {
   const entries: HistoryEntry[] = [];
   let assistantsAfter = messages.filter((m) => m.role === 'assistant').length;
   let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0]; images: ImagePart[] } | undefined;
@@ -85,20 +89,27 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', a
         pendingTextResults.results.push({ name: m['tool-name'] ?? '', args: parseArgs(m), ok: m['tool-status'] === 'ok', content });
         pendingTextResults.images.push(...(images ?? []));
       } else {
-        entries.push({ ...meta, message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content, ...(images ? { images } : {}) } });
+        entries.push({
+          ...meta,
+          message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content, ...(images ? { images } : {}) },
+        });
       }
       continue;
     }
     flushTextResults();
     if (m.role === 'user') {
       const { texts, images } = attached(m, attachment);
-      entries.push({ ...meta, message: { role: 'user', content: [sourceNote(m['agent-source']), m.text, ...texts].filter(Boolean).join('\n\n'), ...(images ? { images } : {}) } });
-    }
-    else if (m.role === 'assistant') {
+      entries.push({
+        ...meta,
+        message: { role: 'user', content: [sourceNote(m['agent-source']), m.text, ...texts].filter(Boolean).join('\n\n'), ...(images ? { images } : {}) },
+      });
+    } else if (m.role === 'assistant') {
       const calls = parseToolCalls(m);
       if (!m.text.trim() && !calls.length) continue;
       const message: ModelMessage =
-        protocol === 'text' ? { role: 'assistant', content: withTextToolUses(m.text, calls) } : { role: 'assistant', content: m.text, ...(calls.length ? { toolCalls: calls } : {}) };
+        protocol === 'text'
+          ? { role: 'assistant', content: withTextToolUses(m.text, calls) }
+          : { role: 'assistant', content: m.text, ...(calls.length ? { toolCalls: calls } : {}) };
       entries.push({ ...meta, message });
     }
   }
@@ -113,6 +124,7 @@ export function buildHistory(messages: Message[], protocol: 'native' | 'text', a
 function sourceNote(source: string | undefined): string {
   if (!source) return '';
   if (source.startsWith(HEARTBEAT_SOURCE)) return "[Heartbeat: sent automatically by this agent's heartbeat, not typed by the user.]";
-  if (source.startsWith(`${SCHEDULE_SOURCE}${SCHEDULE_PREFIX}`)) return '[Scheduled: sent automatically by an alarm or schedule the agent set earlier; the text below is the agent\'s own note to itself, not a request from the user.]';
+  if (source.startsWith(`${SCHEDULE_SOURCE}${SCHEDULE_PREFIX}`))
+    return "[Scheduled: sent automatically by an alarm or schedule the agent set earlier; the text below is the agent's own note to itself, not a request from the user.]";
   return '[Scheduled: sent automatically by a schedule the user set up, not typed by the user now.]';
 }

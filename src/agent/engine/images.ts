@@ -49,7 +49,10 @@ export function imageAttachment(ctx: TurnContext, title: string, message: Messag
   if (takesNoImages(ctx)) return { text: notShown(ctx, title) };
   if (message.role === 'tool') return { image: checked.image };
   const { mediaType, data } = checked.image;
-  return { text: `Attached image "${title}" (${mediaType}, ${sizeText(imageBytes(data))}), shown to you as an image with this message. ${IMAGE_NOTE} ${UNTRUSTED_NOTE}`, image: checked.image };
+  return {
+    text: `Attached image "${title}" (${mediaType}, ${sizeText(imageBytes(data))}), shown to you as an image with this message. ${IMAGE_NOTE} ${UNTRUSTED_NOTE}`,
+    image: checked.image,
+  };
 }
 
 /** Why the images `message` attaches cannot be sent to this turn's model, or undefined when they can. */

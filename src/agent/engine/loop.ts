@@ -124,7 +124,8 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   if (early.length) hooks = createHooks([...BUILTIN_PLUGINS, ...early]);
 
   // The user's words are saved before anything can go wrong.
-  if (input.userText !== undefined) await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [], operation: input.operation, source: input.source }, ctx);
+  if (input.userText !== undefined)
+    await hooks.userMessageReceived.call({ text: input.userText, attachments: input.attachments ?? [], operation: input.operation, source: input.source }, ctx);
   await setStatus('working');
 
   let model: LanguageModel;
@@ -170,11 +171,18 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       return { status: 'completed' };
     }
 
-    if (ctx.round >= maxRounds) return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`, 'max-rounds');
+    if (ctx.round >= maxRounds)
+      return fail(`Stopped after ${maxRounds} model calls in one turn (the agent's "agent-max-rounds"). Send a message to let it continue.`, 'max-rounds');
     const budget = budgetExceeded(ctx, all, turn);
     if (budget) return fail(budget, 'budget');
     // Before the turn's first request: its attached images must be sendable to this model.
-    const refused = ctx.round === 0 ? attachmentRefusal(ctx, messages.find((m) => m.title === ctx.metadata.turn)) : undefined;
+    const refused =
+      ctx.round === 0
+        ? attachmentRefusal(
+            ctx,
+            messages.find((m) => m.title === ctx.metadata.turn),
+          )
+        : undefined;
     if (refused) return fail(refused, 'attachment');
 
     ctx.round += 1;
@@ -187,13 +195,22 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
       await hooks.toolExecuted.call({ result: (await executeToolCalls([call], ctx.tools, toolTurn(ctx)))[0]! }, ctx);
     }
     if (response.canceled) return cancel();
-    if (response.error) return fail(response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error, response.errorKind ?? 'unexpected');
+    if (response.error)
+      return fail(
+        response.title ? `${response.error} The partial reply above is kept and marked incomplete.` : response.error,
+        response.errorKind ?? 'unexpected',
+      );
     if (ctx.actions.yieldNextRoundTo === 'self') continue;
     if (ctx.actions.yieldNextRoundTo === 'human') {
       await setStatus('input-required');
       return { status: 'input-required' };
     }
-    if (response.finish === 'length') store.appendMessage(ctx.chat, { role: 'error', text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).', errorKind: 'length' });
+    if (response.finish === 'length')
+      store.appendMessage(ctx.chat, {
+        role: 'error',
+        text: 'The reply was cut off at the output token limit ("max-output" of the provider profile).',
+        errorKind: 'length',
+      });
     await setStatus('completed');
     return { status: 'completed' };
   }
@@ -227,7 +244,12 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
     const tool = all.get(name);
     // `mcp-<server>` enables every tool of that MCP server (tools/mcp-tools.ts).
     const server = !tool && name.startsWith(MCP_PREFIX) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
-    if (!tool && !server.length) throw new ConfigError(agent, 'agent-tools', `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`);
+    if (!tool && !server.length)
+      throw new ConfigError(
+        agent,
+        'agent-tools',
+        `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`,
+      );
     for (const t of tool ? [tool] : server) tools.set(t.name, t);
   }
   return tools;
@@ -249,8 +271,10 @@ function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]):
   const used = (list: Message[]) => list.reduce((n, m) => n + (m['tokens-in'] ?? 0) + (m['tokens-out'] ?? 0), 0);
   const turnBudget = ctx.agent['agent-turn-budget'];
   const chatBudget = ctx.agent['agent-chat-budget'];
-  if (turnBudget !== undefined && used(turn) >= turnBudget) return `Token budget reached: this turn used ${used(turn)} of its ${turnBudget} tokens ("agent-turn-budget"). Send a message to continue.`;
-  if (chatBudget !== undefined && used(messages) >= chatBudget) return `Token budget reached: this chat used ${used(messages)} of its ${chatBudget} tokens ("agent-chat-budget"). Start a new chat or raise the budget.`;
+  if (turnBudget !== undefined && used(turn) >= turnBudget)
+    return `Token budget reached: this turn used ${used(turn)} of its ${turnBudget} tokens ("agent-turn-budget"). Send a message to continue.`;
+  if (chatBudget !== undefined && used(messages) >= chatBudget)
+    return `Token budget reached: this chat used ${used(messages)} of its ${chatBudget} tokens ("agent-chat-budget"). Start a new chat or raise the budget.`;
   return moneyBudgetExceeded(ctx, messages, turn);
 }
 
@@ -261,7 +285,13 @@ function budgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]):
 function moneyBudgetExceeded(ctx: TurnContext, messages: Message[], turn: Message[]): string | undefined {
   const budgets = [
     { field: 'agent-turn-cost-budget', budget: ctx.agent['agent-turn-cost-budget'], list: turn, what: 'this turn', then: 'Send a message to continue.' },
-    { field: 'agent-chat-cost-budget', budget: ctx.agent['agent-chat-cost-budget'], list: messages, what: 'this chat', then: 'Start a new chat or raise the budget.' },
+    {
+      field: 'agent-chat-cost-budget',
+      budget: ctx.agent['agent-chat-cost-budget'],
+      list: messages,
+      what: 'this chat',
+      then: 'Start a new chat or raise the budget.',
+    },
   ] as const;
   const facts = new Map<string, ReturnType<typeof modelFacts>>();
   const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(ctx.profile, model)).get(model)!;
@@ -303,8 +333,15 @@ async function runToolPhase(
   const chatAllowed = new Set(parseTitleList(ctx.store.wiki.getFields(ctx.chat)?.[CHAT_ALLOWED_TOOLS]));
   const toRun: { call: ToolCallRequest; pendingTitle?: string; rule?: AllowingRule }[] = [];
   let waiting = false;
-  const finish = (result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule) => hooks.toolExecuted.call({ result, pendingTitle, approvalRule: rule }, ctx);
-  const denied = (call: ToolCallRequest, content: string, outcome: ToolOutcome): ToolCallResult => ({ call, status: 'denied', content, durationMs: 0, outcome });
+  const finish = (result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule) =>
+    hooks.toolExecuted.call({ result, pendingTitle, approvalRule: rule }, ctx);
+  const denied = (call: ToolCallRequest, content: string, outcome: ToolOutcome): ToolCallResult => ({
+    call,
+    status: 'denied',
+    content,
+    durationMs: 0,
+    outcome,
+  });
 
   for (const call of calls) {
     const existing = results.get(call.id);
@@ -313,7 +350,8 @@ async function runToolPhase(
       if (existing['tool-name'] === 'ask-question') waiting = true;
       else if (existing.approval === 'deny') await finish(denied(call, 'The user denied it.', 'user-denied'), existing.title);
       else if (existing.approval) toRun.push({ call: withUserVersion(call, existing), pendingTitle: existing.title });
-      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now()) await finish(denied(call, 'Nobody confirmed it in time, so it was denied.', 'expired'), existing.title);
+      else if (existing['approval-expires'] && Number(existing['approval-expires']) <= now())
+        await finish(denied(call, 'Nobody confirmed it in time, so it was denied.', 'expired'), existing.title);
       else waiting = true;
       continue;
     }
@@ -345,7 +383,7 @@ async function runToolPhase(
         approvalExpires: String(now() + timeout),
         toolChanges: planned.changes,
         approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
-        approvalTargets: (targets ?? callTargets(tool, call.args, context)) ?? undefined,
+        approvalTargets: targets ?? callTargets(tool, call.args, context) ?? undefined,
         approvalEdit: editableTitle(tool, call.args),
       });
       ctx.emit({ type: 'waiting', chat: ctx.chat, message: title, reason: 'approval' });
@@ -475,7 +513,8 @@ export async function previewPrompt(deps: EngineDeps, chat: string): Promise<Ass
 export async function compactNow(deps: EngineDeps, chat: string, signal: AbortSignal): Promise<CompactionOutcome> {
   const { ctx, model } = readyContext(deps, chat, signal);
   const outcome = await compactChat(ctx, model, deps, promptWindow(ctx).contextWindow);
-  if (!outcome.compacted && !outcome.error && !signal.aborted) return { compacted: false, error: `Nothing to compact yet: the last ${KEEP_TURNS} turns are always kept as they are.` };
+  if (!outcome.compacted && !outcome.error && !signal.aborted)
+    return { compacted: false, error: `Nothing to compact yet: the last ${KEEP_TURNS} turns are always kept as they are.` };
   return outcome;
 }
 
@@ -496,11 +535,20 @@ function agentSetup(deps: EngineDeps, chat: string) {
     }
   })();
   const model = agent['agent-model'] || profile['default-model'] || '';
-  if (!model) throw withHint(new ConfigError(profile.title, 'default-model', `No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`), 'no-model');
+  if (!model)
+    throw withHint(
+      new ConfigError(profile.title, 'default-model', `No model is set: fill "agent-model" in "${agent.title}" or "default-model" in "${profile.title}".`),
+      'no-model',
+    );
   const tools = agentTools(agent['agent-tools'], deps.tools, agent.title);
   const plugins = agent['agent-plugins'].map((name) => {
     const plugin = deps.plugins?.get(name);
-    if (!plugin) throw new ConfigError(agent.title, 'agent-plugins', `Agent definition "${agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`);
+    if (!plugin)
+      throw new ConfigError(
+        agent.title,
+        'agent-plugins',
+        `Agent definition "${agent.title}": the engine plugin "${name}" (field "agent-plugins") is not installed.`,
+      );
     return plugin;
   });
   return { agent, profile, model, tools, plugins, languageModel: deps.createModel(profile) };
@@ -553,7 +601,8 @@ async function assemblePrompt(ctx: TurnContext, hooks: EngineHooks, history: Mes
     .filter((section) => section.messages.length);
   // The placeholder that says how many messages were left out belongs to no section.
   const placeholder = fit.messages.filter((m) => !build.sections.some((sec) => sec.messages.includes(m)));
-  if (placeholder.length) sections.unshift({ id: 'trimmed', kind: 'history', messages: placeholder, tokens: placeholder.reduce((n, m) => n + estimateMessageTokens(m), 0) });
+  if (placeholder.length)
+    sections.unshift({ id: 'trimmed', kind: 'history', messages: placeholder, tokens: placeholder.reduce((n, m) => n + estimateMessageTokens(m), 0) });
   if (toolSpecTokens) sections.push({ id: 'tools', kind: 'tools', messages: [], tokens: toolSpecTokens });
   const need = build.sections.reduce((n, sec) => n + sec.messages.reduce((k, m) => k + estimateMessageTokens(m), 0), 0) + toolSpecTokens;
   return {
@@ -583,7 +632,12 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
     const outcome = await compactChat(ctx, model, deps, prompt.usage.window);
     if (ctx.signal.aborted) return { text: '', reasoning: '', toolCalls: [], usage: {}, canceled: true };
     if (outcome.compacted) prompt = await assemblePrompt(ctx, hooks, ctx.store.listMessages(ctx.chat));
-    else if (outcome.error) ctx.store.appendMessage(ctx.chat, { role: 'error', text: `${outcome.error} The chat is as it was; where the prompt does not fit, its oldest messages are left out instead.`, errorKind: 'compaction' });
+    else if (outcome.error)
+      ctx.store.appendMessage(ctx.chat, {
+        role: 'error',
+        text: `${outcome.error} The chat is as it was; where the prompt does not fit, its oldest messages are left out instead.`,
+        errorKind: 'compaction',
+      });
   }
   const { usage, request } = prompt;
   ctx.emit({ type: 'context', chat: ctx.chat, usage });
@@ -637,7 +691,8 @@ async function modelRound(ctx: TurnContext, hooks: EngineHooks, model: LanguageM
   response.canceled = ctx.signal.aborted;
   if (response.canceled) response.error = undefined;
   else if (!response.error && !response.finish) [response.error, response.errorKind] = ['The reply ended before it was complete.', 'truncated'];
-  else if (!response.error && !response.text.trim() && !response.toolCalls.length) [response.error, response.errorKind] = [emptyReplyError(response.finish), response.finish === 'length' ? 'length' : 'empty-reply'];
+  else if (!response.error && !response.text.trim() && !response.toolCalls.length)
+    [response.error, response.errorKind] = [emptyReplyError(response.finish), response.finish === 'length' ? 'length' : 'empty-reply'];
   return response;
 }
 

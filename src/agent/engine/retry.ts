@@ -88,10 +88,7 @@ export function retryDelay(
  * The last attempt's failure surfaces exactly as it came (thrown, or yielded as a part).
  * Aborting `options.signal` during a wait ends with ProviderError kind 'aborted' ("Stopped.").
  */
-export async function* retryStream(
-  open: (attempt: number) => AsyncIterable<StreamPart>,
-  options: RetryOptions,
-): AsyncGenerator<StreamPart, void, undefined> {
+export async function* retryStream(open: (attempt: number) => AsyncIterable<StreamPart>, options: RetryOptions): AsyncGenerator<StreamPart, void, undefined> {
   const { signal, onRetry } = options;
   const maxAttempts = Math.max(0, Math.floor(options.maxRetries ?? 2)) + 1;
   const schedule = {
@@ -102,8 +99,7 @@ export async function* retryStream(
   };
   const sleep = options.sleep ?? defaultSleep;
   /** The delay before retrying after `attempt` failed with `error`, or undefined: do not retry. */
-  const delayAfter = (error: ProviderError, attempt: number) =>
-    attempt < maxAttempts ? retryDelay(error, attempt, schedule) : undefined;
+  const delayAfter = (error: ProviderError, attempt: number) => (attempt < maxAttempts ? retryDelay(error, attempt, schedule) : undefined);
 
   for (let attempt = 1; ; attempt++) {
     if (signal.aborted) throw stoppedError();

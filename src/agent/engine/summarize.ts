@@ -26,13 +26,19 @@ export async function compactChat(
   const words = promptWords(ctx.words);
   const history = [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(historyEntries(ctx, older))];
   // The summary request must fit too: its oldest messages give way first.
-  const fit = fitToWindow([{ id: 'history', kind: 'history', messages: summaryMessages(history, words) }], { contextWindow, reserveOutput: Math.floor(contextWindow / 4) });
+  const fit = fitToWindow([{ id: 'history', kind: 'history', messages: summaryMessages(history, words) }], {
+    contextWindow,
+    reserveOutput: Math.floor(contextWindow / 4),
+  });
   let text = '';
   let finished = false;
   let error: string | undefined;
   let usage: { inputTokens?: number; outputTokens?: number } = {};
   try {
-    const stream = retryStream(() => model.stream({ model: ctx.model, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), { signal: ctx.signal, ...deps.retry });
+    const stream = retryStream(() => model.stream({ model: ctx.model, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), {
+      signal: ctx.signal,
+      ...deps.retry,
+    });
     for await (const part of stream) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'usage') usage = { inputTokens: part.inputTokens, outputTokens: part.outputTokens };

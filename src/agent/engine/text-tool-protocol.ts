@@ -9,7 +9,12 @@ Pure string handling: no TiddlyWiki globals, DOM or Node APIs.
 import type { ToolCall, ToolSpec } from '../providers/types';
 
 /** A call whose arguments could not be read; the engine reports `error` to the model. */
-export interface InvalidTextToolCall { id: string; name: string; argsText: string; error: string }
+export interface InvalidTextToolCall {
+  id: string;
+  name: string;
+  argsText: string;
+  error: string;
+}
 export type TextToolCall = ToolCall | InvalidTextToolCall;
 
 export interface ParsedToolUses {
@@ -19,7 +24,12 @@ export interface ParsedToolUses {
   parallel: boolean;
 }
 
-export interface TextToolResult { name: string; args: unknown; ok: boolean; content: string }
+export interface TextToolResult {
+  name: string;
+  args: unknown;
+  ok: boolean;
+  content: string;
+}
 
 type Schema = Record<string, unknown>;
 
@@ -87,19 +97,27 @@ function exampleValue(s: Schema, depth: number): unknown {
   // Depth guard: schemas are trees, but a deep one would bloat every system prompt.
   if (depth > 3) return type === 'object' ? {} : type === 'array' ? [] : null;
   switch (type) {
-    case 'string': return 'text';
-    case 'number': case 'integer': return 1;
-    case 'boolean': return true;
-    case 'null': return null;
-    case 'array': return s.items && typeof s.items === 'object' ? [exampleValue(s.items as Schema, depth + 1)] : [];
-    case 'object': case undefined: {
+    case 'string':
+      return 'text';
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return s.items && typeof s.items === 'object' ? [exampleValue(s.items as Schema, depth + 1)] : [];
+    case 'object':
+    case undefined: {
       const props = (s.properties ?? {}) as Record<string, Schema>;
       const required = Array.isArray(s.required) ? (s.required as string[]) : [];
       const out: Record<string, unknown> = {};
       for (const key of required) if (props[key]) out[key] = exampleValue(props[key], depth + 1);
       return out;
     }
-    default: return 'text';
+    default:
+      return 'text';
   }
 }
 
@@ -152,8 +170,12 @@ export function parseToolUses(reply: string): ParsedToolUses {
   const cut = /<(tool_use|function_call)\b[^<>]*$/i.exec(rest);
   if (cut) {
     const tag = cut[1]!.toLowerCase();
-    calls.push({ id: `text-call-${calls.length + 1}`, name: attributeName(cut[0].slice(tag.length + 1)), argsText: '',
-      error: `the tool call was cut off before </${tag}>` });
+    calls.push({
+      id: `text-call-${calls.length + 1}`,
+      name: attributeName(cut[0].slice(tag.length + 1)),
+      argsText: '',
+      error: `the tool call was cut off before </${tag}>`,
+    });
     rest = rest.slice(0, cut.index);
   }
   visible += rest;
@@ -188,7 +210,9 @@ function readCall(id: string, name: string, body: string): TextToolCall {
   if (!trimmed) return { id, name, args: {} };
   try {
     return { id, name, args: JSON.parse(trimmed) };
-  } catch { /* strict JSON failed: try the lenient repair below */ }
+  } catch {
+    /* strict JSON failed: try the lenient repair below */
+  }
   try {
     return { id, name, args: JSON.parse(repairJson(trimmed)) };
   } catch (e) {
@@ -257,13 +281,15 @@ function unfence(src: string): string | undefined {
  */
 export function renderToolResults(results: TextToolResult[]): string {
   return results
-    .map((r) => [
-      '<functions_result>',
-      `Tool: ${escapeProtocolTags(r.name)}`,
-      `Parameters: ${escapeProtocolTags(stringify(r.args))}`,
-      `${r.ok ? 'Result' : 'Error'}: ${escapeProtocolTags(r.content)}`,
-      '</functions_result>',
-    ].join('\n'))
+    .map((r) =>
+      [
+        '<functions_result>',
+        `Tool: ${escapeProtocolTags(r.name)}`,
+        `Parameters: ${escapeProtocolTags(stringify(r.args))}`,
+        `${r.ok ? 'Result' : 'Error'}: ${escapeProtocolTags(r.content)}`,
+        '</functions_result>',
+      ].join('\n'),
+    )
     .join('\n\n');
 }
 

@@ -49,7 +49,11 @@ export async function executeToolCalls(
         output,
         durationMs: now() - started,
       });
-      if (call.invalid) return done('error', `The arguments of this call are not valid JSON (${call.invalid}), so it was not run. Send the call again with complete JSON arguments.`);
+      if (call.invalid)
+        return done(
+          'error',
+          `The arguments of this call are not valid JSON (${call.invalid}), so it was not run. Send the call again with complete JSON arguments.`,
+        );
       const tool = tools.get(call.name);
       if (!tool) return done('error', `Unknown tool "${call.name}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
       const parsed = tool.parameters.safeParse(call.args ?? {});

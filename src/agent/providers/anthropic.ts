@@ -51,9 +51,7 @@ interface WireMessage {
 }
 
 export function buildAnthropicRequestBody(request: ModelRequest): Record<string, unknown> {
-  const system = request.messages
-    .flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : []))
-    .join('\n\n');
+  const system = request.messages.flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : [])).join('\n\n');
   const body: Record<string, unknown> = {
     model: request.model,
     max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
@@ -266,7 +264,11 @@ class MessagesStreamDecoder extends SseDecoder {
 
   private finish(): StreamPart[] {
     const raw = this.stopReason;
-    return this.finishReply(raw, FINISH_REASONS, this.calls.map((call) => completeCall(call, raw)));
+    return this.finishReply(
+      raw,
+      FINISH_REASONS,
+      this.calls.map((call) => completeCall(call, raw)),
+    );
   }
 }
 
@@ -281,7 +283,13 @@ function completeCall(call: PendingCall, stopReason: string | undefined): Stream
     return { type: 'tool-call', index, id, name, args: args ?? {} };
   } catch (e) {
     const cut = stopReason === 'max_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
-    return { type: 'tool-call-invalid', index, id, name, argsText, reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      type: 'tool-call-invalid',
+      index,
+      id,
+      name,
+      argsText,
+      reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
 }
-

@@ -72,7 +72,10 @@ export function embeddingWire(api: string): 'openai' | 'ollama' | 'gemini' | und
 
 export function createEmbeddingModel(api: string, settings: EmbeddingSettings): EmbeddingModel {
   const wire = embeddingWire(api);
-  if (!wire) throw new Error(`The API "${api}" has no embeddings endpoint TiddlyAgent knows; use an OpenAI-compatible, Ollama or Gemini profile for the embedding model.`);
+  if (!wire)
+    throw new Error(
+      `The API "${api}" has no embeddings endpoint TiddlyAgent knows; use an OpenAI-compatible, Ollama or Gemini profile for the embedding model.`,
+    );
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const ctx: ErrorContext = { baseUrl, model: settings.model };
   return {
@@ -109,7 +112,8 @@ export function checkVectors(raw: unknown, count: number, ctx: ErrorContext): Fl
   if (!Array.isArray(raw)) throw malformed(ctx, 'the reply has no list of embeddings');
   if (raw.length !== count) throw malformed(ctx, `${raw.length} vectors came back for ${count} texts`);
   const vectors = raw.map((v, i) => {
-    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw malformed(ctx, `vector ${i + 1} is not a list of numbers`);
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      throw malformed(ctx, `vector ${i + 1} is not a list of numbers`);
     return Float32Array.from(v as number[]);
   });
   const size = vectors[0]!.length;

@@ -36,7 +36,13 @@ async function* streamGemini(settings: ProviderSettings, request: ModelRequest, 
   const model = request.model.replace(/^models\//, '');
   return yield* streamSse(
     settings,
-    { model: request.model, signal, path: `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`, headers: buildGeminiHeaders(settings), body: buildGeminiRequestBody(request) },
+    {
+      model: request.model,
+      signal,
+      path: `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
+      headers: buildGeminiHeaders(settings),
+      body: buildGeminiRequestBody(request),
+    },
     (ctx) => new GeminiStreamDecoder(ctx, generateId),
   );
 }
@@ -281,10 +287,18 @@ class GeminiStreamDecoder extends SseDecoder {
   }
 
   private finish(): StreamPart[] {
-    const calls = this.calls.map((c): StreamPart =>
-      c.name
-        ? { type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args }
-        : { type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: JSON.stringify(c.args), reason: 'the model sent a function call without a name' },
+    const calls = this.calls.map(
+      (c): StreamPart =>
+        c.name
+          ? { type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args }
+          : {
+              type: 'tool-call-invalid',
+              index: c.slot,
+              id: c.id,
+              name: '',
+              argsText: JSON.stringify(c.args),
+              reason: 'the model sent a function call without a name',
+            },
     );
     // Gemini ends tool turns with STOP (ge04): finishReply makes that tool-calls.
     return this.finishReply(this.finishRaw, FINISH_REASONS, calls);
@@ -320,4 +334,3 @@ function randomCallId(): string {
   idCounter = (idCounter + 1) % 1_000_000;
   return `call_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${idCounter.toString(36)}`;
 }
-

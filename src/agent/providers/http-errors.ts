@@ -235,7 +235,10 @@ function statusText(status: number): string {
 
 /** A short, single-line excerpt of a non-JSON body (HTML error pages, proxies). */
 function snippet(text: string, max = 200): string | undefined {
-  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat === '') return undefined;
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -19,7 +19,9 @@ const ADAPTERS: Record<string, (settings: ProviderSettings) => LanguageModel> = 
 export function createLanguageModel(api: string, settings: ProviderSettings): LanguageModel {
   const adapter = ADAPTERS[api];
   if (!adapter) {
-    throw new Error(`The API "${api}" is not supported yet. Supported: ${Object.keys(ADAPTERS).join(', ')} ("openai-chat" also covers most compatible servers).`);
+    throw new Error(
+      `The API "${api}" is not supported yet. Supported: ${Object.keys(ADAPTERS).join(', ')} ("openai-chat" also covers most compatible servers).`,
+    );
   }
   return adapter(settings);
 }

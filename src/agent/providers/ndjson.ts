@@ -60,7 +60,12 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, options: Rea
     }
     const invalid = residue.join('\n');
     residue = [];
-    return invalid ? [{ kind: 'invalid', text: invalid }, { kind: 'value', value }] : [{ kind: 'value', value }];
+    return invalid
+      ? [
+          { kind: 'invalid', text: invalid },
+          { kind: 'value', value },
+        ]
+      : [{ kind: 'value', value }];
   };
   for await (const { text, end } of readText(body, options)) {
     if (!end) {
@@ -90,7 +95,11 @@ export abstract class NdjsonDecoder extends ReplyDecoder {
 const NDJSON: StreamFormat<NdjsonItem> = { open: openNdjsonStream, read: readNdjson };
 
 /** One streaming POST of an NDJSON adapter (stream.ts's streamReply). */
-export function streamNdjson(settings: ProviderSettings, request: StreamRequest, makeDecoder: (ctx: ErrorContext) => NdjsonDecoder): AsyncGenerator<StreamPart> {
+export function streamNdjson(
+  settings: ProviderSettings,
+  request: StreamRequest,
+  makeDecoder: (ctx: ErrorContext) => NdjsonDecoder,
+): AsyncGenerator<StreamPart> {
   return streamReply(settings, request, NDJSON, makeDecoder, (decoder, item) =>
     item.kind === 'value' ? decoder.value(item.value) : item.kind === 'invalid' ? decoder.invalid(item.text) : decoder.residue(item.text),
   );

@@ -133,8 +133,17 @@ class OllamaStreamDecoder extends NdjsonDecoder {
 
   private finish(line: Record<string, unknown>): StreamPart[] {
     const calls = this.calls.map((c): StreamPart => {
-      if (!c.name) return { type: 'tool-call-invalid', index: c.slot, id: c.id, name: '', argsText: c.argsText ?? JSON.stringify(c.args), reason: 'the model sent a tool call without a name' };
-      if (c.argsText !== undefined) return { type: 'tool-call-invalid', index: c.slot, id: c.id, name: c.name, argsText: c.argsText, reason: 'the arguments are not a JSON object' };
+      if (!c.name)
+        return {
+          type: 'tool-call-invalid',
+          index: c.slot,
+          id: c.id,
+          name: '',
+          argsText: c.argsText ?? JSON.stringify(c.args),
+          reason: 'the model sent a tool call without a name',
+        };
+      if (c.argsText !== undefined)
+        return { type: 'tool-call-invalid', index: c.slot, id: c.id, name: c.name, argsText: c.argsText, reason: 'the arguments are not a JSON object' };
       return { type: 'tool-call', index: c.slot, id: c.id, name: c.name, args: c.args };
     });
     // Usage rides on the last line only, so an error before it has none.
@@ -151,4 +160,3 @@ function readUsage(line: Record<string, unknown>): Usage | undefined {
   if (typeof line.eval_count === 'number') usage.outputTokens = line.eval_count;
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
-

@@ -11,7 +11,17 @@ import { damagedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload } from './http-errors';
 import { SseDecoder, streamSse } from './sse';
 import type { Usage } from './stream';
-import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
+import {
+  dataUrl,
+  type FinishReason,
+  type ImagePart,
+  type LanguageModel,
+  type ModelMessage,
+  type ModelRequest,
+  type ProviderSettings,
+  type StreamPart,
+  type ToolSpec,
+} from './types';
 
 export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
   return {
@@ -66,7 +76,10 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
     if (m.role !== 'tool') flush();
     out.push(toWireMessage(m));
     if (m.role === 'tool' && m.images?.length) {
-      toolImages.push({ type: 'text', text: `The image${m.images.length > 1 ? 's' : ''} below came with the result of the tool call ${m.toolName} (${m.toolCallId}).` }, ...m.images.map(imagePart));
+      toolImages.push(
+        { type: 'text', text: `The image${m.images.length > 1 ? 's' : ''} below came with the result of the tool call ${m.toolName} (${m.toolCallId}).` },
+        ...m.images.map(imagePart),
+      );
     }
   }
   flush();
@@ -223,7 +236,14 @@ class ToolCallAccumulator {
       if (parsed.ok) out.push({ type: 'tool-call', index: call.slot, id, name: call.name, args: parsed.args });
       else {
         const cut = finishRaw === 'length' ? ' (the reply was cut off by the token limit)' : '';
-        out.push({ type: 'tool-call-invalid', index: call.slot, id, name: call.name, argsText: call.argsText, reason: `the arguments are not valid JSON${cut}: ${parsed.reason}` });
+        out.push({
+          type: 'tool-call-invalid',
+          index: call.slot,
+          id,
+          name: call.name,
+          argsText: call.argsText,
+          reason: `the arguments are not valid JSON${cut}: ${parsed.reason}`,
+        });
       }
     }
   }
@@ -270,4 +290,3 @@ function readUsage(u: unknown): Usage | undefined {
   if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
-

@@ -14,7 +14,17 @@ import { errorFromStreamPayload } from './http-errors';
 import { buildHeaders } from './openai-chat';
 import { SseDecoder, streamSse } from './sse';
 import type { Usage } from './stream';
-import { dataUrl, type FinishReason, type ImagePart, type LanguageModel, type ModelMessage, type ModelRequest, type ProviderSettings, type StreamPart, type ToolSpec } from './types';
+import {
+  dataUrl,
+  type FinishReason,
+  type ImagePart,
+  type LanguageModel,
+  type ModelMessage,
+  type ModelRequest,
+  type ProviderSettings,
+  type StreamPart,
+  type ToolSpec,
+} from './types';
 
 export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
   return {
@@ -32,9 +42,7 @@ async function* streamResponses(settings: ProviderSettings, request: ModelReques
 }
 
 export function buildResponsesRequestBody(request: ModelRequest): Record<string, unknown> {
-  const instructions = request.messages
-    .flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : []))
-    .join('\n\n');
+  const instructions = request.messages.flatMap((m) => (m.role === 'system' && m.content.trim() !== '' ? [m.content] : [])).join('\n\n');
   const body: Record<string, unknown> = { model: request.model };
   if (instructions !== '') body.instructions = instructions;
   body.input = request.messages.flatMap(toInputItems);
@@ -63,7 +71,8 @@ function toInputItems(m: ModelMessage): Record<string, unknown>[] {
     }
     case 'tool':
       // A function call's output may be a list of input parts, images included.
-      if (m.images?.length) return [{ type: 'function_call_output', call_id: m.toolCallId, output: [{ type: 'input_text', text: m.content }, ...m.images.map(inputImage)] }];
+      if (m.images?.length)
+        return [{ type: 'function_call_output', call_id: m.toolCallId, output: [{ type: 'input_text', text: m.content }, ...m.images.map(inputImage)] }];
       return [{ type: 'function_call_output', call_id: m.toolCallId, output: m.content }];
   }
 }
@@ -163,7 +172,13 @@ class ResponsesStreamDecoder extends SseDecoder {
     const item = isObject(payload.item) ? payload.item : {};
     if (item.type !== 'function_call') return [];
     const slot = this.calls.length;
-    const call: PendingCall = { slot, id: nonEmpty(item.call_id) ?? nonEmpty(item.id) ?? `call_${slot}`, name: nonEmpty(item.name) ?? '', argsText: '', done: false };
+    const call: PendingCall = {
+      slot,
+      id: nonEmpty(item.call_id) ?? nonEmpty(item.id) ?? `call_${slot}`,
+      name: nonEmpty(item.name) ?? '',
+      argsText: '',
+      done: false,
+    };
     this.calls.push(call);
     const itemId = nonEmpty(item.id);
     if (itemId) this.byItemId.set(itemId, call);
@@ -208,7 +223,11 @@ class ResponsesStreamDecoder extends SseDecoder {
     }
     this.usage = readUsage(response.usage);
     // Completed is `stop`, or `tool-calls` when there were calls (finishReply).
-    return this.finishReply(raw, INCOMPLETE_REASONS, this.calls.map((call) => completeCall(call, raw)));
+    return this.finishReply(
+      raw,
+      INCOMPLETE_REASONS,
+      this.calls.map((call) => completeCall(call, raw)),
+    );
   }
 
   private failed(payload: Record<string, unknown>): StreamPart[] {
@@ -238,8 +257,16 @@ function completeCall(call: PendingCall, incompleteReason: string | undefined): 
     const args: unknown = JSON.parse(text);
     return { type: 'tool-call', index, id, name, args: args ?? {} };
   } catch (e) {
-    const cut = incompleteReason === 'max_output_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
-    return { type: 'tool-call-invalid', index, id, name, argsText, reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}` };
+    const cut =
+      incompleteReason === 'max_output_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
+    return {
+      type: 'tool-call-invalid',
+      index,
+      id,
+      name,
+      argsText,
+      reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
 }
 
@@ -252,4 +279,3 @@ function readUsage(u: unknown): Usage | undefined {
   if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }
-

@@ -136,13 +136,26 @@ async function call(fetch: FetchFn, url: string, init: RequestInit, ctx: { baseU
   if (!res.ok) {
     const info = parseErrorBody(text);
     const problem = problemOf(res.status, info);
-    return { kind: 'failed', problem: problem === 'model' && !ctx.model ? 'address' : problem, detail: errorFromHttp(res.status, text, res.headers, ctx).message };
+    return {
+      kind: 'failed',
+      problem: problem === 'model' && !ctx.model ? 'address' : problem,
+      detail: errorFromHttp(res.status, text, res.headers, ctx).message,
+    };
   }
   try {
     return { kind: 'json', body: JSON.parse(text) };
   } catch {
     const type = res.headers.get('content-type') ?? 'no content type';
-    return { kind: 'other', detail: `${type}: ${text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120) || '(empty)'}` };
+    return {
+      kind: 'other',
+      detail: `${type}: ${
+        text
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 120) || '(empty)'
+      }`,
+    };
   }
 }
 

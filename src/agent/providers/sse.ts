@@ -29,7 +29,9 @@ export function openEventStream(opts: OpenStreamOptions): Promise<ReadableStream
     });
     const info = parseErrorBody(text);
     if (info.isError) throw errorFromHttp(info.status !== undefined && info.status >= 400 ? info.status : res.status, text, res.headers, ctx);
-    const what = type.includes('json') ? `JSON: ${excerpt(text)}. Does this server support streaming (stream: true)?` : 'an HTML page. Check the base URL in the TiddlyAgent settings.';
+    const what = type.includes('json')
+      ? `JSON: ${excerpt(text)}. Does this server support streaming (stream: true)?`
+      : 'an HTML page. Check the base URL in the TiddlyAgent settings.';
     throw new ProviderError({ kind: 'invalid-response', message: `Expected a stream of server-sent events from ${ctx.baseUrl} but got ${what}` });
   });
 }

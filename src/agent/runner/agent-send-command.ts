@@ -47,7 +47,10 @@ export class Command {
         if (reply) this.commander.streams.output.write(`${reply.text}\n`);
         if (!(await saved())) return this.callback(`agent-send "${chat}": the turn's tiddlers were not all saved within ${SAVE_TIMEOUT_MS / 1000} s.`);
         if (result.status === 'completed') return this.callback(null);
-        const why = result.status === 'input-required' ? 'the turn waits for the user (an approval or a question); open the chat to answer' : result.error || `the turn ended ${result.status}`;
+        const why =
+          result.status === 'input-required'
+            ? 'the turn waits for the user (an approval or a question); open the chat to answer'
+            : result.error || `the turn ended ${result.status}`;
         this.callback(`agent-send "${chat}": ${why}`);
       })
       .catch((e: unknown) => this.callback(`agent-send "${chat}": ${e instanceof Error ? e.message : String(e)}`));

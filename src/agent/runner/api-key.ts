@@ -24,6 +24,14 @@ export function profileApiKey(profile: KeyedProfile, keys: KeySource): string | 
   const name = profile['api-key-name']?.trim();
   if (!name) return undefined;
   const key = keys.getApiKey(name, profile['base-url']);
-  if (!key) throw withHint(new ConfigError(profile.title, 'api-key-name', `No API key is set for the provider "${profile.caption || profile.title}". ${keys.keyHint.replace('$name$', name)}`), keys.keyHintName ?? 'no-key');
+  if (!key)
+    throw withHint(
+      new ConfigError(
+        profile.title,
+        'api-key-name',
+        `No API key is set for the provider "${profile.caption || profile.title}". ${keys.keyHint.replace('$name$', name)}`,
+      ),
+      keys.keyHintName ?? 'no-key',
+    );
   return key;
 }

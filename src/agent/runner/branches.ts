@@ -33,7 +33,12 @@ export class Branches {
   /** The versions at every fork of the chat's active path. */
   forks(chat: string): Map<number, ForkVersions> {
     const active = new Map(this.store.listMessages(chat).map((m) => [m['agent-seq'], m]));
-    return forkVersions(chat, this.parkedTitles(chat), (t) => this.wiki.getFields(t), (seq) => (active.has(seq) ? this.wiki.getFields(active.get(seq)!.title) : undefined));
+    return forkVersions(
+      chat,
+      this.parkedTitles(chat),
+      (t) => this.wiki.getFields(t),
+      (seq) => (active.has(seq) ? this.wiki.getFields(active.get(seq)!.title) : undefined),
+    );
   }
 
   /**
@@ -47,7 +52,10 @@ export class Branches {
     const parkedNow = this.parkedTitles(chat);
     const read = (t: string) => this.wiki.getFields(t);
     const all = heads(chat, parkedNow, read);
-    const version = activeVersion(this.wiki.getFields(tail[0]!.title), all.filter((h) => h.at === at).map((h) => h.version));
+    const version = activeVersion(
+      this.wiki.getFields(tail[0]!.title),
+      all.filter((h) => h.at === at).map((h) => h.version),
+    );
     const id = String(Math.max(0, ...parkedNow.map((t) => whole(this.wiki.getFields(t)?.['agent-branch']) ?? 0)) + 1);
     // Branches that fork inside the tail belong to it: they go with it.
     const nested = new Set(all.filter((h) => h.at > at).map((h) => h.id));
@@ -116,7 +124,11 @@ export class Branches {
   drop(chat: string, from: number, to: number): void {
     const parkedNow = this.parkedTitles(chat);
     const read = (t: string) => this.wiki.getFields(t);
-    const gone = new Set(heads(chat, parkedNow, read).filter((h) => h.at >= from && h.at <= to).map((h) => h.id));
+    const gone = new Set(
+      heads(chat, parkedNow, read)
+        .filter((h) => h.at >= from && h.at <= to)
+        .map((h) => h.id),
+    );
     for (let grew = gone.size > 0; grew; ) {
       grew = false;
       for (const title of parkedNow) {

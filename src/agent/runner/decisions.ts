@@ -68,7 +68,8 @@ export class Decisions {
 
   /** Deny every waiting call (a new message supersedes them, Stop ends them): `reason` for the model, `outcome` for the UI. */
   close(chat: string, reason: string, outcome: ToolOutcome): void {
-    for (const m of this.pending(chat)) this.store.updateFields(m.title, { 'tool-status': 'denied', 'tool-outcome': outcome, text: reason, 'approval-expires': undefined });
+    for (const m of this.pending(chat))
+      this.store.updateFields(m.title, { 'tool-status': 'denied', 'tool-outcome': outcome, text: reason, 'approval-expires': undefined });
   }
 
   /**
@@ -83,7 +84,8 @@ export class Decisions {
     }
     const fields = this.wiki.getFields(message) ?? {};
     if (this.asOnce(fields, choice)) return undefined;
-    if (scope === undefined || scope === null) throw new RunnerError('bad-request', '"Always" needs a scope: {"kind": "tiddler"}, {"kind": "prefix", "prefix": "…"} or {"kind": "tool"}.');
+    if (scope === undefined || scope === null)
+      throw new RunnerError('bad-request', '"Always" needs a scope: {"kind": "tiddler"}, {"kind": "prefix", "prefix": "…"} or {"kind": "tool"}.');
     const parsed = parseScope(scope);
     const problem = scopeProblem(parsed, parseTitleList(fields['approval-targets']));
     if (problem) throw new RunnerError('bad-request', problem);

@@ -28,7 +28,12 @@ const MCP_NODE_SDK = '$:/plugins/tiddlyagent/server/mcp-sdk.js';
 const MCP_BROWSER_SDK = '$:/plugins/tiddlyagent/mcp-browser/mcp-sdk.js';
 
 interface StdioModule {
-  StdioClientTransport: new (params: { command: string; args: string[]; env: Record<string, string>; stderr: 'ignore' }) => ReturnType<NonNullable<McpSdk['stdio']>>;
+  StdioClientTransport: new (params: {
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+    stderr: 'ignore';
+  }) => ReturnType<NonNullable<McpSdk['stdio']>>;
   getDefaultEnvironment(): Record<string, string>;
 }
 
@@ -107,18 +112,33 @@ export function createLocalRunner(overrides: Partial<RunnerHost> = {}): LocalRun
     wiki: createTiddlyWikiPort($tw.wiki),
     where: browser ? 'browser' : 'node',
     getSecret,
-    getEnv: (name) => (browser ? undefined : envVariableNames(name).map((v) => process.env[v]).find((v) => v !== undefined)),
+    getEnv: (name) =>
+      browser
+        ? undefined
+        : envVariableNames(name)
+            .map((v) => process.env[v])
+            .find((v) => v !== undefined),
     commandRefusal: (command, args, env) => (browser ? undefined : commandRefusal(ownerPolicy(), command, args, env)),
     fetch: browser ? undefined : processFetch(),
     loadSdk: () => {
       // Node: the server plugin requires the SDK from node_modules; a browser-only wiki: the optional bundled plugin.
       const title = browser ? MCP_BROWSER_SDK : MCP_NODE_SDK;
       if (!$tw.modules.titles[title]) {
-        throw new Error(browser ? `calling MCP servers from a wiki without a server needs the plugin $:/plugins/tiddlyagent/mcp-browser (dist/mcp-browser.json); in the server edition they are called from the server.` : 'calling MCP servers needs the TiddlyAgent server plugin in this wiki.');
+        throw new Error(
+          browser
+            ? `calling MCP servers from a wiki without a server needs the plugin $:/plugins/tiddlyagent/mcp-browser (dist/mcp-browser.json); in the server edition they are called from the server.`
+            : 'calling MCP servers needs the TiddlyAgent server plugin in this wiki.',
+        );
       }
       const sdk = require(title) as McpSdk & Partial<StdioModule>;
-      const stdio = sdk.StdioClientTransport && sdk.getDefaultEnvironment ? { StdioClientTransport: sdk.StdioClientTransport, getDefaultEnvironment: sdk.getDefaultEnvironment } : undefined;
-      return { ...sdk, stdio: stdio ? (params) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) : undefined };
+      const stdio =
+        sdk.StdioClientTransport && sdk.getDefaultEnvironment
+          ? { StdioClientTransport: sdk.StdioClientTransport, getDefaultEnvironment: sdk.getDefaultEnvironment }
+          : undefined;
+      return {
+        ...sdk,
+        stdio: stdio ? (params) => new stdio.StdioClientTransport({ ...params, env: { ...stdio.getDefaultEnvironment(), ...params.env } }) : undefined,
+      };
     },
   });
   local = new LocalRunner({

@@ -16,7 +16,17 @@ confirmation is refused, since nobody can be asked), and changes nothing.
 \*/
 import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
-import { CHAT_ALLOWED_TOOLS, CONFIRM_ONLY_CHOICES, DEFAULT_APPROVAL_TIMEOUT_SECONDS, callTargets, editableTitle, plannedChanges, recordedRule, safePreview, withUserVersion } from '../engine/loop';
+import {
+  CHAT_ALLOWED_TOOLS,
+  CONFIRM_ONLY_CHOICES,
+  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  callTargets,
+  editableTitle,
+  plannedChanges,
+  recordedRule,
+  safePreview,
+  withUserVersion,
+} from '../engine/loop';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
 import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
@@ -64,7 +74,10 @@ export class ExternalToolSession {
     runner.store.readAgent(agentTitle); // a missing or broken definition fails here, before anything is written
     const chat = runner.store.createChat(agentTitle, `MCP: ${client}`);
     runner.store.updateFields(chat, { [CHAT_MCP_SESSION]: client });
-    const turn = runner.store.appendMessage(chat, { role: 'user', text: `MCP session started by the client "${client}". Every call it makes is listed below; roll back this turn to undo what it changed.` });
+    const turn = runner.store.appendMessage(chat, {
+      role: 'user',
+      text: `MCP session started by the client "${client}". Every call it makes is listed below; roll back this turn to undo what it changed.`,
+    });
     runner.bus.emit({ type: 'status', chat, status: 'idle' });
     return new ExternalToolSession(runner, agentTitle, { chat, turn });
   }
@@ -95,7 +108,11 @@ export class ExternalToolSession {
     const enabled = this.tools(agent, true);
     const tool = enabled.get(name);
     if (!tool) return { unknownTool: name };
-    if (tool.access === 'write' && !this.record) return { content: `${name} changes the wiki: only users the server lets write (TiddlyWiki's "writers") may call it. Nothing was changed.`, isError: true };
+    if (tool.access === 'write' && !this.record)
+      return {
+        content: `${name} changes the wiki: only users the server lets write (TiddlyWiki's "writers") may call it. Nothing was changed.`,
+        isError: true,
+      };
     const parsed = tool.parameters.safeParse(args ?? {});
     if (!parsed.success) return { content: `Invalid arguments for ${name}:\n${z.prettifyError(parsed.error)}`, isError: true };
     let approvals;
@@ -107,7 +124,11 @@ export class ExternalToolSession {
     // What the session had read before this call (its chat's messages): a write lands only on that version.
     const reads = this.record ? readLedger(this.runner.store.listMessages(this.record.chat), Number.MAX_SAFE_INTEGER) : undefined;
     const context = (callSignal: AbortSignal = signal, request?: ToolCallRequest): ToolContext =>
-      createToolContext(this.runner.store.wiki, { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads, userText: request?.userText }, { now: Date.now, semantic: this.runner.semantic });
+      createToolContext(
+        this.runner.store.wiki,
+        { chat: this.record?.chat ?? '', agent, turn: this.record?.turn ?? '', signal: callSignal, reads, userText: request?.userText },
+        { now: Date.now, semantic: this.runner.semantic },
+      );
     const call = { id: `mcp-${Date.now().toString(36)}-${++callCounter}`, name, args: args ?? {} };
     const chatAllowed = new Set(this.record ? parseTitleList(this.runner.store.wiki.getFields(this.record.chat)?.[CHAT_ALLOWED_TOOLS]) : []);
     const targets = hasPatterns(approvals, name) ? callTargets(tool, call.args, () => context()) : undefined;
@@ -115,7 +136,8 @@ export class ExternalToolSession {
     if (!this.record) {
       // A reader's session: the agent's rules hold as in a turn; there is no chat to ask in.
       if (verdict.decision === 'deny') return { content: `Not allowed: ${verdict.reason}.`, isError: true };
-      if (verdict.decision === 'confirm') return { content: `${name} needs the user's confirmation here, which a read-only session cannot ask for. Nothing was done.`, isError: true };
+      if (verdict.decision === 'confirm')
+        return { content: `${name} needs the user's confirmation here, which a read-only session cannot ask for. Nothing was done.`, isError: true };
       return toResult((await this.execute(call, tool, agent, signal, context))[0]!);
     }
 
@@ -123,8 +145,14 @@ export class ExternalToolSession {
     this.running++;
     this.settle();
     try {
-      this.runner.store.appendMessage(chat, { role: 'assistant', text: '', toolCalls: [call], model: `MCP client: ${this.runner.store.wiki.getFields(chat)?.[CHAT_MCP_SESSION] ?? ''}` });
-      if (verdict.decision === 'deny') return this.finish({ call, status: 'denied', content: `Not allowed: ${verdict.reason}.`, durationMs: 0, outcome: 'rule-denied' });
+      this.runner.store.appendMessage(chat, {
+        role: 'assistant',
+        text: '',
+        toolCalls: [call],
+        model: `MCP client: ${this.runner.store.wiki.getFields(chat)?.[CHAT_MCP_SESSION] ?? ''}`,
+      });
+      if (verdict.decision === 'deny')
+        return this.finish({ call, status: 'denied', content: `Not allowed: ${verdict.reason}.`, durationMs: 0, outcome: 'rule-denied' });
       let pendingTitle: string | undefined;
       if (verdict.decision === 'confirm') {
         const planned = plannedChanges(tool, call.args, () => context());
@@ -140,7 +168,7 @@ export class ExternalToolSession {
           approvalExpires: String(expires),
           toolChanges: planned.changes,
           approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
-          approvalTargets: (targets ?? callTargets(tool, call.args, () => context())) ?? undefined,
+          approvalTargets: targets ?? callTargets(tool, call.args, () => context()) ?? undefined,
           approvalEdit: editableTitle(tool, call.args),
         });
         this.runner.bus.emit({ type: 'waiting', chat, message: pendingTitle, reason: 'approval' });
@@ -148,9 +176,12 @@ export class ExternalToolSession {
         await this.decision(pendingTitle, expires, signal);
         const fields = this.runner.store.wiki.getFields(pendingTitle);
         if (!fields || fields['tool-status'] !== 'pending') return { content: `Denied: ${fields?.text || 'the call was closed'}`, isError: true };
-        if (fields.approval === 'deny') return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0, outcome: 'user-denied' }, pendingTitle);
+        if (fields.approval === 'deny')
+          return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0, outcome: 'user-denied' }, pendingTitle);
         if (!fields.approval) {
-          const why = signal.aborted ? 'Denied: the MCP client canceled the call before the user decided.' : 'Timed out: nobody confirmed it in time, so it was denied.';
+          const why = signal.aborted
+            ? 'Denied: the MCP client canceled the call before the user decided.'
+            : 'Timed out: nobody confirmed it in time, so it was denied.';
           return this.finish({ call, status: 'denied', content: why, durationMs: 0, outcome: signal.aborted ? 'canceled' : 'expired' }, pendingTitle);
         }
       }
@@ -191,23 +222,54 @@ export class ExternalToolSession {
     return tools;
   }
 
-  private execute(call: ToolCallRequest, tool: ToolDefinition, agent: AgentDefinition, signal: AbortSignal, context: (s: AbortSignal, call: ToolCallRequest) => ToolContext): Promise<ToolCallResult[]> {
+  private execute(
+    call: ToolCallRequest,
+    tool: ToolDefinition,
+    agent: AgentDefinition,
+    signal: AbortSignal,
+    context: (s: AbortSignal, call: ToolCallRequest) => ToolContext,
+  ): Promise<ToolCallResult[]> {
     const chat = this.record?.chat;
-    return executeToolCalls([call], new Map([[tool.name, tool]]), { signal, contextFor: context }, {
-      timeoutMs: (agent['agent-tool-timeout'] ?? 30) * 1000,
-      onStart: () => chat && this.runner.bus.emit({ type: 'tool-started', chat, callId: call.id, name: call.name }),
-    });
+    return executeToolCalls(
+      [call],
+      new Map([[tool.name, tool]]),
+      { signal, contextFor: context },
+      {
+        timeoutMs: (agent['agent-tool-timeout'] ?? 30) * 1000,
+        onStart: () => chat && this.runner.bus.emit({ type: 'tool-started', chat, callId: call.id, name: call.name }),
+      },
+    );
   }
 
   /** Write the call's result into the chat (the pending message, or a new one) and announce it. */
   private finish(result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule): { content: string; isError: boolean } {
     const { chat } = this.record!;
     const read = result.output?.read;
-    const fields = { text: result.content, 'tool-status': result.status, 'tool-outcome': result.outcome, 'agent-duration': String(result.durationMs), [READ_FIELD]: stringifyReads(read), ...toolStepFields(result.output) };
+    const fields = {
+      text: result.content,
+      'tool-status': result.status,
+      'tool-outcome': result.outcome,
+      'agent-duration': String(result.durationMs),
+      [READ_FIELD]: stringifyReads(read),
+      ...toolStepFields(result.output),
+    };
     if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
     else {
       const approvalRule = rule ? JSON.stringify(rule) : undefined;
-      this.runner.store.appendMessage(chat, { role: 'tool', text: result.content, toolName: result.call.name, toolCallId: result.call.id, toolArgs: result.call.args, toolStatus: result.status, toolOutcome: result.outcome, duration: result.durationMs, read, approvalRule, titles: result.output?.titles, found: result.output?.found });
+      this.runner.store.appendMessage(chat, {
+        role: 'tool',
+        text: result.content,
+        toolName: result.call.name,
+        toolCallId: result.call.id,
+        toolArgs: result.call.args,
+        toolStatus: result.status,
+        toolOutcome: result.outcome,
+        duration: result.durationMs,
+        read,
+        approvalRule,
+        titles: result.output?.titles,
+        found: result.output?.found,
+      });
     }
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);

@@ -23,7 +23,16 @@ import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
 import { loadUserTools } from '../tools/user-tools';
-import { RunnerError, type ApprovalChoice, type ApprovalScope, type ChatRunner, type DeleteTurnOptions, type McpTestResult, type PromptPreview, type RollbackResult } from './chat-runner';
+import {
+  RunnerError,
+  type ApprovalChoice,
+  type ApprovalScope,
+  type ChatRunner,
+  type DeleteTurnOptions,
+  type McpTestResult,
+  type PromptPreview,
+  type RollbackResult,
+} from './chat-runner';
 import { Branches } from './branches';
 import { CHOICES, Decisions, type Outcome } from './decisions';
 import { RuleBook } from './rule-book';
@@ -103,8 +112,10 @@ const TURN_KINDS: readonly Operation['kind'][] = ['send', 'decide', 'answer', 'r
 /** Chat field: messages sent during a turn and not started yet (JSON), so a reload keeps them. */
 export const CHAT_QUEUED = 'agent-queued';
 const INTERRUPTED = 'This turn was interrupted: the page was closed or reloaded while it ran. Send your message again to retry.';
-const DECISION_NOT_APPLIED = 'Interrupted by server restart: your decision was received but not applied before the server stopped. The call is still waiting: decide again.';
-const ANSWER_NOT_APPLIED = 'Interrupted by server restart: your answer was received but not applied before the server stopped. The question is still waiting: answer again.';
+const DECISION_NOT_APPLIED =
+  'Interrupted by server restart: your decision was received but not applied before the server stopped. The call is still waiting: decide again.';
+const ANSWER_NOT_APPLIED =
+  'Interrupted by server restart: your answer was received but not applied before the server stopped. The question is still waiting: answer again.';
 
 export class LocalRunner implements ChatRunner {
   readonly where = 'local' as const;
@@ -205,9 +216,11 @@ export class LocalRunner implements ChatRunner {
   submitSend(chat: string, text: string, attachments: string[] = []): { op: Operation; done: Promise<TurnResult> } {
     this.requireChat(chat);
     if (typeof text !== 'string' || !text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
-    if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; no agent answers in it. Start a new chat to talk to the agent.`);
+    if (this.isExternal(chat))
+      throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; no agent answers in it. Start a new chat to talk to the agent.`);
     if (this.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is in the bin; restore it first.`);
-    if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string')) throw new RunnerError('bad-request', 'Attachments must be a list of titles.');
+    if (!Array.isArray(attachments) || attachments.some((a) => typeof a !== 'string'))
+      throw new RunnerError('bad-request', 'Attachments must be a list of titles.');
     // "Talk with AI" attachments and a queue saved before a reload were in the input: this message carries them.
     if (!this.isActive(chat)) this.store.updateChat(chat, { 'agent-draft-attachments': undefined, [CHAT_QUEUED]: undefined });
     return this.operations.submit({ chat, kind: 'send', text, attachments });
@@ -218,7 +231,13 @@ export class LocalRunner implements ChatRunner {
    * waiting for the user's decision or answer (a woken turn would pre-empt the card).
    */
   isFree(chat: string): boolean {
-    return !!this.host.wiki.getFields(chat) && !this.host.wiki.getFields(chat)?.[CHAT_DELETED] && !this.isActive(chat) && !this.operations.waiting(chat).length && this.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required';
+    return (
+      !!this.host.wiki.getFields(chat) &&
+      !this.host.wiki.getFields(chat)?.[CHAT_DELETED] &&
+      !this.isActive(chat) &&
+      !this.operations.waiting(chat).length &&
+      this.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required'
+    );
   }
 
   /** A schedule or heartbeat wakes a free chat: its message is sent as a user turn marked with its source. */
@@ -303,7 +322,8 @@ export class LocalRunner implements ChatRunner {
   }
 
   submitAnswer(chat: string, message: string, answers: string[] | null): { op: Operation; done: Promise<TurnResult> } {
-    if (answers !== null && (!Array.isArray(answers) || answers.some((a) => typeof a !== 'string'))) throw new RunnerError('bad-request', 'The answers must be a list of strings, or null to dismiss the question.');
+    if (answers !== null && (!Array.isArray(answers) || answers.some((a) => typeof a !== 'string')))
+      throw new RunnerError('bad-request', 'The answers must be a list of strings, or null to dismiss the question.');
     this.requireChat(chat);
     this.decisions.requireWaiting(chat, message, 'question');
     return this.operations.submit({ chat, kind: 'answer', message, answers });
@@ -351,7 +371,8 @@ export class LocalRunner implements ChatRunner {
   submitSwitch(chat: string, at: number, version: number): { op: Operation; done: Promise<TurnResult> } {
     if (!Number.isInteger(at) || !Number.isInteger(version)) throw new RunnerError('bad-request', 'The fork and the version must be whole numbers.');
     this.requireForkable(chat);
-    if (!this.branches.forks(chat).get(at)?.versions.includes(version)) throw new RunnerError('not-found', `"${chat}" has no version ${version} at message ${at}.`);
+    if (!this.branches.forks(chat).get(at)?.versions.includes(version))
+      throw new RunnerError('not-found', `"${chat}" has no version ${version} at message ${at}.`);
     return this.operations.submit({ chat, kind: 'switch', at, version });
   }
 
@@ -366,7 +387,10 @@ export class LocalRunner implements ChatRunner {
       const turn = this.turns.require(chat, userMessage);
       const standing = this.turns.standingChanges(chat, userMessage);
       if (standing.length && options.keepChanges !== true) {
-        throw new RunnerError('conflict', `This turn changed ${standing.length === 1 ? '1 tiddler' : `${standing.length} tiddlers`} (${standing.join(', ')}): roll it back first, or delete it with keepChanges to keep the changes without a way back.`);
+        throw new RunnerError(
+          'conflict',
+          `This turn changed ${standing.length === 1 ? '1 tiddler' : `${standing.length} tiddlers`} (${standing.join(', ')}): roll it back first, or delete it with keepChanges to keep the changes without a way back.`,
+        );
       }
       this.turns.delete(chat, userMessage);
       // Its versions go with it (they have no message left to be switched back on).
@@ -476,7 +500,8 @@ export class LocalRunner implements ChatRunner {
   deleteChat(chat: string): Promise<{ deleted: string[] }> {
     try {
       this.requireIdle(chat);
-      if (!this.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is not in the bin: delete it first, then delete it forever.`);
+      if (!this.host.wiki.getFields(chat)?.[CHAT_DELETED])
+        throw new RunnerError('conflict', `"${chat}" is not in the bin: delete it first, then delete it forever.`);
       // The chat, its parts, its sub-agents' chats and theirs; of the parts only hidden ones (`$:/ai/`): a tiddler of the user's stays.
       const owned = chatFamily(this.host.wiki, chat)
         .flatMap((c) => [c, ...chatPartTitles(this.host.wiki, c, OWNED_PARTS)])
@@ -532,7 +557,13 @@ export class LocalRunner implements ChatRunner {
   }
 
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return testProvider(this.host.wiki, request, { fetch: this.host.fetch, getApiKey: (name, url) => this.host.getApiKey(name, url), keyHint: this.host.keyHint, addressRefusal: this.host.addressRefusal, secrets: this.host.secrets });
+    return testProvider(this.host.wiki, request, {
+      fetch: this.host.fetch,
+      getApiKey: (name, url) => this.host.getApiKey(name, url),
+      keyHint: this.host.keyHint,
+      addressRefusal: this.host.addressRefusal,
+      secrets: this.host.secrets,
+    });
   }
 
   /**
@@ -557,7 +588,10 @@ export class LocalRunner implements ChatRunner {
     }
     const signals = [AbortSignal.timeout(timeout * 1000), ...(signal ? [signal] : [])];
     try {
-      const text = await proposeEdit({ store: this.store, createModel: (profile) => this.createModel(profile), signal: AbortSignal.any(signals) }, { ...request, agent });
+      const text = await proposeEdit(
+        { store: this.store, createModel: (profile) => this.createModel(profile), signal: AbortSignal.any(signals) },
+        { ...request, agent },
+      );
       return { text };
     } catch (e) {
       throw new RunnerError(signal?.aborted ? 'conflict' : 'bad-request', e instanceof Error ? e.message : String(e));
@@ -599,7 +633,8 @@ export class LocalRunner implements ChatRunner {
       case 'edit':
         return this.editTurn(op);
       case 'switch':
-        if (!this.branches.switchTo(chat, op.at ?? -1, op.version ?? -1)) return Promise.resolve({ status: 'failed', error: 'That version is no longer there.' });
+        if (!this.branches.switchTo(chat, op.at ?? -1, op.version ?? -1))
+          return Promise.resolve({ status: 'failed', error: 'That version is no longer there.' });
         return this.recountContext(chat).then(() => ({ status: 'completed' }));
       case 'resume':
         return this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? this.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
@@ -643,7 +678,15 @@ export class LocalRunner implements ChatRunner {
     this.controllers.set(chat, controller);
     let suggested: string | undefined;
     try {
-      suggested = await suggestChatTitle({ store: this.store, chat, firstUser: users[0]!.text, firstReply: reply, createModel: (profile) => this.createModel(profile), signal: controller.signal, words: readPromptWords(read) });
+      suggested = await suggestChatTitle({
+        store: this.store,
+        chat,
+        firstUser: users[0]!.text,
+        firstReply: reply,
+        createModel: (profile) => this.createModel(profile),
+        signal: controller.signal,
+        words: readPromptWords(read),
+      });
     } finally {
       this.controllers.delete(chat);
     }
@@ -659,7 +702,11 @@ export class LocalRunner implements ChatRunner {
    */
   private keepReplies(chat: string, userMessage: string): void {
     const replies = this.turns.messages(chat, userMessage).slice(1);
-    if (replies.every((m) => m.role === 'error')) this.store.deleteMessages(chat, replies.map((m) => m.title));
+    if (replies.every((m) => m.role === 'error'))
+      this.store.deleteMessages(
+        chat,
+        replies.map((m) => m.title),
+      );
     else this.branches.park(chat, replies[0]!['agent-seq']);
   }
 
@@ -839,7 +886,8 @@ export class LocalRunner implements ChatRunner {
   private requireForkable(chat: string): void {
     this.requireIdle(chat);
     if (this.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; it has no turns to edit.`);
-    if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') throw new RunnerError('conflict', `"${chat}" is waiting for your decision or answer; give it, or stop the turn, first.`);
+    if (this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required')
+      throw new RunnerError('conflict', `"${chat}" is waiting for your decision or answer; give it, or stop the turn, first.`);
   }
 
   private requireLastTurn(chat: string, userMessage: string): void {

@@ -30,8 +30,16 @@ interface SdkTransport {
 
 interface SdkClient {
   connect(transport: SdkTransport, options?: { timeout?: number; signal?: AbortSignal }): Promise<void>;
-  request(request: { method: string; params?: Record<string, unknown> }, schema: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
-  callTool(params: { name: string; arguments: Record<string, unknown> }, schema?: unknown, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
+  request(
+    request: { method: string; params?: Record<string, unknown> },
+    schema: unknown,
+    options?: { timeout?: number; signal?: AbortSignal },
+  ): Promise<unknown>;
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    schema?: unknown,
+    options?: { timeout?: number; signal?: AbortSignal },
+  ): Promise<unknown>;
   close(): Promise<void>;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -121,11 +129,23 @@ export class McpConnections {
       try {
         const connection = await this.connection(chat, server, signal);
         const timeoutMs = (server['mcp-timeout'] ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-        const { tools } = mcpTools(name, connection.tools, { call: (tool, args, callSignal) => this.call(chat, name, tool, args, callSignal) }, names_, timeoutMs + 1000);
+        const { tools } = mcpTools(
+          name,
+          connection.tools,
+          { call: (tool, args, callSignal) => this.call(chat, name, tool, args, callSignal) },
+          names_,
+          timeoutMs + 1000,
+        );
         for (const t of tools) names_.add(t.name);
         out.push(...tools);
         // A tool the agent named that the server does not have still exists, and says so.
-        for (const wantedName of wanted.filter((w) => w.startsWith(`${MCP_PREFIX}${name}-`) && !names_.has(w))) out.push(unavailableServerTool(wantedName.slice(MCP_PREFIX.length), `the server "${name}" has no tool "${wantedName.slice(MCP_PREFIX.length + name.length + 1)}"`));
+        for (const wantedName of wanted.filter((w) => w.startsWith(`${MCP_PREFIX}${name}-`) && !names_.has(w)))
+          out.push(
+            unavailableServerTool(
+              wantedName.slice(MCP_PREFIX.length),
+              `the server "${name}" has no tool "${wantedName.slice(MCP_PREFIX.length + name.length + 1)}"`,
+            ),
+          );
       } catch (e) {
         if (signal.aborted) throw e;
         out.push(unavailableServerTool(name, errorMessage(e, server, this.host.where)));
@@ -212,7 +232,10 @@ export class McpConnections {
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = (await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.LenientListToolsSchema, { timeout, signal })) as { tools: ListedTool[]; nextCursor?: string };
+        const page = (await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.LenientListToolsSchema, { timeout, signal })) as {
+          tools: ListedTool[];
+          nextCursor?: string;
+        };
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor && tools.length < 1000);
@@ -235,11 +258,20 @@ export class McpConnections {
     if (url) {
       // The owner's rules (Node): the token goes only to an origin it is bound to; the address is checked.
       const token = key ? this.host.getSecret(key, url) : undefined;
-      if (key && !token) throw new Error(`its token "${key}" is not set (${this.host.where === 'browser' ? 'enter it in the settings tab' : 'set the environment variable'}).`);
+      if (key && !token)
+        throw new Error(`its token "${key}" is not set (${this.host.where === 'browser' ? 'enter it in the settings tab' : 'set the environment variable'}).`);
       const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-      return new sdk.StreamableHTTPClientTransport(new URL(url), { ...(requestInit ? { requestInit } : {}), ...(this.host.fetch ? { fetch: this.host.fetch } : {}) });
+      return new sdk.StreamableHTTPClientTransport(new URL(url), {
+        ...(requestInit ? { requestInit } : {}),
+        ...(this.host.fetch ? { fetch: this.host.fetch } : {}),
+      });
     }
-    if (!sdk.stdio) throw new Error(this.host.where === 'browser' ? 'it is a command (stdio), which runs only in the server edition or headless, not in a browser.' : 'it is a command (stdio), which needs the TiddlyAgent server plugin in this wiki.');
+    if (!sdk.stdio)
+      throw new Error(
+        this.host.where === 'browser'
+          ? 'it is a command (stdio), which runs only in the server edition or headless, not in a browser.'
+          : 'it is a command (stdio), which needs the TiddlyAgent server plugin in this wiki.',
+      );
     // A command starts only as the owner listed it, with only the variables listed for it (the token is one).
     const names = [...server['mcp-env'], ...(key ? [key] : [])];
     const refused = this.host.commandRefusal?.(server['mcp-command']!, server['mcp-args'], names);

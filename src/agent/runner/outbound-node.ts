@@ -82,7 +82,10 @@ export async function resolveChecked(url: URL, rules: OutboundRules): Promise<Lo
   for (const a of addresses) {
     if (isOwnServer(a.address, port)) throw new OutboundRefused(`${url.origin} is this wiki's own server, which calls from the wiki never reach.`);
     const why = allowed ? undefined : addressRefusal(a.address);
-    if (why) throw new OutboundRefused(`${url.href} is refused: ${host === a.address ? host : `${host} resolves to ${a.address}, which`} is ${why}. ${rules.allowHint(url)}`);
+    if (why)
+      throw new OutboundRefused(
+        `${url.href} is refused: ${host === a.address ? host : `${host} resolves to ${a.address}, which`} is ${why}. ${rules.allowHint(url)}`,
+      );
   }
   return addresses[0]!;
 }
@@ -102,7 +105,14 @@ export function createOutboundFetch(rules: () => OutboundRules): FetchFn {
     const pinned = await resolveChecked(url, rules());
     const headers = new Headers(init.headers);
     headers.delete('accept-encoding');
-    const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : init.body instanceof Uint8Array ? init.body : String(init.body);
+    const body =
+      init.body === undefined || init.body === null
+        ? undefined
+        : typeof init.body === 'string'
+          ? init.body
+          : init.body instanceof Uint8Array
+            ? init.body
+            : String(init.body);
     const http = require(url.protocol === 'https:' ? 'node:https' : 'node:http') as typeof import('node:http');
     const { Readable } = require('node:stream') as typeof import('node:stream');
     const options: RequestOptions = {
@@ -137,7 +147,14 @@ export function createOutboundFetch(rules: () => OutboundRules): FetchFn {
 function decoded(res: IncomingMessage, headers: Headers): NodeJS.ReadableStream & import('node:stream').Readable {
   const zlib = require('node:zlib') as typeof import('node:zlib');
   const encoding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : undefined;
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined;
   if (!decoder) return res;
   headers.delete('content-encoding');
   headers.delete('content-length');

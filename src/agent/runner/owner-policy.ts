@@ -96,16 +96,27 @@ export function parseOwnerPolicy(value: unknown, source: string): OwnerPolicy {
   const known = ['keys', 'allowHosts', 'hosts', 'mcpCommands', 'builtinKeys'];
   const unknown = Object.keys(config).filter((k) => !known.includes(k));
   if (unknown.length) fail(`unknown setting ${unknown.map((k) => `"${k}"`).join(', ')} (known: ${known.join(', ')})`);
-  const strings = (v: unknown, what: string): string[] => (v === undefined ? [] : Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim()) ? (v as string[]).map((s) => s.trim()) : fail(`${what} must be a list of non-empty strings`));
+  const strings = (v: unknown, what: string): string[] =>
+    v === undefined
+      ? []
+      : Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim())
+        ? (v as string[]).map((s) => s.trim())
+        : fail(`${what} must be a list of non-empty strings`);
   const keys = new Map<string, KeyRule>();
-  if (config.builtinKeys !== false) for (const [name, origin] of Object.entries(BUILTIN_KEYS)) keys.set(name, { env: envVariableNames(name), origins: [origin] });
+  if (config.builtinKeys !== false)
+    for (const [name, origin] of Object.entries(BUILTIN_KEYS)) keys.set(name, { env: envVariableNames(name), origins: [origin] });
   if (config.keys !== undefined && !isRecord(config.keys)) fail('"keys" must be an object: key name → { "env", "origins" }');
   for (const [name, rule] of Object.entries((config.keys ?? {}) as Record<string, unknown>)) {
     if (!isRecord(rule)) fail(`keys["${name}"] must be an object with "origins" (and "env")`);
     const r = rule as Record<string, unknown>;
     const origins = strings(r.origins, `keys["${name}"].origins`).map((o) => originOf(o) || fail(`keys["${name}"].origins: "${o}" is not an http(s) origin`));
     if (!origins.length) fail(`keys["${name}"].origins must name at least one origin the key may be sent to`);
-    const env = r.env === undefined ? envVariableNames(name) : typeof r.env === 'string' && r.env.trim() ? [r.env.trim()] : fail(`keys["${name}"].env must be the name of an environment variable`);
+    const env =
+      r.env === undefined
+        ? envVariableNames(name)
+        : typeof r.env === 'string' && r.env.trim()
+          ? [r.env.trim()]
+          : fail(`keys["${name}"].env must be the name of an environment variable`);
     keys.set(name, { env, origins });
   }
   const commands: McpCommandRule[] = [];
@@ -113,10 +124,21 @@ export function parseOwnerPolicy(value: unknown, source: string): OwnerPolicy {
   for (const [i, entry] of ((config.mcpCommands ?? []) as unknown[]).entries()) {
     if (!isRecord(entry) || typeof entry.command !== 'string' || !entry.command.trim()) fail(`mcpCommands[${i}] must have a "command"`);
     const e = entry as Record<string, unknown>;
-    const args = e.args === undefined ? [] : Array.isArray(e.args) && e.args.every((a) => typeof a === 'string') ? (e.args as string[]) : fail(`mcpCommands[${i}].args must be a list of strings`);
+    const args =
+      e.args === undefined
+        ? []
+        : Array.isArray(e.args) && e.args.every((a) => typeof a === 'string')
+          ? (e.args as string[])
+          : fail(`mcpCommands[${i}].args must be a list of strings`);
     commands.push({ command: (e.command as string).trim(), args, env: strings(e.env, `mcpCommands[${i}].env`) });
   }
-  return { keys, allowHosts: parseAllowHosts(strings(config.allowHosts, '"allowHosts"').join(' ')), hosts: strings(config.hosts, '"hosts"').map((h) => h.toLowerCase()), mcpCommands: commands, source };
+  return {
+    keys,
+    allowHosts: parseAllowHosts(strings(config.allowHosts, '"allowHosts"').join(' ')),
+    hosts: strings(config.hosts, '"hosts"').map((h) => h.toLowerCase()),
+    mcpCommands: commands,
+    source,
+  };
 }
 
 let configuredPath: string | undefined;
@@ -156,7 +178,9 @@ export function ownerPolicy(): OwnerPolicy {
     else {
       const wikiPath = typeof $tw === 'undefined' ? undefined : ($tw.boot as { wikiPath?: string }).wikiPath;
       if (wikiPath && isWithin(path.resolve(given), path.resolve(wikiPath), path)) {
-        throw new Error(`${source} is inside the wiki folder, where tiddlers can be saved ($:/config/FileSystemPaths); keep the TiddlyAgent configuration outside it`);
+        throw new Error(
+          `${source} is inside the wiki folder, where tiddlers can be saved ($:/config/FileSystemPaths); keep the TiddlyAgent configuration outside it`,
+        );
       }
       policy = parseOwnerPolicy(JSON.parse(fs.readFileSync(given, 'utf8')), source);
     }
@@ -187,7 +211,10 @@ const HOW_TO = `The server's owner decides this in the TiddlyAgent configuration
  */
 export function ownerKey(policy: OwnerPolicy, name: string, url: string): string | undefined {
   const rule = policy.keys.get(name);
-  if (!rule) throw new KeyRefused(`The key "${name}" is not one this server may use: only the keys its owner lists are read from its environment. ${policy.problem ?? HOW_TO}`);
+  if (!rule)
+    throw new KeyRefused(
+      `The key "${name}" is not one this server may use: only the keys its owner lists are read from its environment. ${policy.problem ?? HOW_TO}`,
+    );
   const origin = originOf(url);
   if (!origin || !rule.origins.includes(origin)) {
     throw new KeyRefused(`The key "${name}" may be sent only to ${rule.origins.join(', ')}, not to ${origin || JSON.stringify(url)}. ${HOW_TO}`);
@@ -219,7 +246,8 @@ export function ownerSecrets(policy: OwnerPolicy): string[] {
 export function commandRefusal(policy: OwnerPolicy, command: string, args: string[], env: string[]): string | undefined {
   const rule = policy.mcpCommands.find((r) => r.command === command && r.args.length === args.length && r.args.every((a, i) => a === args[i]));
   const entry = JSON.stringify({ command, args, ...(env.length ? { env } : {}) });
-  if (!rule) return `the server's owner has not allowed this command to be started (to allow it, the owner adds ${entry} to "mcpCommands"). ${policy.problem ?? HOW_TO}`;
+  if (!rule)
+    return `the server's owner has not allowed this command to be started (to allow it, the owner adds ${entry} to "mcpCommands"). ${policy.problem ?? HOW_TO}`;
   const extra = env.filter((name) => !rule.env.includes(name));
   if (extra.length) return `the server's owner has not allowed the environment variable(s) ${extra.join(', ')} to be passed to this command. ${HOW_TO}`;
   return undefined;

@@ -6,7 +6,17 @@ next request. A missing or blank translation leaves the engine's English.
 import type { PromptWords } from '../engine/prompt-words';
 import { lingoOf, type ReadText } from './lingo';
 
-const NAMES: (keyof PromptWords)[] = ['currentTiddler', 'currentTiddlerMissing', 'todoIntro', 'attached', 'attachedSvg', 'attachedMissing', 'summaryHeading', 'summaryRequest', 'titleRequest'];
+const NAMES: (keyof PromptWords)[] = [
+  'currentTiddler',
+  'currentTiddlerMissing',
+  'todoIntro',
+  'attached',
+  'attachedSvg',
+  'attachedMissing',
+  'summaryHeading',
+  'summaryRequest',
+  'titleRequest',
+];
 
 export function readPromptWords(read: ReadText): Partial<PromptWords> {
   const words: Partial<PromptWords> = {};

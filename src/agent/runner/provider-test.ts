@@ -77,7 +77,11 @@ export async function testProvider(wiki: WikiPort, request: ProviderTestRequest,
     if (savedOrigins(wiki, keyName).has(origin(baseUrl))) apiKey = stored;
     else keyWithheld = true;
   }
-  const probed: ProviderTestResult = await probeProvider({ api: text(request.api) || text(fields.api), baseUrl, apiKey, model }, host.fetch, AbortSignal.timeout(TIMEOUT_MS));
+  const probed: ProviderTestResult = await probeProvider(
+    { api: text(request.api) || text(fields.api), baseUrl, apiKey, model },
+    host.fetch,
+    AbortSignal.timeout(TIMEOUT_MS),
+  );
   // Every key this process knows, whole or in part, from every field: a provider (or whatever answers) can echo them.
   const result = scrubValue(probed, [...(apiKey ? [apiKey] : []), ...(host.secrets?.() ?? [])]);
   if (keyWithheld) result.keyWithheld = true;

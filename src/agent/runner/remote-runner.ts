@@ -7,7 +7,17 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import { RunnerError, type ApprovalChoice, type ApprovalScope, type ChatRunner, type DeleteTurnOptions, type McpTestResult, type PromptPreview, type RollbackResult, type RunnerErrorCode } from './chat-runner';
+import {
+  RunnerError,
+  type ApprovalChoice,
+  type ApprovalScope,
+  type ChatRunner,
+  type DeleteTurnOptions,
+  type McpTestResult,
+  type PromptPreview,
+  type RollbackResult,
+  type RunnerErrorCode,
+} from './chat-runner';
 import type { PushChannel, ServerEditionMark } from './push-channel';
 import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
 import type { EditRequest } from '../engine/edit-request';
@@ -26,7 +36,14 @@ export function serverEditionMark(): ServerEditionMark | undefined {
   return channelModule().serverEditionMark();
 }
 
-const CODES: Record<number, RunnerErrorCode> = { 400: 'bad-request', 401: 'forbidden', 403: 'forbidden', 404: 'not-found', 409: 'conflict', 413: 'bad-request' };
+const CODES: Record<number, RunnerErrorCode> = {
+  400: 'bad-request',
+  401: 'forbidden',
+  403: 'forbidden',
+  404: 'not-found',
+  409: 'conflict',
+  413: 'bad-request',
+};
 
 export class RemoteRunner implements ChatRunner {
   readonly where = 'server' as const;
@@ -109,7 +126,13 @@ export class RemoteRunner implements ChatRunner {
 
   /** The server tests with its own key (its environment): a key typed here is never sent. */
   testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return this.post('provider-test', { profile: request.profile, api: request.api, baseUrl: request.baseUrl, model: request.model, keyName: request.keyName }) as Promise<ProviderTestResult>;
+    return this.post('provider-test', {
+      profile: request.profile,
+      api: request.api,
+      baseUrl: request.baseUrl,
+      model: request.model,
+      keyName: request.keyName,
+    }) as Promise<ProviderTestResult>;
   }
 
   proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }> {
@@ -140,7 +163,11 @@ export class RemoteRunner implements ChatRunner {
     const data = (await response.json().catch(() => ({}))) as { error?: string };
     if (!response.ok) {
       const code = CODES[response.status] ?? 'unavailable';
-      const why = data.error || (response.status === 401 || response.status === 403 ? 'You are not allowed to do this on this wiki (sign in as a user who may edit it).' : `${response.status} ${response.statusText}`);
+      const why =
+        data.error ||
+        (response.status === 401 || response.status === 403
+          ? 'You are not allowed to do this on this wiki (sign in as a user who may edit it).'
+          : `${response.status} ${response.statusText}`);
       throw new RunnerError(code, why);
     }
     return data;

@@ -82,9 +82,10 @@ export function secretFree(view: Wiki): void {
     guarded.add(root);
     for (const name of ENTRY_POINTS) {
       const method = root[name];
-      if (typeof method === 'function') root[name] = function (this: unknown, ...a: unknown[]) {
-        return withoutSecrets(() => method.apply(this, a));
-      };
+      if (typeof method === 'function')
+        root[name] = function (this: unknown, ...a: unknown[]) {
+          return withoutSecrets(() => method.apply(this, a));
+        };
     }
     return root as never;
   } as Wiki['makeWidget'];

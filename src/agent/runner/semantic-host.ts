@@ -13,7 +13,9 @@ let indexer: SemanticIndexer | undefined;
 
 export const semanticPort: SemanticPort = {
   search: (query, limit, signal, accept) =>
-    indexer ? indexer.search(query, limit, signal, accept) : Promise.resolve({ unavailable: 'Semantic search does not run where this turn runs (in the server edition it runs on the server).' }),
+    indexer
+      ? indexer.search(query, limit, signal, accept)
+      : Promise.resolve({ unavailable: 'Semantic search does not run where this turn runs (in the server edition it runs on the server).' }),
 };
 
 export function getSemanticIndexer(): SemanticIndexer | undefined {
@@ -23,7 +25,14 @@ export function getSemanticIndexer(): SemanticIndexer | undefined {
 /** Start this process's indexer over $tw.wiki (once); it reads its settings and follows every change. */
 export function startSemanticIndexer(store: VectorStore, options: { onStatus?(): void } = {}): SemanticIndexer {
   if (indexer) return indexer;
-  const started = new SemanticIndexer({ wiki: createTiddlyWikiPort($tw.wiki), fetch: processFetch(), getApiKey: getSecret, keyHint: keyHint(), store, onStatus: options.onStatus });
+  const started = new SemanticIndexer({
+    wiki: createTiddlyWikiPort($tw.wiki),
+    fetch: processFetch(),
+    getApiKey: getSecret,
+    keyHint: keyHint(),
+    store,
+    onStatus: options.onStatus,
+  });
   indexer = started;
   $tw.wiki.addEventListener('change', (changes: Record<string, unknown>) => started.changed(Object.keys(changes)));
   started.configure();

@@ -133,12 +133,18 @@ export class SemanticIndexer implements SemanticPort {
   }
 
   async search(query: string, limit: number, signal: AbortSignal, accept?: (title: string) => boolean): Promise<SemanticAnswer> {
-    if (!this.model) return { unavailable: this.error ? `Semantic search is off: ${this.error}` : 'No embedding model is set (Settings → TiddlyAgent → Semantic search), so there is no search by meaning.' };
+    if (!this.model)
+      return {
+        unavailable: this.error
+          ? `Semantic search is off: ${this.error}`
+          : 'No embedding model is set (Settings → TiddlyAgent → Semantic search), so there is no search by meaning.',
+      };
     if (this.state === 'error') return { unavailable: `The semantic index stopped on an error: ${this.error}` };
     if (!this.index || this.state !== 'ready') return { unavailable: `The semantic index is not ready yet (${this.progress()}).` };
     try {
       const [vector] = await this.embed([query], signal, 2);
-      if (vector!.length !== this.index.dims) return { unavailable: `The embedding model returned a query vector of ${vector!.length} dimensions; the index has ${this.index.dims}.` };
+      if (vector!.length !== this.index.dims)
+        return { unavailable: `The embedding model returned a query vector of ${vector!.length} dimensions; the index has ${this.index.dims}.` };
       return { hits: this.index.search(vector!, limit, accept) };
     } catch (e) {
       return { unavailable: `The query could not be embedded: ${(e as Error).message}` };
@@ -228,7 +234,9 @@ export class SemanticIndexer implements SemanticPort {
     const dims = vectors[0]!.length;
     this.index ??= new VectorIndex(this.model!.model, dims);
     if (dims !== this.index.dims) {
-      throw new Error(`The embedding model "${this.model!.model}" returned vectors of ${dims} dimensions, but the index holds ${this.index.dims}. If the model changed, pick it again in the settings to rebuild.`);
+      throw new Error(
+        `The embedding model "${this.model!.model}" returned vectors of ${dims} dimensions, but the index holds ${this.index.dims}. If the model changed, pick it again in the settings to rebuild.`,
+      );
     }
     let at = 0;
     titles.forEach((title, i) => {
@@ -318,7 +326,17 @@ export class SemanticIndexer implements SemanticPort {
     }
     const key = [title, profile.api, profile['base-url'], model, profile['api-key-name']?.trim(), started].join('\u0000');
     try {
-      return { key, problem: '', model: createEmbeddingModel(profile.api, { baseUrl: profile['base-url'], apiKey, model, fetch: this.host.fetch, timeoutMs: (profile.timeout ?? 60) * 1000 }) };
+      return {
+        key,
+        problem: '',
+        model: createEmbeddingModel(profile.api, {
+          baseUrl: profile['base-url'],
+          apiKey,
+          model,
+          fetch: this.host.fetch,
+          timeoutMs: (profile.timeout ?? 60) * 1000,
+        }),
+      };
     } catch (e) {
       return { key, problem: (e as Error).message };
     }

@@ -16,6 +16,7 @@ export function startup(): void {
   // The library is compiled only when some chat has a turn to restore (see ui/library.ts), and
   // never in a page of the server edition: its turns run, and are restored, on the server.
   if (servedByServerEdition()) return;
-  if (!$tw.wiki.filterTiddlers('[has[agent]field:agent-status[working]] [has[agent]field:agent-status[input-required]] [has[agent]has[agent-queued]]').length) return;
+  if (!$tw.wiki.filterTiddlers('[has[agent]field:agent-status[working]] [has[agent]field:agent-status[input-required]] [has[agent]has[agent-queued]]').length)
+    return;
   (require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library).getLocalRunner().restore();
 }

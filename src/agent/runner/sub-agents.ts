@@ -49,13 +49,17 @@ export class SubAgents implements SubAgentPort {
     // The user's own chat sets how deep the whole tree may go; a child's definition cannot deepen it.
     const maxDepth = this.rootAgent(root)?.['agent-spawn-depth'] ?? parentAgent['agent-spawn-depth'] ?? DEFAULT_SPAWN_DEPTH;
     const maxChildren = parentAgent['agent-spawn-concurrency'] ?? DEFAULT_SPAWN_CONCURRENCY;
-    if (depth >= maxDepth) throw new SpawnRefused(`Sub-agents nest at most ${maxDepth} deep ("agent-spawn-depth"), and this chat is already ${depth} deep. Do the task yourself.`);
+    if (depth >= maxDepth)
+      throw new SpawnRefused(`Sub-agents nest at most ${maxDepth} deep ("agent-spawn-depth"), and this chat is already ${depth} deep. Do the task yourself.`);
     const busy = this.running.get(request.parent) ?? 0;
-    if (busy >= maxChildren) throw new SpawnRefused(`At most ${maxChildren} sub-agents run at once for one turn ("agent-spawn-concurrency"); wait for one to finish.`);
+    if (busy >= maxChildren)
+      throw new SpawnRefused(`At most ${maxChildren} sub-agents run at once for one turn ("agent-spawn-concurrency"); wait for one to finish.`);
     const agent = request.agent?.trim() || request.parentAgent;
     if (agent !== request.parentAgent && !parentAgent['agent-spawn-agents'].includes(agent)) {
       const allowed = parentAgent['agent-spawn-agents'];
-      throw new SpawnRefused(`A sub-agent runs your own definition${allowed.length ? ` or one of: ${allowed.join(', ')}` : ''} ("agent-spawn-agents" of "${request.parentAgent}"); "${agent}" is not allowed.`);
+      throw new SpawnRefused(
+        `A sub-agent runs your own definition${allowed.length ? ` or one of: ${allowed.join(', ')}` : ''} ("agent-spawn-agents" of "${request.parentAgent}"); "${agent}" is not allowed.`,
+      );
     }
     try {
       store.readAgent(agent);
@@ -85,7 +89,11 @@ export class SubAgents implements SubAgentPort {
   private chain(chat: string): { depth: number; root: string } {
     let depth = 0;
     let root = chat;
-    for (let at = this.runner.store.wiki.getFields(chat)?.['agent-parent']; at && depth < MAX_CHAIN; at = this.runner.store.wiki.getFields(at)?.['agent-parent']) {
+    for (
+      let at = this.runner.store.wiki.getFields(chat)?.['agent-parent'];
+      at && depth < MAX_CHAIN;
+      at = this.runner.store.wiki.getFields(at)?.['agent-parent']
+    ) {
       depth++;
       root = at;
     }
@@ -126,7 +134,10 @@ export class SubAgents implements SubAgentPort {
   /** The child's final answer: its last reply, or why it has none. */
   private answer(child: string, status: ChatStatus, error?: string): string {
     const messages = this.runner.store.listMessages(child);
-    const reply = [...messages].reverse().find((m) => m.role === 'assistant' && m.text.trim())?.text.trim();
+    const reply = [...messages]
+      .reverse()
+      .find((m) => m.role === 'assistant' && m.text.trim())
+      ?.text.trim();
     if (status === 'completed') return reply ?? '(The sub-agent finished without an answer.)';
     const why = error ?? [...messages].reverse().find((m) => m.role === 'error')?.text ?? status;
     return `The sub-agent ended ${status}: ${why}${reply ? `\nIts last reply: ${reply}` : ''}`;

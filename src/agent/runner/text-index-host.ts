@@ -66,7 +66,7 @@ export class TextIndexHost {
     const indexer = {
       init() {},
       rebuild: () => this.keeper.changedAll(),
-      update: (d: UpdateDescriptor) => this.keeper.changed(((d.new.tiddler ?? d.old.tiddler)!.fields.title) as string),
+      update: (d: UpdateDescriptor) => this.keeper.changed((d.new.tiddler ?? d.old.tiddler)!.fields.title as string),
     };
     w.addIndexer(indexer, INDEXER_NAME);
     // A wiki made with only some indexers enabled refuses ours: its change events, a tick late, instead.
@@ -130,7 +130,12 @@ export class TextIndexHost {
     if (!$tw.browser || Date.now() - this.statusAt < STATUS_EVERY_MS) return;
     this.statusAt = Date.now();
     const { indexed, total } = this.keeper.progress();
-    this.wiki.addTiddler(new $tw.Tiddler({ title: TEXT_INDEX_STATUS, text: `Building the search index: ${Math.floor((indexed / Math.max(1, total)) * 100)}% of ${total} tiddlers…` }));
+    this.wiki.addTiddler(
+      new $tw.Tiddler({
+        title: TEXT_INDEX_STATUS,
+        text: `Building the search index: ${Math.floor((indexed / Math.max(1, total)) * 100)}% of ${total} tiddlers…`,
+      }),
+    );
   }
 }
 

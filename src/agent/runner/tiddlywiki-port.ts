@@ -71,7 +71,9 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
     },
     shadowFields(title) {
       const source = wiki.isShadowTiddler(title) ? wiki.getShadowSource(title) : null;
-      const plugin = source ? (wiki as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, Record<string, unknown>> } | undefined }).getPluginInfo(source) : undefined;
+      const plugin = source
+        ? (wiki as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, Record<string, unknown>> } | undefined }).getPluginInfo(source)
+        : undefined;
       const fields = plugin?.tiddlers?.[title];
       return fields ? (new $tw.Tiddler({ ...fields, title }).getFieldStrings() as TiddlerFields) : undefined;
     },
@@ -110,7 +112,12 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
       const host = w.makeWidget({ tree: [] }, { parentWidget: isolated as never }) as unknown as {
         invokeActionString(actions: string, triggering: unknown, event: unknown, variables: Record<string, string>): void;
       };
-      host.invokeActionString(`\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${dataVariables(variables)}${actions}`, null, null, prefixed(variables));
+      host.invokeActionString(
+        `\\import [subfilter{$:/core/config/GlobalImportFilter}]\n${dataVariables(variables)}${actions}`,
+        null,
+        null,
+        prefixed(variables),
+      );
       return { refusedMessages };
     },
     renderHtml(title) {
@@ -265,21 +272,25 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
     return seen;
   };
   /** Wrap one of the wiki's iterators: overlaid tiddlers replace theirs, new ones come last. */
-  const iterate = (baseEach: Each, append: 'none' | 'tiddlers' | 'tiddlers+shadows'): Each => (callback) => {
-    baseEach((tiddler, title) => {
-      const t = overlay?.has(title) ? overlay.get(title) ?? undefined : tiddler;
-      if (shows(title, t)) callback(t, title);
-    });
-    if (!overlay || append === 'none') return;
-    for (const [title, t] of [...overlay]) {
-      const inBase = b.tiddlerExists(title) || (append === 'tiddlers+shadows' && b.isShadowTiddler(title));
-      if (!inBase && shows(title, t ?? undefined)) callback(t!, title);
-    }
-  };
+  const iterate =
+    (baseEach: Each, append: 'none' | 'tiddlers' | 'tiddlers+shadows'): Each =>
+    (callback) => {
+      baseEach((tiddler, title) => {
+        const t = overlay?.has(title) ? (overlay.get(title) ?? undefined) : tiddler;
+        if (shows(title, t)) callback(t, title);
+      });
+      if (!overlay || append === 'none') return;
+      for (const [title, t] of [...overlay]) {
+        const inBase = b.tiddlerExists(title) || (append === 'tiddlers+shadows' && b.isShadowTiddler(title));
+        if (!inBase && shows(title, t ?? undefined)) callback(t!, title);
+      }
+    };
   /** A shadow's own tiddler (not a real tiddler that overrides it), from its plugin. */
   const shadowOf = (title: string): Tiddler | undefined => {
     const source = b.getShadowSource(title);
-    const fields = source ? ((b as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, object> } | undefined }).getPluginInfo(source)?.tiddlers?.[title]) : undefined;
+    const fields = source
+      ? (b as unknown as { getPluginInfo(t: string): { tiddlers?: Record<string, object> } | undefined }).getPluginInfo(source)?.tiddlers?.[title]
+      : undefined;
     if (!fields) return undefined;
     let tiddler = shadowTiddlers.get(fields);
     if (!tiddler) shadowTiddlers.set(fields, (tiddler = new $tw.Tiddler(fields as Record<string, unknown>) as Tiddler));
@@ -373,7 +384,8 @@ function filteredView(base: Wiki, visible: (title: string, tiddler: Tiddler) => 
       const own = b[name] as unknown as Record<string, unknown>;
       const iterator = view[name] as unknown as Record<string, unknown>;
       for (const key of Object.keys(own)) {
-        if (key.startsWith('by') && key !== 'byTag' && typeof own[key] === 'function') iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
+        if (key.startsWith('by') && key !== 'byTag' && typeof own[key] === 'function')
+          iterator[key] = (...args: unknown[]) => keep((own[key] as (...a: unknown[]) => unknown)(...args));
       }
       let tagIndex: { generation: unknown; byTag: Map<string, { titles: string[]; sorted: boolean }> } | undefined;
       iterator.byTag = (tag: string) => {

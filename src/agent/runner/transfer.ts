@@ -33,7 +33,17 @@ function fieldsOf(wiki: Wiki, title: string): TiddlerFields | undefined {
 function words(wiki: Wiki): ExportWords {
   const read = (title: string) => wiki.getTiddlerText(title) ?? undefined;
   const w = (key: string) => lingoOf(read, `Transfer/Words/${key}`);
-  return { user: w('User'), assistant: w('Assistant'), tool: w('Tool'), error: w('Error'), toolCall: w('ToolCall'), agent: w('Agent'), exported: w('Exported'), running: w('Running'), attachment: w('Attachment') };
+  return {
+    user: w('User'),
+    assistant: w('Assistant'),
+    tool: w('Tool'),
+    error: w('Error'),
+    toolCall: w('ToolCall'),
+    agent: w('Agent'),
+    exported: w('Exported'),
+    running: w('Running'),
+    attachment: w('Attachment'),
+  };
 }
 
 /** What a chat export holds: finished messages only (a streaming reply is no tiddler yet). */
@@ -45,7 +55,14 @@ export function gatherChat(wiki: Wiki, chat: string, options: { journals?: boole
   const parts = chatParts(createTiddlyWikiPort(wiki), chat, kinds);
   const read = (titles: string[] | undefined) => (titles ?? []).map((t) => fieldsOf(wiki, t)!);
   const messages = read(parts.messages).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
-  return { chat: fields, messages, images: read(parts.images), journals: read(parts.journals), running: fields['agent-status'] === 'working', exportedAt: new Date().toISOString() };
+  return {
+    chat: fields,
+    messages,
+    images: read(parts.images),
+    journals: read(parts.journals),
+    running: fields['agent-status'] === 'working',
+    exportedAt: new Date().toISOString(),
+  };
 }
 
 export interface ExportResult {
@@ -58,7 +75,12 @@ export interface ExportResult {
 }
 
 function fileName(chat: string, ext: string): string {
-  return `${chat.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim().slice(0, 100) || 'chat'}.${ext}`;
+  return `${
+    chat
+      .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_')
+      .trim()
+      .slice(0, 100) || 'chat'
+  }.${ext}`;
 }
 
 /** Export a chat; `journals` adds its turn journals to a JSON bundle (another wiki's import leaves them out). */

@@ -52,7 +52,10 @@ export class Turns {
 
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
   delete(chat: string, userMessage: string): void {
-    this.store.deleteMessages(chat, this.require(chat, userMessage).map((m) => m.title));
+    this.store.deleteMessages(
+      chat,
+      this.require(chat, userMessage).map((m) => m.title),
+    );
     const journal = this.journal(chat, userMessage);
     if (journal) this.wiki.deleteTiddler(journal);
   }

@@ -13,7 +13,10 @@ import type { WebPage } from '../tools/web-fetcher';
 export class WebFetchError extends Error {}
 
 /** A fetch's own abort: the caller's signal (Stop, the tool's time limit) or `timeoutMs`, whichever comes first. */
-export function fetchDeadline(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; abort(): void; timedOut(): boolean; end(): void; failure(e: unknown, url: string): WebFetchError } {
+export function fetchDeadline(
+  caller: AbortSignal,
+  timeoutMs: number,
+): { signal: AbortSignal; abort(): void; timedOut(): boolean; end(): void; failure(e: unknown, url: string): WebFetchError } {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -108,8 +111,8 @@ export function decodeText(bytes: Uint8Array, charset: string, notes: string[]):
 
 // 0x80–0x9F in windows-1252 (0 where the byte is undefined there and maps to its C1 control).
 const CP1252_HIGH = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
+  0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
 function decodeWindows1252(bytes: Uint8Array): string {
@@ -122,7 +125,10 @@ function decodeWindows1252(bytes: Uint8Array): string {
 }
 
 interface ReadabilityCtor {
-  new (doc: Document, options?: { serializer?: (el: Node) => unknown; charThreshold?: number }): { parse(): { title?: string | null; content?: unknown } | null };
+  new (
+    doc: Document,
+    options?: { serializer?: (el: Node) => unknown; charThreshold?: number },
+  ): { parse(): { title?: string | null; content?: unknown } | null };
 }
 interface TurndownRule {
   filter: string | string[] | ((node: HTMLElement) => boolean);
@@ -135,7 +141,28 @@ interface TurndownService {
 }
 type TurndownCtor = new (options: Record<string, string>) => TurndownService;
 
-const DROP = ['script', 'style', 'noscript', 'template', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'svg', 'canvas', 'form', 'button', 'select', 'input', 'textarea', 'link', 'meta', 'base'];
+const DROP = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'svg',
+  'canvas',
+  'form',
+  'button',
+  'select',
+  'input',
+  'textarea',
+  'link',
+  'meta',
+  'base',
+];
 
 let turndown: TurndownService | undefined;
 
@@ -185,7 +212,12 @@ export function documentToMarkdown(doc: Document, url: string): { title: string;
     article = null;
   }
   const root = (article?.content as Node | undefined) ?? doc.body ?? doc.documentElement;
-  const text = root ? converter().turndown(root).replace(/\n{3,}/g, '\n\n').trim() : '';
+  const text = root
+    ? converter()
+        .turndown(root)
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : '';
   return { title: (article?.title ?? '').trim() || fallbackTitle, text };
 }
 
@@ -236,8 +268,10 @@ export function bytesToPage(
 ): WebPage {
   const type = parseContentType(contentType);
   const kind = type.mime ? textKind(type.mime) : looksBinary(bytes) ? undefined : 'text';
-  if (!kind) throw new WebFetchError(`${url} is ${type.mime || 'binary content'}, not a text page: web-fetch reads HTML, plain text, Markdown, JSON and XML only.`);
-  if (looksBinary(bytes) && !/^utf-16/.test(pickCharset(bytes, type, kind))) throw new WebFetchError(`${url} says it is ${type.mime} but holds binary data: web-fetch reads text pages only.`);
+  if (!kind)
+    throw new WebFetchError(`${url} is ${type.mime || 'binary content'}, not a text page: web-fetch reads HTML, plain text, Markdown, JSON and XML only.`);
+  if (looksBinary(bytes) && !/^utf-16/.test(pickCharset(bytes, type, kind)))
+    throw new WebFetchError(`${url} says it is ${type.mime} but holds binary data: web-fetch reads text pages only.`);
   const notes: string[] = [];
   if (truncated) notes.push(`The page is larger than ${formatBytes(maxBytes)}; only its first ${formatBytes(maxBytes)} were read.`);
   const text = decodeText(bytes, pickCharset(bytes, type, kind), notes);

@@ -26,7 +26,10 @@ export const CORS_MESSAGE = 'The site does not allow this browser to read it (CO
 
 /** Why a URL's host is refused in a browser (by its name alone), or undefined. */
 export function browserHostRefusal(url: URL): string | undefined {
-  const host = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'a loopback host';
   if (isIpLiteral(host)) return addressRefusal(host);
   return undefined;
@@ -99,7 +102,13 @@ export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}):
       try {
         let response: Response;
         try {
-          response = await (options.fetch ?? fetch)(url.href, { signal: deadline.signal, credentials: 'omit', redirect: 'follow', mode: 'cors', referrerPolicy: 'no-referrer' });
+          response = await (options.fetch ?? fetch)(url.href, {
+            signal: deadline.signal,
+            credentials: 'omit',
+            redirect: 'follow',
+            mode: 'cors',
+            referrerPolicy: 'no-referrer',
+          });
         } catch (e) {
           if (deadline.timedOut() || request.signal.aborted) throw e;
           throw new WebFetchError(CORS_MESSAGE);

@@ -133,4 +133,3 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
     });
   }
 }
-

@@ -65,20 +65,26 @@ export class ScheduleBook {
 
   /** The schedules of one chat (those that parse). */
   forChat(chat: string): Schedule[] {
-    return this.wiki
-      // The field index first: the tag index is rebuilt after every change of the wiki.
-      .filter('[field:agent-chat<chat>tag[$:/tags/AI/Schedule]!has[draft.of]]', { chat })
-      .map((title) => this.entry(title).schedule)
-      .filter((s): s is Schedule => !!s);
+    return (
+      this.wiki
+        // The field index first: the tag index is rebuilt after every change of the wiki.
+        .filter('[field:agent-chat<chat>tag[$:/tags/AI/Schedule]!has[draft.of]]', { chat })
+        .map((title) => this.entry(title).schedule)
+        .filter((s): s is Schedule => !!s)
+    );
   }
 
   /** Create a schedule for `chat`, checked first; throws a ScheduleError and writes nothing when it cannot run. */
   create(chat: string, spec: NewSchedule, now: number): Schedule {
     const active = this.forChat(chat).filter((s) => s.enabled && !finished(s));
-    if (active.length >= MAX_SCHEDULES_PER_CHAT) throw new ScheduleError(`This chat already has ${active.length} active schedules, the most one chat may have (${MAX_SCHEDULES_PER_CHAT}). Remove one first (list-schedules, remove-schedule).`);
+    if (active.length >= MAX_SCHEDULES_PER_CHAT)
+      throw new ScheduleError(
+        `This chat already has ${active.length} active schedules, the most one chat may have (${MAX_SCHEDULES_PER_CHAT}). Remove one first (list-schedules, remove-schedule).`,
+      );
     if (spec.timezone) checkTimeZone(spec.timezone);
     if (spec.activeHours) parseActiveHours(spec.activeHours);
-    if (spec.kind === 'at' && (spec.at === undefined || spec.at <= now)) throw new ScheduleError(`The time ${spec.at === undefined ? '(none)' : isoTime(spec.at)} is not in the future (it is now ${isoTime(now)}).`);
+    if (spec.kind === 'at' && (spec.at === undefined || spec.at <= now))
+      throw new ScheduleError(`The time ${spec.at === undefined ? '(none)' : isoTime(spec.at)} is not in the future (it is now ${isoTime(now)}).`);
     const title = `${SCHEDULE_PREFIX}${chat}/${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const given: Record<string, string | undefined> = {
       title,
@@ -112,8 +118,10 @@ export class ScheduleBook {
   remove(chat: string, title: string): void {
     const fields = this.wiki.getFields(title);
     // Another chat's schedule is "not found", like one that does not exist: nothing about it leaks.
-    if (!fields || fields['agent-chat'] !== chat || !parseTitleList(fields.tags).includes(SCHEDULE_TAG)) throw new ScheduleError(`This chat has no schedule "${title}". Use list-schedules to see its schedules.`);
-    if (!isPart('schedules', chat, title, fields)) throw new ScheduleError(`"${title}" is a schedule the user made; only the user changes it (in the Background tab).`);
+    if (!fields || fields['agent-chat'] !== chat || !parseTitleList(fields.tags).includes(SCHEDULE_TAG))
+      throw new ScheduleError(`This chat has no schedule "${title}". Use list-schedules to see its schedules.`);
+    if (!isPart('schedules', chat, title, fields))
+      throw new ScheduleError(`"${title}" is a schedule the user made; only the user changes it (in the Background tab).`);
     this.wiki.deleteTiddler(title);
   }
 

@@ -62,7 +62,8 @@ export function parseSchedule(fields: TiddlerFields): Schedule {
   const chat = get('agent-chat');
   if (!chat) throw new ScheduleError('"agent-chat" must name the chat this schedule wakes.');
   const kind = get('schedule-kind');
-  if (!kind || !(SCHEDULE_KINDS as readonly string[]).includes(kind)) throw new ScheduleError(`"schedule-kind" must be one of: ${SCHEDULE_KINDS.join(', ')} (it is "${kind ?? ''}").`);
+  if (!kind || !(SCHEDULE_KINDS as readonly string[]).includes(kind))
+    throw new ScheduleError(`"schedule-kind" must be one of: ${SCHEDULE_KINDS.join(', ')} (it is "${kind ?? ''}").`);
   const message = get('schedule-message');
   if (!message) throw new ScheduleError('"schedule-message" must say what the schedule sends to the chat.');
   if (message.length > MAX_MESSAGE_CHARS) throw new ScheduleError(`"schedule-message" is longer than ${MAX_MESSAGE_CHARS} characters.`);
@@ -146,7 +147,10 @@ export function inActiveHours(schedule: Pick<Schedule, 'activeHours' | 'timezone
 /** `HH:MM-HH:MM` (store/schemas.ts); the end is exclusive; a start after the end runs overnight. */
 export function parseActiveHours(text: string): ActiveHours {
   const hours = parseHours(text);
-  if (!hours) throw new ScheduleError(`The active hours "${text}" do not parse: write them as HH:MM-HH:MM with different start and end, such as 09:00-17:00 or 22:00-06:00.`);
+  if (!hours)
+    throw new ScheduleError(
+      `The active hours "${text}" do not parse: write them as HH:MM-HH:MM with different start and end, such as 09:00-17:00 or 22:00-06:00.`,
+    );
   return { ...hours, text: text.trim() };
 }
 
@@ -212,11 +216,14 @@ function cronOf(schedule: Schedule): Cron {
     try {
       cron = new Cron(schedule.cron!, { timezone: schedule.timezone, paused: true });
     } catch (e) {
-      throw new ScheduleError(`"${schedule.cron}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)}); write e.g. "0 9 * * 1-5" for 09:00 on weekdays.`);
+      throw new ScheduleError(
+        `"${schedule.cron}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)}); write e.g. "0 9 * * 1-5" for 09:00 on weekdays.`,
+      );
     }
     // No schedule runs more often than an interval may.
     const [first, second] = cron.nextRuns(2, new Date(GAP_REFERENCE));
-    if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000) throw new ScheduleError(`"${schedule.cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
+    if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000)
+      throw new ScheduleError(`"${schedule.cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
     if (cronCache.size > 500) cronCache.clear();
     cronCache.set(key, cron);
   }
@@ -252,6 +259,7 @@ function instant(fields: TiddlerFields, name: string): number | undefined {
   const text = fields[name]?.trim();
   if (!text) return undefined;
   const time = parseIsoTime(text);
-  if (time === undefined) throw new ScheduleError(`"${name}" must be a date and time in ISO 8601 with a time zone, such as 2026-12-01T09:00:00Z (it is "${text}").`);
+  if (time === undefined)
+    throw new ScheduleError(`"${name}" must be a date and time in ISO 8601 with a time zone, such as 2026-12-01T09:00:00Z (it is "${text}").`);
   return time;
 }

@@ -43,7 +43,17 @@ export interface SchedulerHost {
 
 /** A timer never waits longer than this before looking again (and setTimeout's limit is ~24 days). */
 const MAX_WAIT_MS = 6 * 3600_000;
-const TIMING_FIELDS = ['agent-chat', 'schedule-kind', 'schedule-at', 'schedule-interval', 'schedule-cron', 'schedule-timezone', 'schedule-active-hours', 'schedule-max-runs', 'schedule-enabled'];
+const TIMING_FIELDS = [
+  'agent-chat',
+  'schedule-kind',
+  'schedule-at',
+  'schedule-interval',
+  'schedule-cron',
+  'schedule-timezone',
+  'schedule-active-hours',
+  'schedule-max-runs',
+  'schedule-enabled',
+];
 
 export class Scheduler {
   private readonly clock: Clock;
@@ -140,7 +150,10 @@ export class Scheduler {
     // A schedule seen for the first time keeps the next run it has (it was worked out before a restart).
     if (next === undefined || (known !== undefined && known !== timing)) {
       next = firstRun(schedule, now);
-      this.writeSchedule(fields, { 'schedule-next-run': next === undefined ? undefined : isoTime(next), 'schedule-enabled': next === undefined ? 'no' : 'yes' });
+      this.writeSchedule(fields, {
+        'schedule-next-run': next === undefined ? undefined : isoTime(next),
+        'schedule-enabled': next === undefined ? 'no' : 'yes',
+      });
     }
     if (next === undefined || next > now) return next;
     if (!this.host.isFree(schedule.chat)) {

@@ -180,7 +180,8 @@ export class VectorIndex {
     if (header.model !== model) return { problem: `it holds vectors of the model "${String(header.model)}", not "${model}"` };
     const d = header.dims;
     const count = header.count;
-    if (typeof d !== 'number' || !Number.isInteger(d) || d <= 0 || typeof count !== 'number' || !Number.isInteger(count) || count < 0) return { problem: 'its header is damaged' };
+    if (typeof d !== 'number' || !Number.isInteger(d) || d <= 0 || typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+      return { problem: 'its header is damaged' };
     if (dims !== undefined && d !== dims) return { problem: `its vectors have ${d} dimensions, the model now gives ${dims}` };
     const tiddlers = header.tiddlers;
     if (!Array.isArray(tiddlers) || !tiddlers.every(isEntry) || tiddlers.reduce((n, t) => n + t[2], 0) !== count) return { problem: 'its header is damaged' };
@@ -215,7 +216,15 @@ export class VectorIndex {
 }
 
 function isEntry(t: unknown): t is [string, string, number] {
-  return Array.isArray(t) && t.length === 3 && typeof t[0] === 'string' && typeof t[1] === 'string' && typeof t[2] === 'number' && Number.isInteger(t[2]) && t[2] >= 0;
+  return (
+    Array.isArray(t) &&
+    t.length === 3 &&
+    typeof t[0] === 'string' &&
+    typeof t[1] === 'string' &&
+    typeof t[2] === 'number' &&
+    Number.isInteger(t[2]) &&
+    t[2] >= 0
+  );
 }
 
 function length(v: Float32Array): number {

@@ -47,7 +47,12 @@ export function activeVersion(fields: Record<string, unknown> | undefined, parke
  * `agent-branch-chat` = chat, `activeAt(seq)` the active message at a seq (the UI and the
  * runner read the wiki their own way).
  */
-export function forkVersions(chat: string, titles: readonly string[], read: (title: string) => Record<string, unknown> | undefined, activeAt: (seq: number) => Record<string, unknown> | undefined): Map<number, ForkVersions> {
+export function forkVersions(
+  chat: string,
+  titles: readonly string[],
+  read: (title: string) => Record<string, unknown> | undefined,
+  activeAt: (seq: number) => Record<string, unknown> | undefined,
+): Map<number, ForkVersions> {
   const byAt = new Map<number, number[]>();
   for (const head of heads(chat, titles, read)) byAt.set(head.at, [...(byAt.get(head.at) ?? []), head.version]);
   const forks = new Map<number, ForkVersions>();

@@ -158,7 +158,14 @@ export function chatParts(wiki: PartsReader, chat: string, kinds: readonly PartK
     // The look-up matched the fields; the title tells schedules from wakers, and a branch from a stray copy.
     const titles = lookup(kind).filter((t) => titleFits(kind, chat, t));
     // Field-less ones, only where the chat itself names them: its todo title, its turns' journals, the images its messages attach.
-    const named = kind === 'todo' ? [todoTitle(chat)] : kind === 'journals' ? lookup('messages').map((m) => journalTitle(chat, m)) : kind === 'images' ? wiki.filter(ATTACHED, { chat }) : [];
+    const named =
+      kind === 'todo'
+        ? [todoTitle(chat)]
+        : kind === 'journals'
+          ? lookup('messages').map((m) => journalTitle(chat, m))
+          : kind === 'images'
+            ? wiki.filter(ATTACHED, { chat })
+            : [];
     const seen = new Set(titles);
     for (const title of named) {
       const fields = seen.has(title) ? undefined : wiki.getFields(title);

@@ -116,14 +116,16 @@ export class ChatStore {
     if (!fields) throw new ConfigError(title, undefined, `The agent definition "${title}" does not exist.`);
     // Only a tagged tiddler is a definition: the agent can never write such a tag (write gate),
     // so it cannot make an ordinary note into the agent or provider a chat refers to.
-    if (!parseTitleList(fields.tags).includes(AGENT_TAG)) throw new ConfigError(title, 'tags', `"${title}" is not an agent definition: it must be tagged ${AGENT_TAG}.`);
+    if (!parseTitleList(fields.tags).includes(AGENT_TAG))
+      throw new ConfigError(title, 'tags', `"${title}" is not an agent definition: it must be tagged ${AGENT_TAG}.`);
     return parseTiddler(AgentDefinitionSchema, 'Agent definition', fields);
   }
 
   readProvider(title: string): ProviderProfile {
     const fields = this.wiki.getFields(title);
     if (!fields) throw new ConfigError(title, undefined, `The provider profile "${title}" does not exist.`);
-    if (!parseTitleList(fields.tags).includes(PROVIDER_TAG)) throw new ConfigError(title, 'tags', `"${title}" is not a provider profile: it must be tagged ${PROVIDER_TAG}.`);
+    if (!parseTitleList(fields.tags).includes(PROVIDER_TAG))
+      throw new ConfigError(title, 'tags', `"${title}" is not a provider profile: it must be tagged ${PROVIDER_TAG}.`);
     return parseTiddler(ProviderProfileSchema, 'Provider profile', fields);
   }
 
@@ -292,7 +294,17 @@ export class ChatStore {
     while (this.wiki.getFields(`${base}${n}`)) n++;
     const title = `${base}${n}`;
     const now = this.wiki.now();
-    this.wiki.putTiddler({ title, agent, 'agent-parent': parent, 'agent-hidden': 'yes', caption, 'agent-status': 'idle', created: now, modified: now, text: '' });
+    this.wiki.putTiddler({
+      title,
+      agent,
+      'agent-parent': parent,
+      'agent-hidden': 'yes',
+      caption,
+      'agent-status': 'idle',
+      created: now,
+      modified: now,
+      text: '',
+    });
     return title;
   }
 

@@ -28,7 +28,14 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 /** Punctuation a title does not end with (ASCII, CJK and full-width), nor start with (CJK). */
 const EDGE_PUNCTUATION = /^[\s。，、；：！？…～·]+|[\s.,;:!?\-–—/。，、；：！？…～·]+$/g;
 /** Quote and bracket pairs a model wraps a whole title in. */
-const WRAPPERS: [string, string][] = [['「', '」'], ['『', '』'], ['《', '》'], ['【', '】'], ['‘', '’'], ["'", "'"]];
+const WRAPPERS: [string, string][] = [
+  ['「', '」'],
+  ['『', '』'],
+  ['《', '》'],
+  ['【', '】'],
+  ['‘', '’'],
+  ["'", "'"],
+];
 /** Greetings that open a Chinese message but say nothing of its subject. */
 const GREETING = /^(你好|您好|大家好|嗨|哈喽|早上好|下午好|晚上好)[\s，,！!。.~～]*/;
 
@@ -119,7 +126,11 @@ export function cleanTitle(raw: string, max = MAX_CHAT_TITLE): string {
 export function titleFromMessage(text: string): string {
   const whole = cleanTitle(text, MAX_CHAT_TITLE);
   if (!writtenWithoutSpaces(whole)) return cleanTitle(text, DERIVED_TITLE_LENGTH);
-  const firstLine = String(text ?? '').split(/\r?\n/).map((line) => cleanTitle(line)).find(Boolean) ?? '';
+  const firstLine =
+    String(text ?? '')
+      .split(/\r?\n/)
+      .map((line) => cleanTitle(line))
+      .find(Boolean) ?? '';
   const subject = firstLine.replace(GREETING, '') || firstLine;
   const sentence = cleanTitle(subject.split(/[。！？!?]/).find((s) => s.trim()) ?? '');
   if ([...sentence].length <= DERIVED_TITLE_CHARACTERS) return sentence;
@@ -133,7 +144,10 @@ export function titleFromMessage(text: string): string {
  * than MAX_TITLE_WORDS words (a reply, not a title), or nothing left once cleaned.
  */
 export function titleFromSuggestion(raw: string): string | undefined {
-  const firstLine = String(raw ?? '').trim().split(/\r?\n/)[0] ?? '';
+  const firstLine =
+    String(raw ?? '')
+      .trim()
+      .split(/\r?\n/)[0] ?? '';
   const unlabelled = firstLine.replace(/^(title|标题|題名|タイトル)\s*[:：]\s*/i, '');
   const title = cleanTitle(unlabelled, DERIVED_TITLE_LENGTH + 12);
   if (!title) return undefined;

@@ -28,7 +28,9 @@ export const CONFIG = {
 } as const;
 
 /** A wiki as the store sees it (a WikiPort), or as TiddlyWiki's own wiki object is. */
-type ConfigSource = { getFields(title: string): { text?: string } | undefined } | { getTiddlerText(title: string, fallback?: string): string | null | undefined };
+type ConfigSource =
+  | { getFields(title: string): { text?: string } | undefined }
+  | { getTiddlerText(title: string, fallback?: string): string | null | undefined };
 
 /** A setting's value, trimmed; '' when its tiddler is missing or empty. */
 export function configValue(wiki: ConfigSource, title: string): string {

@@ -20,7 +20,9 @@ const DEFAULT_TYPE = 'text/vnd.tiddlywiki';
 export function fingerprint(fields: TiddlerFields): string {
   const hash = new Fnv1a64();
   const version: TiddlerFields = { ...fields, type: fields.type || DEFAULT_TYPE };
-  for (const name of Object.keys(version).filter((k) => !BOOKKEEPING.has(k)).sort()) {
+  for (const name of Object.keys(version)
+    .filter((k) => !BOOKKEEPING.has(k))
+    .sort()) {
     const value = version[name] ?? '';
     hash.text(`${name.length}:`).text(name).text(`${value.length}:`).text(value);
   }

@@ -34,9 +34,24 @@ export interface ModelFacts {
  */
 export const PRESETS_AS_OF = '2025-11';
 
-const openai = (contextWindow: number, maxOutput: number, images: boolean, input: number, output: number): ModelFacts => ({ contextWindow, maxOutput, images, price: { input, output } });
-const claude = (maxOutput: number, input: number, output: number, longContext?: Price['longContext']): ModelFacts => ({ contextWindow: 200_000, maxOutput, images: true, price: { input, output, ...(longContext ? { longContext } : {}) } });
-const gemini = (contextWindow: number, maxOutput: number, input: number, output: number, longContext?: Price['longContext']): ModelFacts => ({ contextWindow, maxOutput, images: true, price: { input, output, ...(longContext ? { longContext } : {}) } });
+const openai = (contextWindow: number, maxOutput: number, images: boolean, input: number, output: number): ModelFacts => ({
+  contextWindow,
+  maxOutput,
+  images,
+  price: { input, output },
+});
+const claude = (maxOutput: number, input: number, output: number, longContext?: Price['longContext']): ModelFacts => ({
+  contextWindow: 200_000,
+  maxOutput,
+  images: true,
+  price: { input, output, ...(longContext ? { longContext } : {}) },
+});
+const gemini = (contextWindow: number, maxOutput: number, input: number, output: number, longContext?: Price['longContext']): ModelFacts => ({
+  contextWindow,
+  maxOutput,
+  images: true,
+  price: { input, output, ...(longContext ? { longContext } : {}) },
+});
 
 /**
  * Presets by model id (lower case, without a `vendor/` path). An id not listed takes the
@@ -129,13 +144,23 @@ export type ModelFactsTable = Record<string, ModelFactsEntry>;
 export type ProfileFacts = Partial<Pick<ProviderProfile, 'context-window' | 'max-output' | 'model-facts'>>;
 
 const ENTRY_KEYS: Record<keyof ModelFactsEntry, { check(v: unknown): boolean; want: string }> = {
-  'context-window': { check: (v) => Number.isInteger(v) && (v as number) >= 256 && (v as number) <= 10_000_000, want: 'a whole number of tokens from 256 to 10000000' },
+  'context-window': {
+    check: (v) => Number.isInteger(v) && (v as number) >= 256 && (v as number) <= 10_000_000,
+    want: 'a whole number of tokens from 256 to 10000000',
+  },
   'max-output': { check: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1_000_000, want: 'a whole number of tokens from 1 to 1000000' },
   images: { check: (v) => typeof v === 'boolean', want: 'true or false' },
-  'price-input': { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100_000, want: 'US dollars per million input tokens, a number of at least 0' },
-  'price-output': { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100_000, want: 'US dollars per million output tokens, a number of at least 0' },
+  'price-input': {
+    check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100_000,
+    want: 'US dollars per million input tokens, a number of at least 0',
+  },
+  'price-output': {
+    check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 100_000,
+    want: 'US dollars per million output tokens, a number of at least 0',
+  },
 };
-export const MODEL_FACTS_EXAMPLE = '{"gpt-4o": {"price-input": 2.5, "price-output": 10}, "my-model": {"context-window": 32000, "max-output": 4096, "images": false}}';
+export const MODEL_FACTS_EXAMPLE =
+  '{"gpt-4o": {"price-input": 2.5, "price-output": 10}, "my-model": {"context-window": 32000, "max-output": 4096, "images": false}}';
 
 /**
  * Parse a profile's `model-facts` field: a JSON object keyed by model id (or `*`), each entry
@@ -195,7 +220,10 @@ export function modelFacts(profile: ProfileFacts | undefined, model: string, opt
   if (profile?.['max-output'] !== undefined) facts.maxOutput = profile['max-output'];
   const table = profile?.['model-facts'];
   if (table) {
-    const key = longestPrefix(Object.keys(table).filter((k) => k !== '*'), model);
+    const key = longestPrefix(
+      Object.keys(table).filter((k) => k !== '*'),
+      model,
+    );
     for (const entry of [table['*'], key === undefined ? undefined : table[key]]) if (entry) facts = withEntry(facts, entry);
   }
   return facts;

@@ -38,7 +38,10 @@ export const MESSAGE_FINISHES = ['stop', 'length', 'canceled', 'error', 'interru
 
 const text = z.string();
 const optionalText = z.optional(z.string());
-const titleList = z.pipe(z.optional(z.string()), z.transform((s) => parseTitleList(s)));
+const titleList = z.pipe(
+  z.optional(z.string()),
+  z.transform((s) => parseTitleList(s)),
+);
 
 function wholeNumber(min: number, max: number) {
   return z.pipe(
@@ -140,7 +143,12 @@ export const AgentDefinitionSchema = z.object({
   'agent-heartbeat-message': optionalText,
   /** Compact older turns when a prompt would fill more than this share of the window (percent; 0: never). */
   'agent-compact-at': blankable(wholeNumber(0, 100)),
-  'agent-heartbeat-active-hours': blankable(z.string().check(z.trim(), z.refine((s) => parseActiveHours(s) !== undefined, { error: 'must be HH:MM-HH:MM, e.g. 08:00-22:00 (22:00-06:00 spans midnight)' }))),
+  'agent-heartbeat-active-hours': blankable(
+    z.string().check(
+      z.trim(),
+      z.refine((s) => parseActiveHours(s) !== undefined, { error: 'must be HH:MM-HH:MM, e.g. 08:00-22:00 (22:00-06:00 spans midnight)' }),
+    ),
+  ),
 });
 export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
 
@@ -202,7 +210,12 @@ export const McpServerSchema = z.pipe(
     'mcp-timeout': blankable(wholeNumber(1, 3600)),
   }),
   z.transform((server, ctx) => {
-    if (!server['mcp-command'] === !server['mcp-url']) ctx.issues.push({ code: 'custom', input: server, message: 'set exactly one of "mcp-command" (a command, for stdio) and "mcp-url" (an http(s) URL, for Streamable HTTP)' });
+    if (!server['mcp-command'] === !server['mcp-url'])
+      ctx.issues.push({
+        code: 'custom',
+        input: server,
+        message: 'set exactly one of "mcp-command" (a command, for stdio) and "mcp-url" (an http(s) URL, for Streamable HTTP)',
+      });
     return server;
   }),
 );
@@ -322,6 +335,7 @@ export function parseTiddler<S extends z.core.$ZodType>(schema: S, kind: string,
   const field = issue.path.length ? String(issue.path[0]) : undefined;
   const got = field !== undefined ? fields[field] : undefined;
   const shown = got !== undefined && got.length > 80 ? `${got.slice(0, 77)}…` : got;
-  const what = field === undefined ? issue.message : got === undefined ? `the field "${field}" is missing` : `the field "${field}" ${issue.message} (it is "${shown}")`;
+  const what =
+    field === undefined ? issue.message : got === undefined ? `the field "${field}" is missing` : `the field "${field}" ${issue.message} (it is "${shown}")`;
   throw new ConfigError(fields.title ?? '', field, `${kind} "${fields.title}": ${what}.`);
 }

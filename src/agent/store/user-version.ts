@@ -29,4 +29,11 @@ export function userVersionField(text: string | undefined): string | undefined {
 }
 
 /** What a call's message drops once the call ran or was refused: the card's fields, the user's version with them (the journal keeps what landed). */
-export const DONE_WITH_APPROVAL = { 'approval-expires': undefined, 'tool-changes': undefined, 'approval-choices': undefined, 'approval-targets': undefined, [APPROVAL_EDIT]: undefined, [APPROVAL_TEXT]: undefined };
+export const DONE_WITH_APPROVAL = {
+  'approval-expires': undefined,
+  'tool-changes': undefined,
+  'approval-choices': undefined,
+  'approval-targets': undefined,
+  [APPROVAL_EDIT]: undefined,
+  [APPROVAL_TEXT]: undefined,
+};

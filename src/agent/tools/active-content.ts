@@ -14,9 +14,34 @@ import type { TiddlerFields } from '../store/wiki-port';
 import { decodeEntities, eventHandler, tagsIn, urlText, type Tag } from './html-tags';
 
 /** Content types that are plain documents: anything else is flagged. */
-const DOCUMENT_TYPES = new Set(['', 'text/vnd.tiddlywiki', 'text/plain', 'text/markdown', 'text/x-markdown', 'application/json', 'application/x-tiddler-dictionary', 'text/csv']);
+const DOCUMENT_TYPES = new Set([
+  '',
+  'text/vnd.tiddlywiki',
+  'text/plain',
+  'text/markdown',
+  'text/x-markdown',
+  'application/json',
+  'application/x-tiddler-dictionary',
+  'text/csv',
+]);
 /** HTML elements that load, link or submit something, listed together. */
-const ACTIVE_ELEMENTS = new Set(['img', 'picture', 'svg', 'image', 'use', 'audio', 'video', 'source', 'track', 'a', 'area', 'input', 'button', 'textarea', 'select']);
+const ACTIVE_ELEMENTS = new Set([
+  'img',
+  'picture',
+  'svg',
+  'image',
+  'use',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'a',
+  'area',
+  'input',
+  'button',
+  'textarea',
+  'select',
+]);
 /** Elements that do more than that, each with what it does. */
 const ELEMENT_WORDS: Record<string, string> = {
   script: '<script> holds a script',
@@ -38,7 +63,24 @@ const SRCDOC = '<iframe srcdoc> runs its own HTML, scripts included, inside the 
 const PASSWORD = '<$password> shows a password or key saved in this browser to whoever views the note';
 const HTTP_REQUEST = 'sends HTTP requests (tm-http-request), which can carry a password or key saved in this browser';
 /** Attributes whose value is an address the browser fetches (or sends a form to) when the element is shown or used. */
-const LOADING_ATTRIBUTES = new Set(['src', 'srcset', 'imagesrcset', 'poster', 'background', 'data', 'formaction', 'action', 'lowsrc', 'dynsrc', 'codebase', 'archive', 'manifest', 'ping', 'icon', 'source']);
+const LOADING_ATTRIBUTES = new Set([
+  'src',
+  'srcset',
+  'imagesrcset',
+  'poster',
+  'background',
+  'data',
+  'formaction',
+  'action',
+  'lowsrc',
+  'dynsrc',
+  'codebase',
+  'archive',
+  'manifest',
+  'ping',
+  'icon',
+  'source',
+]);
 /** Elements whose href is fetched, not followed. */
 const LOADING_HREF = new Set(['link', 'base', 'image', 'use', 'feimage', 'script']);
 const SAFE_URL = /^(https?:|mailto:|#)/i;
@@ -63,8 +105,15 @@ function scan(text: string): string[] {
   const out: string[] = [];
   const tags = tagsIn(text);
   const widgets = unique(text, /<\$([\w.-]+)/g).map((w) => `<$${w}>`);
-  if (widgets.length) out.push(`widgets ${widgets.join(', ')}${widgets.some((w) => /button|action-|keyboard|eventcatcher|messagecatcher|droppable|dropzone|browse/.test(w)) ? ' (can run actions when clicked)' : ''}`);
-  if (widgets.includes('<$password>') || tags.some((t) => t.name === '$genesis' && t.attributes.some((a) => a.name === '$type' && /^\$password$/i.test(a.value.trim())))) out.push(PASSWORD);
+  if (widgets.length)
+    out.push(
+      `widgets ${widgets.join(', ')}${widgets.some((w) => /button|action-|keyboard|eventcatcher|messagecatcher|droppable|dropzone|browse/.test(w)) ? ' (can run actions when clicked)' : ''}`,
+    );
+  if (
+    widgets.includes('<$password>') ||
+    tags.some((t) => t.name === '$genesis' && t.attributes.some((a) => a.name === '$type' && /^\$password$/i.test(a.value.trim())))
+  )
+    out.push(PASSWORD);
   if (/tm-http-request|password-(header|query)-|-from-store\b/i.test(text)) out.push(HTTP_REQUEST);
   out.push(...elementFlags(tags));
   if (tags.some((t) => eventHandler(t))) out.push('event handler attributes (on…=)');
@@ -73,12 +122,17 @@ function scan(text: string): string[] {
   }
   for (const src of markdownImages(text)) out.push(`external image ${src} (Markdown)`);
   out.push(...loadingAttributes(tags), ...styleLoads(text));
-  const links = [...unique(text, /\[\[[^\]|]*\|([^\]]+)\]\]/g), ...unique(text, /\[ext\[(?:[^|\]]*\|)?([^\]]+)\]\]/g), ...tags.flatMap((t) => t.attributes.filter((a) => a.name === 'href' || a.name === 'xlink:href').map((a) => a.value))];
+  const links = [
+    ...unique(text, /\[\[[^\]|]*\|([^\]]+)\]\]/g),
+    ...unique(text, /\[ext\[(?:[^|\]]*\|)?([^\]]+)\]\]/g),
+    ...tags.flatMap((t) => t.attributes.filter((a) => a.name === 'href' || a.name === 'xlink:href').map((a) => a.value)),
+  ];
   for (const target of links) {
     const t = target.trim();
     if (/^[a-z][\w+.-]*:/i.test(t) && !SAFE_URL.test(t)) out.push(`link to ${t}`);
   }
-  if (/\b(javascript|vbscript):/i.test(urlText(text)) && !out.some((f) => /^link to (javascript|vbscript):/i.test(f))) out.push('a script-like URL (javascript:)');
+  if (/\b(javascript|vbscript):/i.test(urlText(text)) && !out.some((f) => /^link to (javascript|vbscript):/i.test(f)))
+    out.push('a script-like URL (javascript:)');
   if (/\{\{\{/.test(text)) out.push('filtered transclusion {{{…}}}');
   else if (/\{\{[^{]/.test(text)) out.push('transclusion {{…}}');
   if (/<<[^<]/.test(text)) out.push('macro or procedure call <<…>>');
@@ -123,7 +177,9 @@ function loadingAttributes(tags: Tag[]): string[] {
  * style or style.* attribute, an @@…@@ run, a <style> block). CSS escapes are decoded first.
  */
 function styleLoads(text: string): string[] {
-  const css = decodeEntities(text).replace(/\\([0-9a-f]{1,6})\s?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16) || 0xfffd)).replace(/\\(.)/g, '$1');
+  const css = decodeEntities(text)
+    .replace(/\\([0-9a-f]{1,6})\s?/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16) || 0xfffd))
+    .replace(/\\(.)/g, '$1');
   const out: string[] = [];
   for (const m of css.matchAll(/\burl\(\s*(["']?)([^"')]*)\1\s*\)/gi)) {
     const address = m[2]!.trim();

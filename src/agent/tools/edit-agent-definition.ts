@@ -21,7 +21,9 @@ const heartbeat = z.strictObject({
     z.nullable(
       z.number().check(
         z.int({ error: 'must be a whole number of seconds' }),
-        z.refine((n) => n === 0 || (n >= MIN_HEARTBEAT_SECONDS && n <= MAX_HEARTBEAT_SECONDS), { error: `must be 0 (off) or between ${MIN_HEARTBEAT_SECONDS} and ${MAX_HEARTBEAT_SECONDS} seconds` }),
+        z.refine((n) => n === 0 || (n >= MIN_HEARTBEAT_SECONDS && n <= MAX_HEARTBEAT_SECONDS), {
+          error: `must be 0 (off) or between ${MIN_HEARTBEAT_SECONDS} and ${MAX_HEARTBEAT_SECONDS} seconds`,
+        }),
         z.describe(`Seconds between heartbeats, at least ${MIN_HEARTBEAT_SECONDS}; 0 or null turns the heartbeat off`),
       ),
     ),
@@ -39,20 +41,33 @@ const heartbeat = z.strictObject({
 
 const parameters = z
   .strictObject({
-    prompt: z.optional(z.string().check(z.maxLength(MAX_PROMPT_CHARS, { error: `must be at most ${MAX_PROMPT_CHARS} characters` }), z.describe('Your new system prompt (TiddlyWiki wikitext), replacing the whole current one'))),
+    prompt: z.optional(
+      z
+        .string()
+        .check(
+          z.maxLength(MAX_PROMPT_CHARS, { error: `must be at most ${MAX_PROMPT_CHARS} characters` }),
+          z.describe('Your new system prompt (TiddlyWiki wikitext), replacing the whole current one'),
+        ),
+    ),
     model: z.optional(
-      z.string().check(
-        z.maxLength(200),
-        z.regex(/^[^\r\n]*$/, { error: 'must be one line' }),
-        z.describe('The model to use from now on, as the provider names it; "" uses the provider\'s default'),
-      ),
+      z
+        .string()
+        .check(
+          z.maxLength(200),
+          z.regex(/^[^\r\n]*$/, { error: 'must be one line' }),
+          z.describe('The model to use from now on, as the provider names it; "" uses the provider\'s default'),
+        ),
     ),
     heartbeat: z.optional(heartbeat.check(z.describe('Your heartbeat: a message sent to this chat at an interval, within active hours'))),
   })
   .check(
-    z.refine((args) => args.prompt !== undefined || args.model !== undefined || (args.heartbeat !== undefined && Object.values(args.heartbeat).some((v) => v !== undefined)), {
-      error: 'Nothing to change: give at least one of prompt, model, heartbeat.interval, heartbeat.message, heartbeat.activeHours.',
-    }),
+    z.refine(
+      (args) =>
+        args.prompt !== undefined || args.model !== undefined || (args.heartbeat !== undefined && Object.values(args.heartbeat).some((v) => v !== undefined)),
+      {
+        error: 'Nothing to change: give at least one of prompt, model, heartbeat.interval, heartbeat.message, heartbeat.activeHours.',
+      },
+    ),
   );
 
 type Args = z.output<typeof parameters>;
@@ -104,7 +119,9 @@ export const editAgentDefinitionTool = defineTool({
     try {
       const after = changedDefinition(args, context);
       context.gate.applyOwnDefinition(after);
-      return { content: `Changed ${describeChange(args).join(', ')} of your definition "${context.agent.title}" (modified ${after.modified}). It takes effect from the next message.` };
+      return {
+        content: `Changed ${describeChange(args).join(', ')} of your definition "${context.agent.title}" (modified ${after.modified}). It takes effect from the next message.`,
+      };
     } catch (e) {
       return { ok: false, content: errorText(e) };
     }

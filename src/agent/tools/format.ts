@@ -41,7 +41,9 @@ export function tiddlerBlock(fields: TiddlerFields, options: BlockOptions = {}):
   const attrs: Record<string, string> = { title: fields.title ?? '', modified: fields.modified ?? '' };
   if (!options.full && fields.tags) attrs.tags = fields.tags;
   Object.assign(attrs, options.attributes);
-  const open = `<${TAG}${Object.entries(attrs).map(([k, v]) => ` ${k}="${attr(v)}"`).join('')}>`;
+  const open = `<${TAG}${Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${attr(v)}"`)
+    .join('')}>`;
   let body = options.text ?? fields.text ?? '';
   if (options.full) {
     const names = Object.keys(fields).filter((k) => k !== 'title' && k !== 'modified' && k !== 'text');
@@ -63,7 +65,9 @@ export function tiddlerRef(title: string, fields: TiddlerFields | undefined, att
     ? { title, modified: fields.modified ?? '', ...(fields.tags ? { tags: fields.tags } : {}) }
     : { title, missing: 'yes' };
   Object.assign(attrs, attributes);
-  return `<${TAG}${Object.entries(attrs).map(([k, v]) => ` ${k}="${attr(v)}"`).join('')}/>`;
+  return `<${TAG}${Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${attr(v)}"`)
+    .join('')}/>`;
 }
 
 /** A title on one line, for outlines and messages. */

@@ -106,8 +106,29 @@ function readAttributes(text: string, i: number, tw: boolean): Attribute[] | und
 }
 
 const NAMED: Record<string, string> = {
-  colon: ':', tab: '\t', newline: '\n', lpar: '(', rpar: ')', sol: '/', bsol: '\\', amp: '&', quot: '"', apos: "'", lt: '<', gt: '>',
-  equals: '=', semi: ';', num: '#', period: '.', plus: '+', comma: ',', excl: '!', quest: '?', nbsp: '\u00a0', dollar: '$', percnt: '%',
+  colon: ':',
+  tab: '\t',
+  newline: '\n',
+  lpar: '(',
+  rpar: ')',
+  sol: '/',
+  bsol: '\\',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+  lt: '<',
+  gt: '>',
+  equals: '=',
+  semi: ';',
+  num: '#',
+  period: '.',
+  plus: '+',
+  comma: ',',
+  excl: '!',
+  quest: '?',
+  nbsp: '\u00a0',
+  dollar: '$',
+  percnt: '%',
 };
 
 /** Character references decoded as a browser decodes them in an attribute (numeric ones also without `;`), repeated while any is left. */

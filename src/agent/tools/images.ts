@@ -32,7 +32,8 @@ export function isImageTiddler(fields: TiddlerFields | undefined): boolean {
 /** The image of an image tiddler, or why it cannot be sent (stored outside the wiki, too big, not an image). */
 export function tiddlerImage(title: string, fields: TiddlerFields): { image: ImageData } | { problem: string } {
   const uri = fields._canonical_uri;
-  if (uri && !(fields.text ?? '').trim()) return { problem: `The image "${title}" is stored outside the wiki (_canonical_uri ${uri}); it is not fetched, so it is not shown.` };
+  if (uri && !(fields.text ?? '').trim())
+    return { problem: `The image "${title}" is stored outside the wiki (_canonical_uri ${uri}); it is not fetched, so it is not shown.` };
   const checked = checkImage(fields.text ?? '');
   return 'problem' in checked ? { problem: `The image "${title}" cannot be sent: ${checked.problem}` } : checked;
 }

@@ -13,4 +13,14 @@ import { WIKI_READ_TOOLS } from './wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from './wiki-write-tools';
 import { webFetchTool } from './web-fetch';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...WIKI_READ_TOOLS, ...WIKI_WRITE_TOOLS, summaryTool, askQuestionTool, manageTodoTool, ...SCHEDULE_TOOLS, spawnAgentTool, editAgentDefinitionTool, webFetchTool];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
+  ...WIKI_READ_TOOLS,
+  ...WIKI_WRITE_TOOLS,
+  summaryTool,
+  askQuestionTool,
+  manageTodoTool,
+  ...SCHEDULE_TOOLS,
+  spawnAgentTool,
+  editAgentDefinitionTool,
+  webFetchTool,
+];

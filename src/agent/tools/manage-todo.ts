@@ -23,7 +23,7 @@ export function describeTodo(items: readonly ChecklistItem[]): string {
 export const manageTodoTool = defineTool({
   name: MANAGE_TODO,
   description: [
-    "Keep a todo list for this chat: plan a task of several steps, then tick items off as you finish them. The list is shown to the user and to you in every round.",
+    'Keep a todo list for this chat: plan a task of several steps, then tick items off as you finish them. The list is shown to the user and to you in every round.',
     '`read` returns the list. `write` replaces the whole list with `text`: a markdown checklist, one item per line, "- [ ] open item" or "- [x] done item"; nest an item under the one before it by indenting it two more spaces.',
     `At most ${MAX_TODO_ITEMS} items. A malformed list is refused and the old one kept.`,
   ].join(' '),
@@ -37,7 +37,8 @@ export const manageTodoTool = defineTool({
     if (operation === 'read') {
       const stored = context.todo.read();
       if (!stored) return { content: 'This chat has no todo list yet. Create one with operation "write".' };
-      if (!stored.items) return { content: `The todo list cannot be read as a checklist (${stored.error}). Its text:\n${stored.text}\nWrite it again to fix it.` };
+      if (!stored.items)
+        return { content: `The todo list cannot be read as a checklist (${stored.error}). Its text:\n${stored.text}\nWrite it again to fix it.` };
       return { content: `Todo list: ${describeTodo(stored.items)}` };
     }
     if (text === undefined || !text.trim()) {

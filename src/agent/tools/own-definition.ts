@@ -32,12 +32,19 @@ export function isAgentDefinition(fields: TiddlerFields | null | undefined): boo
  * own definition `owner`, or undefined. `syncer`: the syncer's bookkeeping may differ too
  * (a rollback of a tiddler that came back from a server).
  */
-export function ownDefinitionProblem(title: string, before: TiddlerFields | null | undefined, after: TiddlerFields | null | undefined, owner: string | undefined, syncer = false): string | undefined {
+export function ownDefinitionProblem(
+  title: string,
+  before: TiddlerFields | null | undefined,
+  after: TiddlerFields | null | undefined,
+  owner: string | undefined,
+  syncer = false,
+): string | undefined {
   if (!owner || title !== owner) return `"${title}" is not the definition of this chat's agent; an agent may change only its own definition.`;
   if (!before || !after) return `an agent definition is never created or deleted by the agent ("${title}").`;
   if (after.title !== title || before.title !== title) return `the fields of "${title}" carry another title.`;
   if (isHiddenFromAgent(title, before) || isHiddenFromAgent(title, after)) return `"${title}" is reserved and cannot be written by the agent.`;
-  if (!isAgentDefinition(before) || !isAgentDefinition(after)) return `"${title}" is not an agent definition (tagged ${AGENT_TAG}), before and after the change.`;
+  if (!isAgentDefinition(before) || !isAgentDefinition(after))
+    return `"${title}" is not an agent definition (tagged ${AGENT_TAG}), before and after the change.`;
   const allowed = new Set<string>([...OWN_DEFINITION_FIELDS, ...BOOKKEEPING, ...(syncer ? SYNCER : [])]);
   const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => before[k] !== after[k]);
   const locked = changed.filter((k) => !allowed.has(k));

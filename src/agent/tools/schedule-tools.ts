@@ -26,7 +26,8 @@ const MIN_LEAD_WHEN_WOKEN_MS = 60_000;
 
 /** Run `work`, turning a ScheduleError into a tool error (nothing scheduled). */
 function scheduling(context: ToolContext, work: () => ToolOutput): ToolOutput {
-  if (context.schedules.isSubAgentChat(context.chat)) return { ok: false, content: 'A sub-agent cannot set alarms or schedules; report back to the parent chat instead.' };
+  if (context.schedules.isSubAgentChat(context.chat))
+    return { ok: false, content: 'A sub-agent cannot set alarms or schedules; report back to the parent chat instead.' };
   try {
     return work();
   } catch (e) {
@@ -70,11 +71,16 @@ export const alarmClockTool = defineTool({
     scheduling(context, () => {
       const now = context.now();
       const at = args.at !== undefined ? parseIsoTime(args.at) : args.delaySeconds !== undefined ? now + args.delaySeconds * 1000 : undefined;
-      if (args.at !== undefined && at === undefined) throw new ScheduleError(`"${args.at}" is not a date and time in ISO 8601 with a time zone (e.g. 2026-12-01T09:00:00Z).`);
+      if (args.at !== undefined && at === undefined)
+        throw new ScheduleError(`"${args.at}" is not a date and time in ISO 8601 with a time zone (e.g. 2026-12-01T09:00:00Z).`);
       if (at === undefined) throw new ScheduleError('Give the time to wake, as "at" or "delaySeconds".');
-      if (context.schedules.isWokenTurn(context.turn) && at < now + MIN_LEAD_WHEN_WOKEN_MS) throw new ScheduleError(`This turn was started by a schedule: an alarm from it must be at least ${MIN_LEAD_WHEN_WOKEN_MS / 1000} s ahead.`);
+      if (context.schedules.isWokenTurn(context.turn) && at < now + MIN_LEAD_WHEN_WOKEN_MS)
+        throw new ScheduleError(`This turn was started by a schedule: an alarm from it must be at least ${MIN_LEAD_WHEN_WOKEN_MS / 1000} s ahead.`);
       const schedule = context.schedules.create(context.chat, { kind: 'at', at, message: args.message?.trim() || DEFAULT_ALARM, caption: 'Alarm' }, now);
-      return { content: `Alarm set for ${isoTime(schedule.nextRun!)}: this chat wakes then with ${JSON.stringify(schedule.message)}. The turn ends here.`, control: { type: 'end-turn' } };
+      return {
+        content: `Alarm set for ${isoTime(schedule.nextRun!)}: this chat wakes then with ${JSON.stringify(schedule.message)}. The turn ends here.`,
+        control: { type: 'end-turn' },
+      };
     }),
 });
 
@@ -86,7 +92,9 @@ export const scheduleTaskTool = defineTool({
     message,
     at: z.optional(when),
     intervalSeconds: z.optional(z.number().check(z.int(), z.describe('Seconds between runs, at least 60'))),
-    cron: z.optional(z.string().check(z.describe('Cron expression: minute hour day-of-month month day-of-week (an optional seconds field first), e.g. "0 9 * * 1-5"'))),
+    cron: z.optional(
+      z.string().check(z.describe('Cron expression: minute hour day-of-month month day-of-week (an optional seconds field first), e.g. "0 9 * * 1-5"')),
+    ),
     timezone: z.optional(z.string().check(z.describe('IANA time zone of the cron expression and the active hours, e.g. Europe/Berlin'))),
     activeHours: z.optional(z.string().check(z.describe('Only run between these hours, "HH:MM-HH:MM"'))),
     maxRuns: z.optional(z.number().check(z.int(), z.positive())),
@@ -125,13 +133,18 @@ export const listSchedulesTool = defineTool({
   defaultMode: 'auto',
   execute: (_args, context) => {
     const schedules = context.schedules.forChat(context.chat);
-    return { content: schedules.length ? `This chat has ${schedules.length} schedule(s):\n${schedules.map(describeSchedule).join('\n')}` : 'This chat has no schedules.' };
+    return {
+      content: schedules.length
+        ? `This chat has ${schedules.length} schedule(s):\n${schedules.map(describeSchedule).join('\n')}`
+        : 'This chat has no schedules.',
+    };
   },
 });
 
 export const removeScheduleTool = defineTool({
   name: 'remove-schedule',
-  description: "Remove one of this chat's schedules or alarms that you made, by its id (from list-schedules). Schedules the user made are the user's to change.",
+  description:
+    "Remove one of this chat's schedules or alarms that you made, by its id (from list-schedules). Schedules the user made are the user's to change.",
   parameters: z.strictObject({ id: z.string().check(z.minLength(1)) }),
   access: 'control',
   defaultMode: 'auto',

@@ -47,7 +47,8 @@ export function renderedScriptProblem(title: string, html: string): string | und
   return rule && `"${title}" would render script-bearing HTML: ${rule}. ${NEVER}`;
 }
 
-const NEVER = 'The agent never writes HTML that can run a script in the wiki, not even inside a code block; describe it in words instead (e.g. "a script tag", "a javascript URL").';
+const NEVER =
+  'The agent never writes HTML that can run a script in the wiki, not even inside a code block; describe it in words instead (e.g. "a script tag", "a javascript URL").';
 
 /** The first rule `text` breaks, or undefined. */
 export function scriptInText(text: string): string | undefined {

@@ -37,7 +37,8 @@ export async function rankByMeaning(
 ): Promise<MeaningRanking | { note: string }> {
   const { wiki, semantic } = context;
   if (!query) return { note: `The ${mode} mode needs a query; this is a text search.` };
-  if (!semantic) return { note: `No embedding model is set, so there is no ${mode} search; these are text search results. (Settings → TiddlyAgent → Semantic search.)` };
+  if (!semantic)
+    return { note: `No embedding model is set, so there is no ${mode} search; these are text search results. (Settings → TiddlyAgent → Semantic search.)` };
   const visible = (title: string) => (!within || within.has(title)) && wiki.getFields(title) !== undefined;
   const answer = await semantic.search(query, pool, context.signal, visible);
   if ('unavailable' in answer) return { note: `${answer.unavailable} These are text search results instead of ${mode} ones.` };

@@ -180,7 +180,9 @@ export function diffWords(before: string, after: string): Piece[] {
   const middleBefore = before.slice(start, before.length - end);
   const middleAfter = after.slice(start, after.length - end);
   const segments: Segment[] =
-    middleBefore.length + middleAfter.length > MAX_WORD_CHARS ? [{ removed: middleBefore, added: middleAfter }] : joinChanges(wordSegments(tokens(middleBefore), tokens(middleAfter)));
+    middleBefore.length + middleAfter.length > MAX_WORD_CHARS
+      ? [{ removed: middleBefore, added: middleAfter }]
+      : joinChanges(wordSegments(tokens(middleBefore), tokens(middleAfter)));
   const pieces: Piece[] = [];
   push(pieces, 'same', before.slice(0, start));
   for (const segment of segments) {
@@ -344,7 +346,11 @@ export function changeRegions(before: string, after: string, options: RegionOpti
       if (piece.kind !== 'same') return push(pieces, piece.kind, piece.text);
       const where = i === 0 ? 'start' : i === raw.length - 1 ? 'end' : 'middle';
       const parts = piece.text.split('\n');
-      push(pieces, 'same', parts.map((line, j) => clipped(line, where === 'middle' ? (j === 0 ? 'end' : j === parts.length - 1 ? 'start' : 'middle') : where, clip)).join('\n'));
+      push(
+        pieces,
+        'same',
+        parts.map((line, j) => clipped(line, where === 'middle' ? (j === 0 ? 'end' : j === parts.length - 1 ? 'start' : 'middle') : where, clip)).join('\n'),
+      );
     });
     const { pieces: shown, truncated } = limit(pieces, maxChars);
     return {

@@ -119,7 +119,10 @@ function runUserTool(title: string, name: string, actions: string, resultTiddler
   const { refusedMessages } = sandbox.runActions(actions, variables);
   if (refusedMessages.length) {
     const sent = [...new Set(refusedMessages)].join(', ');
-    return { ok: false, content: `${name} tried to send ${sent}: user tools may not send messages (they could make HTTP requests, read stored passwords or leave the wiki). Nothing was changed.` };
+    return {
+      ok: false,
+      content: `${name} tried to send ${sent}: user tools may not send messages (they could make HTTP requests, read stored passwords or leave the wiki). Nothing was changed.`,
+    };
   }
   const changes = sandbox.changes();
   const titles = Object.keys(changes);
@@ -198,7 +201,9 @@ export function parseParameters(text: string): JsonSchema {
     const type = node.type;
     if (typeof type !== 'string' || !TYPES.includes(type)) throw fail(where, `needs "type", one of ${TYPES.join(', ')}`);
     const allowed = new Set(['type', ...ANNOTATIONS, ...KEYWORDS[type]!]);
-    for (const key of Object.keys(node)) if (!allowed.has(key)) throw fail(where, `uses "${key}", which is not supported for type ${type} (supported: ${[...KEYWORDS[type]!, ...ANNOTATIONS].join(', ')})`);
+    for (const key of Object.keys(node))
+      if (!allowed.has(key))
+        throw fail(where, `uses "${key}", which is not supported for type ${type} (supported: ${[...KEYWORDS[type]!, ...ANNOTATIONS].join(', ')})`);
     for (const key of ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems']) {
       if (key in node && typeof node[key] !== 'number') throw fail(where, `has "${key}" that is not a number`);
     }
@@ -225,7 +230,8 @@ export function parseParameters(text: string): JsonSchema {
   };
   check(raw, '');
   for (const key of Object.keys((raw.properties ?? {}) as object)) {
-    if (!PARAMETER_NAME.test(key)) throw fail(`properties.${key}`, 'is not a usable parameter name (letters, digits, "_" and "-", starting with a letter or "_")');
+    if (!PARAMETER_NAME.test(key))
+      throw fail(`properties.${key}`, 'is not a usable parameter name (letters, digits, "_" and "-", starting with a letter or "_")');
   }
   return raw as JsonSchema;
 }
@@ -237,7 +243,10 @@ export function parseParameters(text: string): JsonSchema {
  * `z.toJSONSchema(…, {io: 'input'})` the schema as written. `problems` replaces the check
  * (MCP tools: the server validates against its own schema, which may use any JSON Schema).
  */
-export function jsonSchemaParameters(schema: JsonSchema, problems: (value: unknown) => string[] = (value) => validate(schema, value, '')): z.ZodMiniType<Record<string, unknown>> {
+export function jsonSchemaParameters(
+  schema: JsonSchema,
+  problems: (value: unknown) => string[] = (value) => validate(schema, value, ''),
+): z.ZodMiniType<Record<string, unknown>> {
   const parameters = z.custom<Record<string, unknown>>((value) => problems(value).length === 0, {
     error: (issue) => `${problems(issue.input).join('; ')}.`,
   });
@@ -266,18 +275,24 @@ export function validate(schema: JsonSchema, value: unknown, path: string): stri
   if (type === 'array') {
     if (!Array.isArray(value)) return [`${at}: expected an array, got ${describe(value)}`];
     const out: string[] = [];
-    if (schema.minItems !== undefined && value.length < schema.minItems) out.push(`${at}: needs at least ${plural(schema.minItems, 'item')}, got ${value.length}`);
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) out.push(`${at}: allows at most ${plural(schema.maxItems, 'item')}, got ${value.length}`);
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      out.push(`${at}: needs at least ${plural(schema.minItems, 'item')}, got ${value.length}`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      out.push(`${at}: allows at most ${plural(schema.maxItems, 'item')}, got ${value.length}`);
     if (schema.items) value.forEach((item, i) => out.push(...validate(schema.items!, item, `${path}[${i}]`)));
     return out;
   }
   const ok =
-    type === 'string' ? typeof value === 'string'
-    : type === 'boolean' ? typeof value === 'boolean'
-    : type === 'integer' ? Number.isInteger(value)
-    : typeof value === 'number' && Number.isFinite(value);
+    type === 'string'
+      ? typeof value === 'string'
+      : type === 'boolean'
+        ? typeof value === 'boolean'
+        : type === 'integer'
+          ? Number.isInteger(value)
+          : typeof value === 'number' && Number.isFinite(value);
   if (!ok) return [`${at}: expected ${type === 'integer' ? 'an integer' : `a ${type}`}, got ${describe(value)}`];
-  if (schema.enum && !schema.enum.some((e) => e === value)) return [`${at}: must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, got ${JSON.stringify(value)}`];
+  if (schema.enum && !schema.enum.some((e) => e === value))
+    return [`${at}: must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, got ${JSON.stringify(value)}`];
   const out: string[] = [];
   if (typeof value === 'string') {
     const length = [...value].length;

@@ -46,7 +46,11 @@ export interface AllowedHost {
 export function parseAllowHosts(text: string | undefined): AllowedHost[] {
   const out: AllowedHost[] = [];
   for (let word of (text ?? '').split(/[\s,]+/)) {
-    word = word.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '');
+    word = word
+      .trim()
+      .toLowerCase()
+      .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+      .replace(/[/?#].*$/, '');
     if (!word) continue;
     const m = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(word) ?? /^([^:[\]\s]+?)\.?(?::(\d{1,5}))?$/.exec(word);
     if (!m) {
@@ -75,7 +79,10 @@ function ipv6(word: string): string | undefined {
 
 /** Whether a URL's host (and port, default 80/443) is on the allow-list. */
 export function isAllowListed(url: URL, allowHosts: readonly AllowedHost[]): boolean {
-  const host = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   return allowHosts.some((a) => a.host === host && (a.port === undefined || a.port === port));
 }

@@ -62,10 +62,14 @@ export function findErrors(html: string): string[] {
   const tcError = /<(\w+)\b[^>]*\bclass="[^"]*\btc-error\b[^"]*"[^>]*>([\s\S]*?)<\/\1>/g;
   let m: RegExpExecArray | null;
   while ((m = tcError.exec(html))) errors.push(plain(m[2] ?? '').trim() || 'Error element without a message');
-  const nodes = html.replace(tcError, '<>').split(/<[^>]*>/).map(decode);
+  const nodes = html
+    .replace(tcError, '<>')
+    .split(/<[^>]*>/)
+    .map(decode);
   let recursion = errors.some((e) => /recursive transclusion/i.test(e));
   for (const node of nodes) {
-    for (const u of node.matchAll(/Undefined widget '([^']*)'/g)) errors.push(`Undefined widget '${u[1]}': there is no <$${u[1]}> widget (a typo, or a plugin that is not installed)`);
+    for (const u of node.matchAll(/Undefined widget '([^']*)'/g))
+      errors.push(`Undefined widget '${u[1]}': there is no <$${u[1]}> widget (a typo, or a plugin that is not installed)`);
     const f = /Filter error:.*/i.exec(node);
     if (f) errors.push(f[0].trim());
     if (!recursion && /recursive transclusion/i.test(node)) {

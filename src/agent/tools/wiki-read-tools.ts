@@ -14,4 +14,12 @@ import { wikiTocTool } from './wiki-toc';
 
 export { wikiBacklinksTool, wikiGetErrorsTool, wikiListTool, wikiReadTool, wikiRecentTool, wikiSearchTool, wikiTocTool };
 
-export const WIKI_READ_TOOLS: ToolDefinition[] = [wikiSearchTool, wikiReadTool, wikiListTool, wikiBacklinksTool, wikiTocTool, wikiRecentTool, wikiGetErrorsTool];
+export const WIKI_READ_TOOLS: ToolDefinition[] = [
+  wikiSearchTool,
+  wikiReadTool,
+  wikiListTool,
+  wikiBacklinksTool,
+  wikiTocTool,
+  wikiRecentTool,
+  wikiGetErrorsTool,
+];

@@ -43,15 +43,27 @@ export const wikiReadTool = defineTool({
       // The image itself goes to the model as an image part (engine/images.ts), never as base64 text.
       const checked = tiddlerImage(title, fields);
       if ('problem' in checked) return { ok: false, content: checked.problem };
-      parts.push(tiddlerBlock(fields, { full: true, text: `(${checked.image.mediaType} image, ${sizeText(imageBytes(checked.image.data))}: attached to this result as an image)` }));
+      parts.push(
+        tiddlerBlock(fields, {
+          full: true,
+          text: `(${checked.image.mediaType} image, ${sizeText(imageBytes(checked.image.data))}: attached to this result as an image)`,
+        }),
+      );
       return { content: parts.join('\n'), currentTiddler: title, attachments: [title], read: { [title]: fingerprint(fields) } };
     }
     if (isImageTiddler(fields)) {
-      parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} image stored outside the wiki at its _canonical_uri; it is not fetched, so it is not shown)` }));
+      parts.push(
+        tiddlerBlock(fields, {
+          full: true,
+          text: `(${fields.type} image stored outside the wiki at its _canonical_uri; it is not fetched, so it is not shown)`,
+        }),
+      );
     } else if (isBinaryType(fields.type)) {
       parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} content, ${text.length} characters, not shown)` }));
     } else if (text.length > READ_TEXT_LIMIT) {
-      parts.push(tiddlerBlock(fields, { full: true, text: `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` }));
+      parts.push(
+        tiddlerBlock(fields, { full: true, text: `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` }),
+      );
     } else {
       parts.push(tiddlerBlock(fields, { full: true }));
     }
@@ -72,7 +84,14 @@ export const wikiReadTool = defineTool({
 
 /** Up to `max` visible titles sharing the most words with `title` (one title-only search). */
 export function similarTitles(wiki: WikiPort, title: string, max = 5): string[] {
-  const words = [...new Set(title.toLowerCase().split(/[^\S\xA0]+/).filter((w) => w.length >= 2))];
+  const words = [
+    ...new Set(
+      title
+        .toLowerCase()
+        .split(/[^\S\xA0]+/)
+        .filter((w) => w.length >= 2),
+    ),
+  ];
   if (!words.length) return [];
   const system = title.startsWith('$:/') ? '' : '!is[system]';
   const found = wiki.filter(`[all[tiddlers+shadows]${system}search:title:some<agent-words>]`, { 'agent-words': words.join(' ') });

@@ -16,14 +16,21 @@ export const wikiRecentTool = defineTool({
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(200), z.describe('Most titles to return (1–200)')), 20),
     days: z.optional(z.number().check(z.int(), z.minimum(1), z.describe('Only tiddlers modified within this many days'))),
   }),
-  targets: ({ limit, days }, { wiki }) => recent(wiki, days).slice(0, limit).map((r) => r.title),
+  targets: ({ limit, days }, { wiki }) =>
+    recent(wiki, days)
+      .slice(0, limit)
+      .map((r) => r.title),
   execute({ limit, days }, { wiki }) {
     const rows = recent(wiki, days);
     const scope = days ? ` in the last ${days} day(s)` : '';
     if (!rows.length) return { content: `No tiddlers modified${scope}.`, titles: [], found: 0 };
     const top = rows.slice(0, limit);
     const head = `${rows.length} tiddler(s) modified${scope}; the ${top.length} most recent, newest first:`;
-    return { content: [head, UNTRUSTED_NOTE, ...top.map((r) => tiddlerRef(r.title, wiki.getFields(r.title)))].join('\n'), titles: top.map((r) => r.title), found: rows.length };
+    return {
+      content: [head, UNTRUSTED_NOTE, ...top.map((r) => tiddlerRef(r.title, wiki.getFields(r.title)))].join('\n'),
+      titles: top.map((r) => r.title),
+      found: rows.length,
+    };
   },
 });
 

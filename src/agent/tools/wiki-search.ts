@@ -27,20 +27,46 @@ export const SNIPPET_LENGTH = 200;
 const parameters = z
   .object({
     query: z.optional(
-      z.string().check(z.describe('Words to search for: every word must occur in the title, tags or text (case-insensitive; a word of 3+ letters also matches the start of a longer word, e.g. "garden" finds "gardening"). Best matches first')),
+      z
+        .string()
+        .check(
+          z.describe(
+            'Words to search for: every word must occur in the title, tags or text (case-insensitive; a word of 3+ letters also matches the start of a longer word, e.g. "garden" finds "gardening"). Best matches first',
+          ),
+        ),
     ),
     filter: z.optional(
-      z.string().check(z.describe('A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches and ranks within its results')),
+      z
+        .string()
+        .check(
+          z.describe(
+            'A TiddlyWiki filter selecting the tiddlers, e.g. [tag[Project]] or [!is[system]days[-7]]; with a query, the query searches and ranks within its results',
+          ),
+        ),
     ),
     titlesOnly: z.optional(z.boolean().check(z.describe('Search titles only (faster); default false'))),
-    includeSystem: z.optional(z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects'))),
+    includeSystem: z.optional(
+      z.boolean().check(z.describe('Also search system tiddlers ($:/…) with the query; default false. A filter returns whatever it selects')),
+    ),
     limit: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(50), z.describe('Results per page (1–50)')), 10),
     offset: z._default(z.number().check(z.int(), z.minimum(0), z.describe('Results to skip, for the next page')), 0),
     mode: z.optional(
-      z.enum(SEARCH_MODES).check(z.describe('text (default): the words must occur. semantic: tiddlers closest in meaning to the query, by embeddings. hybrid: both rankings fused. Without an embedding model the result is a text search and says so')),
+      z
+        .enum(SEARCH_MODES)
+        .check(
+          z.describe(
+            'text (default): the words must occur. semantic: tiddlers closest in meaning to the query, by embeddings. hybrid: both rankings fused. Without an embedding model the result is a text search and says so',
+          ),
+        ),
     ),
     fullText: z.optional(
-      z.boolean().check(z.describe(`Return each result's full text instead of a ~${SNIPPET_LENGTH}-character snippet around the first match; the whole result stays within ${SEARCH_TEXT_BUDGET} characters`)),
+      z
+        .boolean()
+        .check(
+          z.describe(
+            `Return each result's full text instead of a ~${SNIPPET_LENGTH}-character snippet around the first match; the whole result stays within ${SEARCH_TEXT_BUDGET} characters`,
+          ),
+        ),
     ),
   })
   .check(z.refine((a) => !!(a.query?.trim() || a.filter?.trim()), 'Give a query or a filter (or both).'));
@@ -114,12 +140,23 @@ export const wikiSearchTool = defineTool({
         blocks.push(tiddlerBlock(fields, { text: matched ? snippet(part, matched, { wholeWords: true }) : snippet(part, terms) }));
       }
     }
-    const what = [query && `query "${query}"${ranked ? ` by ${args.mode === 'hybrid' ? 'words and meaning' : 'meaning'}` : args.titlesOnly ? ' (titles only)' : ''}`, filter && `filter ${filter}`].filter(Boolean).join(' and ');
+    const what = [
+      query && `query "${query}"${ranked ? ` by ${args.mode === 'hybrid' ? 'words and meaning' : 'meaning'}` : args.titlesOnly ? ' (titles only)' : ''}`,
+      filter && `filter ${filter}`,
+    ]
+      .filter(Boolean)
+      .join(' and ');
     const found = pageLine(total, args.offset, Math.min(args.limit, Math.max(0, total - args.offset)));
     const head = `Search for ${what}: ${ranked ? found.replace(/^(\d+) tiddlers found/, `the ${total} closest tiddlers`) : found}`;
     const lines = note ? [note, head] : [head];
     if (blocks.length) {
-      lines.push(args.fullText ? (cut ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.` : 'Full texts.') : 'Snippets around the first match; use wiki-read for the full text.');
+      lines.push(
+        args.fullText
+          ? cut
+            ? `Texts were cut at ${SEARCH_TEXT_BUDGET} characters in total; use wiki-read for the rest.`
+            : 'Full texts.'
+          : 'Snippets around the first match; use wiki-read for the full text.',
+      );
       lines.push(UNTRUSTED_NOTE, ...blocks);
     }
     if (withheld) lines.push(withheldLine(withheld));
@@ -162,7 +199,8 @@ function select(wiki: WikiPort, args: z.output<typeof parameters>): Selection {
   }
   const titles = hitTitles(ranked.hits, words);
   // Shadow tiddlers are not indexed: those the filter selects are matched by [search[]].
-  if (filter) titles.push(...runAgentFilter(wiki, filter, `+[is[shadow]!is[tiddler]search${titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query }));
+  if (filter)
+    titles.push(...runAgentFilter(wiki, filter, `+[is[shadow]!is[tiddler]search${titlesOnly ? ':title' : ''}<agent-query>]`, { 'agent-query': query }));
   return { titles, words };
 }
 
@@ -187,7 +225,11 @@ function scan(wiki: WikiPort, args: z.output<typeof parameters>): string[] {
  * rankings (semantic search); undefined while the index's first build runs. Hidden tiddlers
  * never appear; system tiddlers only with includeSystem.
  */
-export function rankText(wiki: WikiPort, query: string, options: { limit?: number; includeSystem?: boolean } = {}): { title: string; score: number }[] | undefined {
+export function rankText(
+  wiki: WikiPort,
+  query: string,
+  options: { limit?: number; includeSystem?: boolean } = {},
+): { title: string; score: number }[] | undefined {
   const ranked = wiki.rankedSearch(query, { includeSystem: options.includeSystem });
   if (!ranked.ready) return undefined;
   return ranked.hits.slice(0, options.limit ?? ranked.hits.length).map(({ title, score }) => ({ title, score }));

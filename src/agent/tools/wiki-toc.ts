@@ -26,10 +26,15 @@ export const wikiTocTool = defineTool({
     const rootFields = wiki.getFields(root);
     if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };
     const { lines, titles, truncated } = outline(wiki, root, depth);
-    if (lines.length === 1) return { content: `Nothing is tagged with "${oneLine(root)}"${rootFields ? '' : ' (which does not exist)'}.`, titles: [], found: 0 };
+    if (lines.length === 1)
+      return { content: `Nothing is tagged with "${oneLine(root)}"${rootFields ? '' : ' (which does not exist)'}.`, titles: [], found: 0 };
     if (truncated) lines.push(`[… outline cut at ${TOC_MAX_LINES} lines; use a lower depth or a deeper root]`);
     const under = titles.slice(1);
-    return { content: [`Table of contents under "${oneLine(root)}" (depth ${depth}):`, UNTRUSTED_NOTE, ...lines].join('\n'), titles: under, found: under.length };
+    return {
+      content: [`Table of contents under "${oneLine(root)}" (depth ${depth}):`, UNTRUSTED_NOTE, ...lines].join('\n'),
+      titles: under,
+      found: under.length,
+    };
   },
 });
 

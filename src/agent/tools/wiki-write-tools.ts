@@ -25,9 +25,13 @@ import { changeRegions } from './text-diff';
 import { errorText, WriteRefused, type Changes } from './write-gate';
 
 const title = z.string().check(z.minLength(1), z.describe('Exact tiddler title'));
-const modified = z.string().check(z.describe('The `modified` value you last read for this tiddler (wiki-read, wiki-search or the Current tiddler section); "" if it has none'));
+const modified = z
+  .string()
+  .check(z.describe('The `modified` value you last read for this tiddler (wiki-read, wiki-search or the Current tiddler section); "" if it has none'));
 const fieldMap = z.optional(
-  z.record(z.string(), z.string()).check(z.describe('Other fields to set, as strings; an empty string removes the field. Not: title, text, tags, modified, created')),
+  z
+    .record(z.string(), z.string())
+    .check(z.describe('Other fields to set, as strings; an empty string removes the field. Not: title, text, tags, modified, created')),
 );
 const tags = z.optional(z.array(z.string()).check(z.describe('Tags (titles), replacing the existing tags')));
 
@@ -64,10 +68,15 @@ const REREAD = 'Its current text is in the "Current tiddler" section (or read it
 function unchanged(context: ToolContext, { title, modified }: Base): void {
   const fields = context.wiki.getFields(title) ?? {};
   const read = context.reads.get(title);
-  if (read === undefined) throw new WriteRefused(`You have not read "${title}" in this chat, so you would be writing over a version you have not seen. ${REREAD}`);
+  if (read === undefined)
+    throw new WriteRefused(`You have not read "${title}" in this chat, so you would be writing over a version you have not seen. ${REREAD}`);
   const current = fields.modified ?? '';
-  if (current !== modified.trim()) throw new WriteRefused(`"${title}" changed since you read it (modified ${current || 'never'}, you sent ${modified || 'nothing'}). ${REREAD}`);
-  if (fingerprint(fields) !== read) throw new WriteRefused(`"${title}" changed since you read it: its text or fields are not the version you read (its modified stayed ${current || 'empty'}). ${REREAD}`);
+  if (current !== modified.trim())
+    throw new WriteRefused(`"${title}" changed since you read it (modified ${current || 'never'}, you sent ${modified || 'nothing'}). ${REREAD}`);
+  if (fingerprint(fields) !== read)
+    throw new WriteRefused(
+      `"${title}" changed since you read it: its text or fields are not the version you read (its modified stayed ${current || 'empty'}). ${REREAD}`,
+    );
 }
 
 /** The versions a write landed, as the agent's view shows them: they count as read. */
@@ -145,10 +154,14 @@ function writeTool<S extends z.ZodMiniType>(tool: {
         const { changes, proposed } = checked(args, context);
         context.gate.apply(changes);
         const done = tool.done(args, changes);
-        return { content: edited ? `${done}\n\n${userEditNote(proposed ?? '', context.userText!)}` : done, currentTiddler: tool.current(args), read: landed(context, changes) };
+        return {
+          content: edited ? `${done}\n\n${userEditNote(proposed ?? '', context.userText!)}` : done,
+          currentTiddler: tool.current(args),
+          read: landed(context, changes),
+        };
       } catch (e) {
         // The model is told whose text was refused: it may propose again, but not the user's version as its own.
-        const whose = edited ? ' (This was the user\'s version of the text: they edited your proposal before allowing it. Nothing was written.)' : '';
+        const whose = edited ? " (This was the user's version of the text: they edited your proposal before allowing it. Nothing was written.)" : '';
         return { ok: false, content: `${errorText(e)}${whose}`, currentTiddler: tool.current(args) };
       }
     },
@@ -267,7 +280,8 @@ export function applyEdits(text: string, edits: { find: string; replace: string 
   const spans = edits.map((edit, i) => {
     const at = text.indexOf(edit.find);
     if (at < 0) throw new WriteRefused(`Edit #${i + 1}: the snippet was not found (it must match the current text exactly). Nothing was changed.`);
-    if (text.indexOf(edit.find, at + 1) >= 0) throw new WriteRefused(`Edit #${i + 1}: the snippet occurs more than once; include more surrounding text to make it unique. Nothing was changed.`);
+    if (text.indexOf(edit.find, at + 1) >= 0)
+      throw new WriteRefused(`Edit #${i + 1}: the snippet occurs more than once; include more surrounding text to make it unique. Nothing was changed.`);
     return { at, end: at + edit.find.length, replace: edit.replace, n: i + 1 };
   });
   spans.sort((a, b) => a.at - b.at);

@@ -32,7 +32,16 @@ import { isHiddenFromAgent } from './visibility';
 export const DEFAULT_WRITE_FILTER = '[!is[system]]';
 
 /** Content types the agent may write: documents, never code. */
-export const WRITABLE_TYPES = ['', 'text/vnd.tiddlywiki', 'text/plain', 'text/markdown', 'text/x-markdown', 'application/json', 'application/x-tiddler-dictionary', 'text/csv'];
+export const WRITABLE_TYPES = [
+  '',
+  'text/vnd.tiddlywiki',
+  'text/plain',
+  'text/markdown',
+  'text/x-markdown',
+  'application/json',
+  'application/x-tiddler-dictionary',
+  'text/csv',
+];
 
 export class WriteRefused extends Error {}
 
@@ -131,7 +140,8 @@ export class WriteGate {
   private check(title: string, before: TiddlerFields | null, after: TiddlerFields | null | undefined): void {
     if (this.options.signal.aborted) throw new WriteRefused(`The call was stopped or timed out before it wrote "${title}"; nothing was written.`);
     if (!title.trim()) throw new WriteRefused('The title is empty.');
-    const problem = (before && tiddlerProblem(title, before)) || (after && resultProblem(title, after)) || (!before && !after ? tiddlerProblem(title, { title }) : undefined);
+    const problem =
+      (before && tiddlerProblem(title, before)) || (after && resultProblem(title, after)) || (!before && !after ? tiddlerProblem(title, { title }) : undefined);
     if (problem) throw new WriteRefused(`Refused: ${problem}`);
     const filter = this.options.agent['agent-write-filter']?.trim() || DEFAULT_WRITE_FILTER;
     const outside = `"${title}" is outside what this agent may write (agent-write-filter: ${filter}).`;
@@ -172,10 +182,13 @@ export function tiddlerProblem(title: string, fields: TiddlerFields): string | u
   if (isHiddenFromAgent(title, fields)) return `"${title}" is reserved and cannot be written by the agent.`;
   if (title.startsWith('$:/') && !title.startsWith('$:/temp/')) return `"${title}" is a system tiddler ($:/…): configuration, which the agent never writes.`;
   const type = fields.type ?? '';
-  if (!WRITABLE_TYPES.includes(type)) return `"${title}" has the type ${type}; the agent writes only documents (${WRITABLE_TYPES.filter(Boolean).join(', ')}), never code.`;
-  for (const field of ['module-type', 'plugin-type']) if (fields[field] !== undefined) return `"${title}" has the field ${field}: it is code, which the agent never writes.`;
+  if (!WRITABLE_TYPES.includes(type))
+    return `"${title}" has the type ${type}; the agent writes only documents (${WRITABLE_TYPES.filter(Boolean).join(', ')}), never code.`;
+  for (const field of ['module-type', 'plugin-type'])
+    if (fields[field] !== undefined) return `"${title}" has the field ${field}: it is code, which the agent never writes.`;
   const systemTag = parseTitleList(fields.tags).find((tag) => tag.startsWith('$:/'));
-  if (systemTag) return `"${title}" is tagged ${systemTag}: system tags make a tiddler configuration (global definitions, page parts, start-up actions, agent definitions…), which the agent never writes.`;
+  if (systemTag)
+    return `"${title}" is tagged ${systemTag}: system tags make a tiddler configuration (global definitions, page parts, start-up actions, agent definitions…), which the agent never writes.`;
   return undefined;
 }
 
@@ -186,7 +199,8 @@ const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|draft\..*|module-type|plugin-typ
 export function resultProblem(title: string, fields: TiddlerFields): string | undefined {
   if (fields.title !== title) return `the fields of "${title}" carry another title ("${fields.title ?? ''}").`;
   const field = Object.keys(fields).find((name) => FORBIDDEN_FIELD.test(name));
-  if (field) return `the field "${field}" is reserved (it marks chats, messages, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
+  if (field)
+    return `the field "${field}" is reserved (it marks chats, messages, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
   return tiddlerProblem(title, fields) ?? scriptProblem(title, fields);
 }
 

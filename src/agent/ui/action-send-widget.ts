@@ -32,7 +32,9 @@ class ActionSendWidget extends Widget {
       const value = this.getAttribute(name);
       if (value !== undefined) params[name] = value;
     }
-    const chat = aiSend(this.wiki as never, params, (title) => this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.getVariable('storyTiddler') }));
+    const chat = aiSend(this.wiki as never, params, (title) =>
+      this.dispatchEvent({ type: 'tm-navigate', navigateTo: title, navigateFromTitle: this.getVariable('storyTiddler') }),
+    );
     if (chat) {
       this.setVariable('aiSendChat', chat);
       this.refreshChildren();

@@ -9,7 +9,11 @@ import { page } from './library';
 class ActionStopWidget extends ActionWidget {
   override invokeAction(): boolean {
     const chat = this.getAttribute('chat', '');
-    if (chat) page().getRunner().stop(chat).catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));
+    if (chat)
+      page()
+        .getRunner()
+        .stop(chat)
+        .catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));
     return true;
   }
 }

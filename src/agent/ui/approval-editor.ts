@@ -74,7 +74,8 @@ function buildEditor(ctx: ChatContext, call: EditableCall, card: HTMLElement, cl
     const text = box.value;
     allow.disabled = true;
     // Unchanged, it is the agent's version: allowed as "once" would allow it.
-    const decided = text === call.proposed ? ctx.runner().decide(ctx.chat, call.message, 'once') : ctx.runner().decide(ctx.chat, call.message, 'once', undefined, text);
+    const decided =
+      text === call.proposed ? ctx.runner().decide(ctx.chat, call.message, 'once') : ctx.runner().decide(ctx.chat, call.message, 'once', undefined, text);
     decided.catch((e: unknown) => {
       reason.textContent = e instanceof Error ? e.message : String(e);
       row.before(refusal);

@@ -35,7 +35,17 @@ export function toolDetails(ctx: ChatContext, args: string, caption = 'ToolDetai
  * one click away (folded). Then the four choices (or `only` those), and, when the call lets the
  * user change the text of `editable` before allowing it, Edit (approval-editor.ts).
  */
-export function renderApproval(ctx: ChatContext, message: string, name: string, args: string, preview: string, changes: unknown, body: HTMLElement, only?: string[], editable?: string): void {
+export function renderApproval(
+  ctx: ChatContext,
+  message: string,
+  name: string,
+  args: string,
+  preview: string,
+  changes: unknown,
+  body: HTMLElement,
+  only?: string[],
+  editable?: string,
+): void {
   const doc = ctx.document;
   const card = el(doc, 'div', 'tc-ai-card tc-ai-approval');
   card.appendChild(el(doc, 'div', 'tc-ai-card-title', ctx.lingo('Approval/Title').replace('$tool$', name)));
@@ -57,7 +67,9 @@ export function renderApproval(ctx: ChatContext, message: string, name: string, 
     const button = actionButton(doc, `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`), `approve-${choice}`);
     // "Always" first asks what the rule covers (always-allow.ts).
     if (choice === 'always') button.setAttribute('aria-expanded', 'false');
-    button.addEventListener?.('click', () => (choice === 'always' ? toggleAlwaysAllow(ctx, card, button, message, name) : void ctx.request(ctx.runner().decide(ctx.chat, message, choice))));
+    button.addEventListener?.('click', () =>
+      choice === 'always' ? toggleAlwaysAllow(ctx, card, button, message, name) : void ctx.request(ctx.runner().decide(ctx.chat, message, choice)),
+    );
     buttons.appendChild(button);
   }
   card.appendChild(buttons);

@@ -156,7 +156,11 @@ function renderText(ctx: ChangeViewContext, box: HTMLElement, state: 'created' |
         ? ctx.lingo(`Changes/Text/${state}`)
         : whole
           ? ctx.lingo(regions.length === 1 ? 'Changes/CountOne' : 'Changes/Count').replace('$count$', String(regions.length))
-          : ctx.lingo(regions.length === 1 ? 'Changes/WhereOne' : 'Changes/Where').replace('$n$', String(index + 1)).replace('$count$', String(regions.length)).replace('$line$', String(region.line));
+          : ctx
+              .lingo(regions.length === 1 ? 'Changes/WhereOne' : 'Changes/Where')
+              .replace('$n$', String(index + 1))
+              .replace('$count$', String(regions.length))
+              .replace('$line$', String(region.line));
     text.setAttribute('data-line', String(region.line));
     renderPieces(doc, plain(whole ? full() : region.pieces), text);
     if (!whole && region.truncated) text.appendChild(el(doc, 'span', 'tc-ai-diff-more', ctx.lingo('Changes/More')));

@@ -70,7 +70,10 @@ export class RenderedTree {
 
   private collectLinks(nodes: IParseTreeNode[]): void {
     for (const node of nodes) {
-      const { type, attributes, children } = node as IParseTreeNode & { attributes?: Record<string, { type?: string; value?: unknown }>; children?: IParseTreeNode[] };
+      const { type, attributes, children } = node as IParseTreeNode & {
+        attributes?: Record<string, { type?: string; value?: unknown }>;
+        children?: IParseTreeNode[];
+      };
       if (type === 'link') {
         const to = attributes?.to;
         if (to?.type === 'string' && typeof to.value === 'string') this.links.add(to.value);

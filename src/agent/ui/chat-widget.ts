@@ -96,7 +96,11 @@ class AiChatWidget extends Widget {
     const doc = this.ctx.document;
     this.root = el(doc, 'div', 'tc-ai-chat');
     this.root.setAttribute('data-chat', this.chat);
-    this.list = new MessageList(this.ctx, { pageSize: this.pageSize, isActive: () => this.isActive(), afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined });
+    this.list = new MessageList(this.ctx, {
+      pageSize: this.pageSize,
+      isActive: () => this.isActive(),
+      afterFrame: $tw.browser ? (fn) => afterFrame(fn, true) : undefined,
+    });
     this.status = new StatusBar(this.ctx);
     this.cost = new CostView(this.ctx);
     this.cost.update(this.list.messages.map((m) => m.title));
@@ -147,7 +151,9 @@ class AiChatWidget extends Widget {
 
   /** Follow the runner's events; a turn already running sends its live state first (a snapshot). */
   private subscribe(): void {
-    this.unsubscribe = page().getRunner().subscribe(this.chat, (event) => this.onEvent(event));
+    this.unsubscribe = page()
+      .getRunner()
+      .subscribe(this.chat, (event) => this.onEvent(event));
     // Messages that were queued when the page went away come back into the input.
     if (!this.isActive()) for (const { text, attachments } of this.savedQueue()) this.composer?.restore([text], attachments);
   }
@@ -282,7 +288,9 @@ class AiChatWidget extends Widget {
         lingo: (key) => this.ctx.lingo(key),
         suggest: (query) =>
           this.ctx.filter(
-            query ? '[!is[system]!has[draft.of]search:title<q>] -[has[agent]] -[has[agent-chat]] +[limit[8]]' : '[!is[system]!has[draft.of]!sort[modified]] -[has[agent]] -[has[agent-chat]] +[limit[8]]',
+            query
+              ? '[!is[system]!has[draft.of]search:title<q>] -[has[agent]] -[has[agent-chat]] +[limit[8]]'
+              : '[!is[system]!has[draft.of]!sort[modified]] -[has[agent]] -[has[agent-chat]] +[limit[8]]',
             { q: query },
           ),
         send: (message, attachments) => this.send(message, attachments),

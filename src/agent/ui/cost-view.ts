@@ -40,9 +40,18 @@ export class CostView {
   replyText(fields: Record<string, unknown>): { text: string; title: string } | undefined {
     const cost = this.costOf(fields);
     if (!cost) return undefined;
-    const tokens = this.ctx.lingo('Cost/Tokens').replace('$in$', String(fields['tokens-in'] ?? 0)).replace('$out$', String(fields['tokens-out'] ?? 0));
+    const tokens = this.ctx
+      .lingo('Cost/Tokens')
+      .replace('$in$', String(fields['tokens-in'] ?? 0))
+      .replace('$out$', String(fields['tokens-out'] ?? 0));
     if ('usd' in cost) return { text: formatUsd(cost.usd), title: tokens };
-    return { text: this.ctx.lingo('Cost/Unknown'), title: this.ctx.lingo('Cost/TokensUnpriced').replace('$tokens$', tokens).replace('$hint$', this.unpricedHint([cost.unpriced])) };
+    return {
+      text: this.ctx.lingo('Cost/Unknown'),
+      title: this.ctx
+        .lingo('Cost/TokensUnpriced')
+        .replace('$tokens$', tokens)
+        .replace('$hint$', this.unpricedHint([cost.unpriced])),
+    };
   }
 
   /** Bring the costs of these message titles in line with the wiki. */

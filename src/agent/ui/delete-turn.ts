@@ -24,7 +24,14 @@ export function askDeleteTurn(ctx: ChatContext, spec: DeleteTurnPanel): HTMLElem
   const { chat } = ctx;
   const titles = quotedTitles(spec.changed);
   const ask = el(doc, 'div', 'tc-ai-card tc-ai-delete-turn');
-  ask.appendChild(el(doc, 'div', 'tc-ai-card-title', fill(ctx.lingo(spec.changed.length === 1 ? 'Turn/DeleteAskOne' : 'Turn/DeleteAsk'), { count: String(spec.changed.length), titles })));
+  ask.appendChild(
+    el(
+      doc,
+      'div',
+      'tc-ai-card-title',
+      fill(ctx.lingo(spec.changed.length === 1 ? 'Turn/DeleteAskOne' : 'Turn/DeleteAsk'), { count: String(spec.changed.length), titles }),
+    ),
+  );
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
   const button = (cls: string, label: string, action: string, onClick: () => void) => {
     const b = actionButton(doc, cls, label, action);
@@ -32,7 +39,13 @@ export function askDeleteTurn(ctx: ChatContext, spec: DeleteTurnPanel): HTMLElem
     buttons.appendChild(b);
     return b;
   };
-  const deleted = (keepChanges: boolean) => ctx.request(ctx.runner().deleteTurn(chat, spec.user, { keepChanges }).then(() => true));
+  const deleted = (keepChanges: boolean) =>
+    ctx.request(
+      ctx
+        .runner()
+        .deleteTurn(chat, spec.user, { keepChanges })
+        .then(() => true),
+    );
   const first = button('tc-ai-delete-turn-rollback', ctx.lingo('Turn/DeleteRollBackFirst'), 'delete-turn-rollback', () => {
     void spec.rollBack().then((restored) => restored && deleted(false));
   });

@@ -11,7 +11,10 @@ interface TextWiki {
   getTiddlerText(title: string, fallback?: string): string | undefined;
 }
 
-const reader = (wiki: TextWiki): ReadText => (title) => wiki.getTiddlerText(title) ?? undefined;
+const reader =
+  (wiki: TextWiki): ReadText =>
+  (title) =>
+    wiki.getTiddlerText(title) ?? undefined;
 
 /** The language code the UI follows (`en-GB` when none is set). */
 export function languageCode(wiki: TextWiki): string {

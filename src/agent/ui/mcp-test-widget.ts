@@ -24,7 +24,14 @@ class McpTestWidget extends ActionWidget {
       .getRunner()
       .testMcpServer(server)
       .then(
-        (result) => wiki.addTiddler({ title, ok: result.ok ? 'yes' : 'no', text: result.ok ? words('Mcp/Connected').replace('$count$', String(result.tools.length)).replace('$tools$', result.tools.join(', ')) : notConnected(result.error ?? words('Mcp/UnknownError')) }),
+        (result) =>
+          wiki.addTiddler({
+            title,
+            ok: result.ok ? 'yes' : 'no',
+            text: result.ok
+              ? words('Mcp/Connected').replace('$count$', String(result.tools.length)).replace('$tools$', result.tools.join(', '))
+              : notConnected(result.error ?? words('Mcp/UnknownError')),
+          }),
         (e: unknown) => wiki.addTiddler({ title, ok: 'no', text: notConnected(e instanceof Error ? e.message : String(e)) }),
       );
     return true;

@@ -93,7 +93,12 @@ export function renderMessageBar(ctx: ChatContext, spec: MessageBarSpec, key: st
 }
 
 /** "‹ 2/3 ›": the previous and next version at this fork, and where the shown one stands. */
-function renderSwitch(ctx: ChatContext, at: number, fork: ForkVersions, button: (parent: HTMLElement, cls: string, label: string, action: string, onClick: () => void, name?: string) => HTMLElement): HTMLElement {
+function renderSwitch(
+  ctx: ChatContext,
+  at: number,
+  fork: ForkVersions,
+  button: (parent: HTMLElement, cls: string, label: string, action: string, onClick: () => void, name?: string) => HTMLElement,
+): HTMLElement {
   const doc = ctx.document;
   const group = el(doc, 'span', 'tc-ai-branch-switch');
   group.setAttribute('role', 'group');
@@ -103,7 +108,13 @@ function renderSwitch(ctx: ChatContext, at: number, fork: ForkVersions, button: 
   const prev = button(group, 'branch-prev', '‹', 'branch-previous', go(index - 1), ctx.lingo('Branch/Previous'));
   const position = `${index + 1}/${fork.versions.length}`;
   const label = el(doc, 'span', 'tc-ai-branch-position', position);
-  label.setAttribute('title', ctx.lingo('Branch/Position').replace('$position$', String(index + 1)).replace('$count$', String(fork.versions.length)));
+  label.setAttribute(
+    'title',
+    ctx
+      .lingo('Branch/Position')
+      .replace('$position$', String(index + 1))
+      .replace('$count$', String(fork.versions.length)),
+  );
   group.appendChild(label);
   const next = button(group, 'branch-next', '›', 'branch-next', go(index + 1), ctx.lingo('Branch/Next'));
   if (index <= 0) prev.setAttribute('disabled', '');

@@ -49,7 +49,11 @@ export class MessageView {
     // A compaction's summary, and the messages it replaced in the prompt (shown collapsed; a click opens one).
     const summary = fields['agent-compaction'] === 'yes';
     const compacted = !summary && typeof fields['agent-compacted'] === 'string' && !!ctx.wiki.getTiddler(String(fields['agent-compacted']));
-    const element = el(doc, 'div', `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}${summary ? ' tc-ai-message-summary' : ''}${compacted ? ' tc-ai-message-compacted' : ''}`);
+    const element = el(
+      doc,
+      'div',
+      `tc-ai-message tc-ai-message-${role}${empty ? ' tc-ai-message-empty' : ''}${summary ? ' tc-ai-message-summary' : ''}${compacted ? ' tc-ai-message-compacted' : ''}`,
+    );
     element.setAttribute('data-message', title);
     const meta = el(doc, 'div', 'tc-ai-message-meta');
     meta.appendChild(doc.createTextNode(summary ? ctx.lingo('Prompt/Summary') : ctx.lingo(`Role/${role}`) || role));
@@ -88,8 +92,7 @@ export class MessageView {
     } else if (role === 'error') {
       const settings = renderError(ctx, fields, text, body);
       if (settings) this.trees.push(settings);
-    }
-    else body.textContent = text;
+    } else body.textContent = text;
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
@@ -154,7 +157,10 @@ function renderError(ctx: ChatContext, fields: Record<string, unknown>, text: st
   const button = {
     type: 'button',
     attributes: { class: str('tc-ai-error-settings') },
-    children: [{ type: 'action-ai-settings', attributes: { chat: str(ctx.chat), subject: str(subject) } }, { type: 'text', text: ctx.lingo('Settings/Open') }],
+    children: [
+      { type: 'action-ai-settings', attributes: { chat: str(ctx.chat), subject: str(subject) } },
+      { type: 'text', text: ctx.lingo('Settings/Open') },
+    ],
   };
   const actions = el(ctx.document, 'div', 'tc-ai-error-actions');
   body.appendChild(actions);
@@ -173,9 +179,12 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
     return [];
   }
   const trees = [renderToolStep(ctx, fields, body)];
-  if (fields['agent-child']) body.firstElementChild?.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
+  if (fields['agent-child'])
+    body.firstElementChild?.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   if (status === 'pending') {
-    const only = String(fields['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
+    const only = String(fields['approval-choices'] ?? '')
+      .split(/\s+/)
+      .filter(Boolean);
     renderApproval(ctx, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body, only, editableOf(fields));
   }
   return trees;
@@ -212,7 +221,12 @@ function chatLink(ctx: ChatContext, chat: string, label: string): HTMLElement {
 /** On a message a schedule or heartbeat sent: what sent it. */
 function sourceBadge(ctx: ChatContext, source: string): HTMLElement {
   const heartbeat = source.startsWith('heartbeat:');
-  const badge = el(ctx.document, 'span', `tc-ai-message-source tc-ai-message-source-${heartbeat ? 'heartbeat' : 'schedule'}`, heartbeat ? ctx.lingo('Source/Heartbeat') || 'Heartbeat' : ctx.lingo('Source/Schedule') || 'Scheduled');
+  const badge = el(
+    ctx.document,
+    'span',
+    `tc-ai-message-source tc-ai-message-source-${heartbeat ? 'heartbeat' : 'schedule'}`,
+    heartbeat ? ctx.lingo('Source/Heartbeat') || 'Heartbeat' : ctx.lingo('Source/Schedule') || 'Scheduled',
+  );
   badge.setAttribute('title', source.slice(source.indexOf(':') + 1));
   return badge;
 }

@@ -59,17 +59,29 @@ export class PromptTools {
       .replace('$model$', preview.model)
       .replace('$total$', formatNumber(preview.total))
       .replace('$window$', formatNumber(preview.window));
-    this.panel.appendChild(el(doc, 'div', 'tc-ai-prompt-head', head + (preview.trimmed ? ' ' + this.ctx.lingo('Prompt/Trimmed').replace('$count$', String(preview.trimmed)) : '')));
+    this.panel.appendChild(
+      el(doc, 'div', 'tc-ai-prompt-head', head + (preview.trimmed ? ' ' + this.ctx.lingo('Prompt/Trimmed').replace('$count$', String(preview.trimmed)) : '')),
+    );
     for (const section of preview.sections) {
       const details = el(doc, 'details', 'tc-ai-prompt-section');
       details.setAttribute('data-section', section.id);
       const count = section.id === 'tools' ? preview.tools.length : section.messages.length;
-      details.appendChild(el(doc, 'summary', '', `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`));
+      details.appendChild(
+        el(
+          doc,
+          'summary',
+          '',
+          `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`,
+        ),
+      );
       if (section.id === 'tools') {
         for (const tool of preview.tools) details.appendChild(el(doc, 'pre', 'tc-ai-prompt-message', `${tool.name}: ${tool.description}\n${tool.parameters}`));
       } else {
         for (const m of section.messages) {
-          const extra = [m.toolCalls ? `\n[${this.ctx.lingo('Prompt/ToolCalls')}] ${m.toolCalls}` : '', m.images ? `\n[${this.ctx.lingo('Prompt/Images').replace('$count$', String(m.images))}]` : ''].join('');
+          const extra = [
+            m.toolCalls ? `\n[${this.ctx.lingo('Prompt/ToolCalls')}] ${m.toolCalls}` : '',
+            m.images ? `\n[${this.ctx.lingo('Prompt/Images').replace('$count$', String(m.images))}]` : '',
+          ].join('');
           details.appendChild(el(doc, 'pre', `tc-ai-prompt-message tc-ai-prompt-${m.role}`, `${m.role}: ${m.content}${extra}`));
         }
       }

@@ -38,7 +38,14 @@ class ProviderActionWidget extends ActionWidget {
     wiki.addTiddler({ title, ok: 'testing' });
     page()
       .getRunner()
-      .testProvider({ profile, api: value('api'), baseUrl: value('base-url'), model: value('default-model'), keyName: this.hasAttribute('key') ? keyName : undefined, apiKey: input?.value.trim() || undefined })
+      .testProvider({
+        profile,
+        api: value('api'),
+        baseUrl: value('base-url'),
+        model: value('default-model'),
+        keyName: this.hasAttribute('key') ? keyName : undefined,
+        apiKey: input?.value.trim() || undefined,
+      })
       .then(
         (r) =>
           wiki.addTiddler({

@@ -47,7 +47,8 @@ export class RuleNote {
 
   private stands(): boolean {
     const { wiki, chat } = this.ctx;
-    if (this.rule.kind === 'chat') return ($tw.utils.parseStringArray(String(wiki.getTiddler(chat)?.fields['agent-allowed-tools'] ?? '')) ?? []).includes(this.rule.tool);
+    if (this.rule.kind === 'chat')
+      return ($tw.utils.parseStringArray(String(wiki.getTiddler(chat)?.fields['agent-allowed-tools'] ?? '')) ?? []).includes(this.rule.tool);
     const config = readRawConfig(String(wiki.getTiddler(this.agent() ?? '')?.fields['agent-approval'] ?? ''));
     return !!config && ruleInForce(config, this.rule);
   }

@@ -11,16 +11,35 @@ export { settledLength } from './settled';
 
 export const SAFE_RULES = [
   // block
-  'codeblock', 'commentblock', 'heading', 'horizrule', 'list', 'quoteblock', 'table',
+  'codeblock',
+  'commentblock',
+  'heading',
+  'horizrule',
+  'list',
+  'quoteblock',
+  'table',
   // inline
-  'codeinline', 'commentinline', 'dash', 'entity', 'extlink', 'prettyextlink', 'prettylink', 'syslink',
-  'bold', 'italic', 'strikethrough', 'subscript', 'superscript', 'underscore', 'hardlinebreaks',
+  'codeinline',
+  'commentinline',
+  'dash',
+  'entity',
+  'extlink',
+  'prettyextlink',
+  'prettylink',
+  'syslink',
+  'bold',
+  'italic',
+  'strikethrough',
+  'subscript',
+  'superscript',
+  'underscore',
+  'hardlinebreaks',
 ];
 
 const PRAGMA = `\\rules only ${SAFE_RULES.join(' ')}\n`;
 const SAFE_HREF = /^(https?:|mailto:)/i;
 
-type SafeWiki = { parseText(type: string, text: string, options?: object): ({ tree: IParseTreeNode[]; usingRuleMap?: Record<string, unknown> } | null) };
+type SafeWiki = { parseText(type: string, text: string, options?: object): { tree: IParseTreeNode[]; usingRuleMap?: Record<string, unknown> } | null };
 
 /**
  * Parse text as wikitext under the safe rule set and return the sanitized parse tree.
@@ -48,7 +67,40 @@ const ELEMENT_ATTRIBUTES: Record<string, string[]> = {
   tr: ['class'],
   blockquote: ['class'],
 };
-for (const tag of ['p', 'div', 'span', 'strong', 'em', 's', 'strike', 'sub', 'sup', 'u', 'code', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'cite', 'table', 'caption', 'thead', 'tbody', 'tfoot', 'br']) {
+for (const tag of [
+  'p',
+  'div',
+  'span',
+  'strong',
+  'em',
+  's',
+  'strike',
+  'sub',
+  'sup',
+  'u',
+  'code',
+  'pre',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'cite',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'br',
+]) {
   ELEMENT_ATTRIBUTES[tag] ??= [];
 }
 /** The only classes a reply's elements keep: those TiddlyWiki's own rules add, never one the reply names. */
@@ -80,9 +132,15 @@ function sanitize(nodes: IParseTreeNode[]): void {
       }
       const classes = node.attributes?.class;
       if (classes) {
-        const kept = String(classes.value).split(/\s+/).filter((c) => RULE_CLASSES.has(c));
+        const kept = String(classes.value)
+          .split(/\s+/)
+          .filter((c) => RULE_CLASSES.has(c));
         if (kept.length) classes.value = kept.join(' ');
-        else keepAttributes(node, allowed.filter((name) => name !== 'class'));
+        else
+          keepAttributes(
+            node,
+            allowed.filter((name) => name !== 'class'),
+          );
       }
     } else if (WIDGET_ATTRIBUTES[node.type]) {
       keepAttributes(node, WIDGET_ATTRIBUTES[node.type]!);

@@ -12,13 +12,20 @@ import { languageCode, lingo } from './lingo';
 
 type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
 
-export function aischedule(source: Source, operator: { operand: string }, options: { wiki: { getTiddler(title: string): { fields: Record<string, unknown> } | undefined; getTiddlerText(title: string, fallback?: string): string | undefined } }): string[] {
+export function aischedule(
+  source: Source,
+  operator: { operand: string },
+  options: {
+    wiki: { getTiddler(title: string): { fields: Record<string, unknown> } | undefined; getTiddlerText(title: string, fallback?: string): string | undefined };
+  },
+): string[] {
   const L = lib();
   const port = L.createTiddlyWikiPort(options.wiki as never);
   const book = new L.ScheduleBook(port);
   // Dates in the wiki's language (zh-Hans reads 周一 … ); the filter runs again on every refresh.
   const locale = languageCode(options.wiki);
-  const words: Words = (key, values = {}) => Object.entries(values).reduce((text, [name, value]) => text.replace(`$${name}$`, () => value), lingo(options.wiki, key));
+  const words: Words = (key, values = {}) =>
+    Object.entries(values).reduce((text, [name, value]) => text.replace(`$${name}$`, () => value), lingo(options.wiki, key));
   const out: string[] = [];
   source((_tiddler, title) => {
     const fields = port.getFields(title);
@@ -49,7 +56,11 @@ function timing(fields: Record<string, string>, words: Words, locale: string): s
   const seconds = (s: string | undefined) => {
     const n = Number(s);
     if (!s || !Number.isFinite(n)) return '?';
-    return n % 3600 === 0 ? words('Schedule/Hours', { n: String(n / 3600) }) : n % 60 === 0 ? words('Schedule/Minutes', { n: String(n / 60) }) : words('Schedule/Seconds', { n: String(n) });
+    return n % 3600 === 0
+      ? words('Schedule/Hours', { n: String(n / 3600) })
+      : n % 60 === 0
+        ? words('Schedule/Minutes', { n: String(n / 60) })
+        : words('Schedule/Seconds', { n: String(n) });
   };
   const only = (hours: string | undefined) => (hours ? words('Schedule/Only', { hours }) : '');
   const hours = only(fields['schedule-active-hours']);
@@ -63,7 +74,8 @@ function timing(fields: Record<string, string>, words: Words, locale: string): s
     case 'cron':
       return `${words('Schedule/Cron', { cron: fields['schedule-cron'] ?? '?' })}${zone}${hours}${max}`;
     default:
-      if (fields['agent-heartbeat-interval']) return `${words('Schedule/Every', { every: seconds(fields['agent-heartbeat-interval']) })}${only(fields['agent-heartbeat-active-hours'])}`;
+      if (fields['agent-heartbeat-interval'])
+        return `${words('Schedule/Every', { every: seconds(fields['agent-heartbeat-interval']) })}${only(fields['agent-heartbeat-active-hours'])}`;
       return '';
   }
 }

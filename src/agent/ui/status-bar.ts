@@ -10,7 +10,6 @@ import { el, formatNumber, type ChatContext } from './chat-context';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;
 
-
 export class StatusBar {
   /** The queued messages' bubbles, between the messages and the footer. */
   readonly queued: HTMLElement;

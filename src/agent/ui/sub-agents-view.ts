@@ -24,7 +24,11 @@ export class SubAgentsView {
   refresh(changed: Record<string, unknown>): void {
     for (const title of Object.keys(changed)) {
       const fields = this.ctx.wiki.getTiddler(title)?.fields;
-      if (this.children.has(title) || fields?.['agent-parent'] === this.ctx.chat || (typeof fields?.['agent-chat'] === 'string' && this.children.has(fields['agent-chat']))) {
+      if (
+        this.children.has(title) ||
+        fields?.['agent-parent'] === this.ctx.chat ||
+        (typeof fields?.['agent-chat'] === 'string' && this.children.has(fields['agent-chat']))
+      ) {
         this.update();
         return;
       }
@@ -36,7 +40,13 @@ export class SubAgentsView {
     this.children = new Set(all);
     const active = all.filter((child) => SHOWN_STATUSES.includes(String(this.ctx.wiki.getTiddler(child)?.fields['agent-status'] ?? '')));
     const pendingOf = (child: string) => this.ctx.filter('[field:agent-chat<chat>field:tool-status[pending]]', { chat: child }).sort();
-    const key = JSON.stringify(active.map((child) => [child, this.ctx.wiki.getTiddler(child)?.fields['agent-status'], pendingOf(child).map((m) => [m, this.ctx.wiki.getTiddler(m)?.fields.modified])]));
+    const key = JSON.stringify(
+      active.map((child) => [
+        child,
+        this.ctx.wiki.getTiddler(child)?.fields['agent-status'],
+        pendingOf(child).map((m) => [m, this.ctx.wiki.getTiddler(m)?.fields.modified]),
+      ]),
+    );
     if (key === this.shownKey) return;
     this.shownKey = key;
     this.element.textContent = '';
@@ -69,7 +79,9 @@ export class SubAgentsView {
         const args = String(m['tool-args'] ?? '{}');
         if (name === 'ask-question') renderQuestion(childCtx, message, args, body);
         else {
-          const only = String(m['approval-choices'] ?? '').split(/\s+/).filter(Boolean);
+          const only = String(m['approval-choices'] ?? '')
+            .split(/\s+/)
+            .filter(Boolean);
           renderApproval(childCtx, message, name, args, String(m.text ?? ''), m['tool-changes'], body, only, editableOf(m));
         }
         row.appendChild(body);

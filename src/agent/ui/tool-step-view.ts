@@ -60,7 +60,8 @@ function element(tag: string, className: string, children: IParseTreeNode[]): IP
 }
 
 function partNode(part: StepPart): IParseTreeNode {
-  if ('title' in part) return { type: 'link', attributes: { to: { type: 'string', value: part.title } }, children: [text(part.title)] } as unknown as IParseTreeNode;
+  if ('title' in part)
+    return { type: 'link', attributes: { to: { type: 'string', value: part.title } }, children: [text(part.title)] } as unknown as IParseTreeNode;
   if ('code' in part) return element('code', 'tc-ai-tool-code', [text(part.code)]);
   if ('value' in part) return element('span', 'tc-ai-tool-value', [text(part.value)]);
   if ('reason' in part) return element('span', 'tc-ai-tool-error', [text(part.reason)]);

@@ -89,31 +89,32 @@ export function toolStep(input: ToolStepInput, lingo: Lingo): ToolStep {
   if (outcome === 'user-denied') line = wrap('Step/DeniedByYou');
   else if (outcome === 'timeout') line = wrap('Step/Timeout');
   else if (outcome) line = wrap('Step/Denied', { reason: { reason: lingo(`ToolOutcome/${outcome}`) } });
-  else switch (input.status) {
-    case 'ok': {
-      line = phrase('');
-      if (LISTING.has(input.name) && (input.found !== undefined || input.titles)) {
-        const found = input.found ?? input.titles!.length;
-        const count = fill(lingo(found === 0 ? 'Step/Count/0' : found === 1 ? 'Step/Count/1' : 'Step/Count/n'), { count: { text: String(found) } });
-        line = fill(lingo('Step/Found'), { step: line, count });
-        titles = (input.titles ?? []).slice(0, MAX_LINKED);
-        more = Math.max(0, found - titles.length);
+  else
+    switch (input.status) {
+      case 'ok': {
+        line = phrase('');
+        if (LISTING.has(input.name) && (input.found !== undefined || input.titles)) {
+          const found = input.found ?? input.titles!.length;
+          const count = fill(lingo(found === 0 ? 'Step/Count/0' : found === 1 ? 'Step/Count/1' : 'Step/Count/n'), { count: { text: String(found) } });
+          line = fill(lingo('Step/Found'), { step: line, count });
+          titles = (input.titles ?? []).slice(0, MAX_LINKED);
+          more = Math.max(0, found - titles.length);
+        }
+        break;
       }
-      break;
+      case 'pending':
+        line = wrap('Step/Pending');
+        break;
+      case 'timeout':
+        line = wrap('Step/Timeout');
+        break;
+      case 'denied':
+        line = input.approval === 'deny' ? wrap('Step/DeniedByYou') : wrap('Step/Denied', { reason: reason(/^Not allowed:\s*/) });
+        break;
+      default:
+        // The write gate's refusal: the call was not allowed, it did not fail.
+        line = /^Refused:/.test(input.result) ? wrap('Step/Refused', { reason: reason(/^Refused:\s*/) }) : wrap('Step/Failed', { reason: reason() });
     }
-    case 'pending':
-      line = wrap('Step/Pending');
-      break;
-    case 'timeout':
-      line = wrap('Step/Timeout');
-      break;
-    case 'denied':
-      line = input.approval === 'deny' ? wrap('Step/DeniedByYou') : wrap('Step/Denied', { reason: reason(/^Not allowed:\s*/) });
-      break;
-    default:
-      // The write gate's refusal: the call was not allowed, it did not fail.
-      line = /^Refused:/.test(input.result) ? wrap('Step/Refused', { reason: reason(/^Refused:\s*/) }) : wrap('Step/Failed', { reason: reason() });
-  }
   return { line, titles, more };
 }
 
@@ -123,7 +124,9 @@ function describe(name: string, args: Record<string, unknown>, mcpServers: reado
   const title = { title: str('title') };
   switch (name) {
     case 'wiki-search':
-      return str('query').trim() ? { key: name, vars: { query: { value: shorten(str('query').trim(), VALUE_CHARS) } } } : { key: `${name}/filter`, vars: { filter: { code: str('filter').trim() } } };
+      return str('query').trim()
+        ? { key: name, vars: { query: { value: shorten(str('query').trim(), VALUE_CHARS) } } }
+        : { key: `${name}/filter`, vars: { filter: { code: str('filter').trim() } } };
     case 'wiki-list':
       return { key: name, vars: { filter: { code: str('filter').trim() || '[!is[system]sort[title]]' } } };
     case 'wiki-toc':
@@ -209,7 +212,10 @@ export function readableResult(text: string): string {
     .map((line) =>
       line
         .replace(/^<tiddler-data\b([^>]*?)\/>$/, (_m, attrs: string) => `• ${attribute(attrs, 'title')}`)
-        .replace(/^<tiddler-data\b([^>]*)>$/, (_m, attrs: string) => `▸ ${attribute(attrs, 'title')}${attribute(attrs, 'view') ? ` (${attribute(attrs, 'view')})` : ''}`)
+        .replace(
+          /^<tiddler-data\b([^>]*)>$/,
+          (_m, attrs: string) => `▸ ${attribute(attrs, 'title')}${attribute(attrs, 'view') ? ` (${attribute(attrs, 'view')})` : ''}`,
+        )
         .replace(/^<web-content\b([^>]*)>$/, (_m, attrs: string) => `▸ ${attribute(attrs, 'url')}`)
         .replace(/^<\/(tiddler-data|web-content)>$/, '')
         .replace(/<\\\/(tiddler-data|web-content)/gi, '</$1'),

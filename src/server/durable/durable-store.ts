@@ -135,7 +135,12 @@ export class DurableStore {
     files[title] = info;
     if (old && old.filepath !== info.filepath) deleteTiddlerFiles(old);
     const syncer = ($tw as unknown as { syncer?: Syncer }).syncer;
-    if (syncer) syncer.tiddlerInfo[title] = { changeCount: this.wiki.getChangeCount(title), adaptorInfo: this.adaptor!.getTiddlerInfo(tiddler), timestampLastSaved: new Date() };
+    if (syncer)
+      syncer.tiddlerInfo[title] = {
+        changeCount: this.wiki.getChangeCount(title),
+        adaptorInfo: this.adaptor!.getTiddlerInfo(tiddler),
+        timestampLastSaved: new Date(),
+      };
   }
 
   private remove(title: string): void {

@@ -97,7 +97,10 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
   try {
     const edition = getServerEdition();
     if (!edition) return json(response, 503, { error: 'The TiddlyAgent server edition is not running.' });
-    if (!mcpEnabled()) return json(response, 404, { error: `The MCP server of this wiki is off. A writer turns it on in the TiddlyAgent settings ("MCP server"), i.e. sets ${agentLib().CONFIG.mcpServerEnabled} to "yes".` });
+    if (!mcpEnabled())
+      return json(response, 404, {
+        error: `The MCP server of this wiki is off. A writer turns it on in the TiddlyAgent settings ("MCP server"), i.e. sets ${agentLib().CONFIG.mcpServerEnabled} to "yes".`,
+      });
     if (crossSite(request)) return json(response, 403, { error: 'Requests to /mcp from another site are refused.' });
     const user = state.authenticatedUsername;
     let body: unknown;
@@ -115,14 +118,21 @@ export async function handleMcp(request: IncomingMessage, response: ServerRespon
     if (typeof id === 'string' && id) {
       session = sessions.get(id);
       // A session belongs to the user who opened it.
-      if (!session || session.user !== user) return rpcError(response, 404, -32001, 'Session not found: it ended, the server restarted, or it is not yours. Start a new session (initialize).');
+      if (!session || session.user !== user)
+        return rpcError(response, 404, -32001, 'Session not found: it ended, the server restarted, or it is not yours. Start a new session (initialize).');
       session.lastUsed = Date.now();
     } else if (request.method === 'POST' && (Array.isArray(body) ? body.some((m) => types.isInitializeRequest(m)) : types.isInitializeRequest(body))) {
       const init = (Array.isArray(body) ? body.find((m) => types.isInitializeRequest(m)) : body) as SdkTypes.InitializeRequest;
       if (sessions.size >= MAX_SESSIONS && sessionsOf(user).length < MAX_SESSIONS_PER_USER) {
         return rpcError(response, 503, -32000, `The wiki's MCP server has ${MAX_SESSIONS} sessions open, its limit; try again when one has ended.`);
       }
-      session = await openSession(edition.runner, user, state.server.isAuthorized('writers', user), init.params.clientInfo?.name || 'client', request.headers.host ?? '');
+      session = await openSession(
+        edition.runner,
+        user,
+        state.server.isAuthorized('writers', user),
+        init.params.clientInfo?.name || 'client',
+        request.headers.host ?? '',
+      );
     } else {
       return rpcError(response, 400, -32000, 'Bad Request: no valid session id (the Mcp-Session-Id header); a session starts with an initialize request.');
     }
@@ -140,11 +150,20 @@ async function openSession(runner: Agent.LocalRunner, user: string | undefined, 
   const { Server, StreamableHTTPServerTransport, types } = loadSdk();
   const agentTitle = agent.configValue($tw.wiki, agent.CONFIG.mcpServerAgent) || DEFAULT_AGENT;
   const tools = writer ? agent.ExternalToolSession.open(runner, agentTitle, client.slice(0, 100)) : agent.ExternalToolSession.readOnly(runner, agentTitle);
-  const server = new Server({ name: 'TiddlyAgent', version: '0.1.0' }, { capabilities: { tools: {} }, instructions: `The tools of this TiddlyWiki as the agent "${agentTitle}" may use them. Writes are checked, may wait for the user's confirmation, and are journaled.` });
-  server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: tools.listTools().map((t) => ({ ...t, inputSchema: t.inputSchema as SdkTypes.Tool['inputSchema'] })) }));
+  const server = new Server(
+    { name: 'TiddlyAgent', version: '0.1.0' },
+    {
+      capabilities: { tools: {} },
+      instructions: `The tools of this TiddlyWiki as the agent "${agentTitle}" may use them. Writes are checked, may wait for the user's confirmation, and are journaled.`,
+    },
+  );
+  server.setRequestHandler(types.ListToolsRequestSchema, () => ({
+    tools: tools.listTools().map((t) => ({ ...t, inputSchema: t.inputSchema as SdkTypes.Tool['inputSchema'] })),
+  }));
   server.setRequestHandler(types.CallToolRequestSchema, async (req, extra) => {
     const result = await tools.call(req.params.name, req.params.arguments ?? {}, extra.signal);
-    if ('unknownTool' in result) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown tool "${result.unknownTool}". Call tools/list for the tools this wiki offers.`);
+    if ('unknownTool' in result)
+      throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown tool "${result.unknownTool}". Call tools/list for the tools this wiki offers.`);
     return { content: [{ type: 'text' as const, text: result.content }], isError: result.isError };
   });
   const session: Session = { transport: undefined as unknown as Session['transport'], server, tools, user, lastUsed: Date.now() };

@@ -14,5 +14,11 @@ export function handler(_request: IncomingMessage, response: ServerResponse): vo
   const server = require('$:/plugins/tiddlyagent/server/lib.js') as typeof Server;
   const edition = server.getServerEdition();
   response.writeHead(edition ? 200 : 503, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  response.end(JSON.stringify(edition ? { runner: 'server', keys: server.keyStates(), cursor: edition.hub.cursor(), pages: edition.hub.clientCount } : { error: 'The TiddlyAgent server edition is not running.' }));
+  response.end(
+    JSON.stringify(
+      edition
+        ? { runner: 'server', keys: server.keyStates(), cursor: edition.hub.cursor(), pages: edition.hub.clientCount }
+        : { error: 'The TiddlyAgent server edition is not running.' },
+    ),
+  );
 }

@@ -26,7 +26,15 @@ export const path = /^\/recipes\/default\/tiddlers\/(.+)$/;
 export const info = { priority: 200 };
 
 /** The chat fields only the runner writes (store/schemas.ts CHAT_FIELDS, less those the user sets). */
-export const RUNNER_FIELDS = ['agent-status', 'agent-context-usage', 'agent-current-tiddler', 'agent-allowed-tools', 'agent-queued', 'agent-heartbeat-next', 'agent-mcp-session'];
+export const RUNNER_FIELDS = [
+  'agent-status',
+  'agent-context-usage',
+  'agent-current-tiddler',
+  'agent-allowed-tools',
+  'agent-queued',
+  'agent-heartbeat-next',
+  'agent-mcp-session',
+];
 
 /** Saved over HTTP only by an admin (see above). */
 export const FILE_SYSTEM_CONFIG = ['$:/config/FileSystemPaths', '$:/config/FileSystemExtensions', '$:/config/OriginalTiddlerPaths'];
@@ -55,7 +63,13 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
   }
   const { SCHEDULE_TAG, SCHEDULER_FIELDS } = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
   const tags = existing?.fields.tags;
-  const owned = !existing ? [] : typeof existing.fields.agent === 'string' ? RUNNER_FIELDS : Array.isArray(tags) && tags.includes(SCHEDULE_TAG) ? SCHEDULER_FIELDS : [];
+  const owned = !existing
+    ? []
+    : typeof existing.fields.agent === 'string'
+      ? RUNNER_FIELDS
+      : Array.isArray(tags) && tags.includes(SCHEDULE_TAG)
+        ? SCHEDULER_FIELDS
+        : [];
   if (existing && owned.length) {
     const sub = (incoming.fields && typeof incoming.fields === 'object' ? incoming.fields : {}) as Record<string, unknown>;
     for (const name of owned) {
@@ -66,6 +80,8 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
     incoming.fields = sub;
     state.data = JSON.stringify(incoming);
   }
-  const core = $tw.modules.execute('$:/core/modules/server/routes/put-tiddler.js', '') as { handler(req: IncomingMessage, res: ServerResponse, state: State): void };
+  const core = $tw.modules.execute('$:/core/modules/server/routes/put-tiddler.js', '') as {
+    handler(req: IncomingMessage, res: ServerResponse, state: State): void;
+  };
   core.handler(request, response, state);
 }

@@ -23,11 +23,21 @@ describe('evaluateApproval names the rule that let a call run without asking', (
 
   test('an allow pattern, as written in agent-approval (not as RegExp.source escapes it), under the key it lives in', () => {
     const own = rules({ 'wiki-edit': { allow: ['^Notes/', '^Drafts/'] } });
-    expect(evaluateApproval(own, write, {}, false, ['Notes/a', 'Drafts/b', 'Notes/c']).rule).toEqual({ kind: 'allow', tool: 'wiki-edit', patterns: ['^Notes/', '^Drafts/'], on: 'titles' });
+    expect(evaluateApproval(own, write, {}, false, ['Notes/a', 'Drafts/b', 'Notes/c']).rule).toEqual({
+      kind: 'allow',
+      tool: 'wiki-edit',
+      patterns: ['^Notes/', '^Drafts/'],
+      on: 'titles',
+    });
     const any = rules({ '*': { allow: ['^Notes/'] } });
     expect(evaluateApproval(any, write, {}, false, ['Notes/a']).rule).toEqual({ kind: 'allow', tool: '*', patterns: ['^Notes/'], on: 'titles' });
     const args = rules({ 'user-tool': { allow: ['"ok"'] } });
-    expect(evaluateApproval(args, { name: 'user-tool', access: 'write' }, { a: 'ok' }).rule).toEqual({ kind: 'allow', tool: 'user-tool', patterns: ['"ok"'], on: 'arguments' });
+    expect(evaluateApproval(args, { name: 'user-tool', access: 'write' }, { a: 'ok' }).rule).toEqual({
+      kind: 'allow',
+      tool: 'user-tool',
+      patterns: ['"ok"'],
+      on: 'arguments',
+    });
   });
 
   test('mode auto (the tool\'s own or "*") and "allow in this chat" are named too', () => {
@@ -52,7 +62,8 @@ describe('the rules a scope writes', () => {
     const config = parseApprovalConfig(JSON.stringify(rule), 'A');
     const edit = { name: 'wiki-edit', access: 'write' as const };
     expect(evaluateApproval(config, edit, {}, false, [title]).decision).toBe('allow');
-    for (const other of ['Plans (2026) [draft] aXb+c?', `${title} more`, `Old ${title}`]) expect(evaluateApproval(config, edit, {}, false, [other]).decision).toBe('confirm');
+    for (const other of ['Plans (2026) [draft] aXb+c?', `${title} more`, `Old ${title}`])
+      expect(evaluateApproval(config, edit, {}, false, [other]).decision).toBe('confirm');
     expect(patternMeaning(rule['wiki-edit']!.allow![0]!)).toEqual({ kind: 'title', title });
   });
 
@@ -77,9 +88,16 @@ describe('the rules a scope writes', () => {
   test('adding keeps every other rule; a first own allow list starts with the "*" patterns; removing takes out exactly the rule', () => {
     const config = { '*': { allow: ['^Drafts/'], deny: ['^Private/'] }, 'wiki-edit': { mode: 'confirm', deny: ['^Journal$'] } };
     const added = addScopedRule(config, 'wiki-edit', { kind: 'prefix', prefix: 'Notes/' }, ['Notes/a']);
-    expect(added).toEqual({ '*': { allow: ['^Drafts/'], deny: ['^Private/'] }, 'wiki-edit': { mode: 'confirm', deny: ['^Journal$'], allow: ['^Drafts/', '^Notes/'] } });
+    expect(added).toEqual({
+      '*': { allow: ['^Drafts/'], deny: ['^Private/'] },
+      'wiki-edit': { mode: 'confirm', deny: ['^Journal$'], allow: ['^Drafts/', '^Notes/'] },
+    });
     expect(config['wiki-edit']).toEqual({ mode: 'confirm', deny: ['^Journal$'] }); // not changed in place
-    expect(removeRule(added, { kind: 'allow', tool: 'wiki-edit', patterns: ['^Notes/'], on: 'titles' })['wiki-edit']).toEqual({ mode: 'confirm', deny: ['^Journal$'], allow: ['^Drafts/'] });
+    expect(removeRule(added, { kind: 'allow', tool: 'wiki-edit', patterns: ['^Notes/'], on: 'titles' })['wiki-edit']).toEqual({
+      mode: 'confirm',
+      deny: ['^Journal$'],
+      allow: ['^Drafts/'],
+    });
     const auto = addScopedRule({}, 'wiki-edit', { kind: 'tool' }, []);
     expect(removeRule(auto, { kind: 'mode', tool: 'wiki-edit' })).toEqual({});
   });
@@ -112,9 +130,12 @@ function setup(agentFields: Record<string, string> = { 'agent-approval': JSON.st
   let n = 0;
   const titles: string[] = [];
   // A request that ends with the user's message gets the call, one that ends with its result the answer.
-  const s = scriptedModel(() => async function* (request) {
-    yield* request.messages.at(-1)!.role === 'user' ? toolCalls([`c-${++n}`, 'put-note', { title: titles.shift() }]) : reply('Done.');
-  });
+  const s = scriptedModel(
+    () =>
+      async function* (request) {
+        yield* request.messages.at(-1)!.role === 'user' ? toolCalls([`c-${++n}`, 'put-note', { title: titles.shift() }]) : reply('Done.');
+      },
+  );
   const runner = scriptedRunner(h, s.model, [note.tool]);
   const send = (title: string) => {
     titles.push(title);
@@ -123,7 +144,11 @@ function setup(agentFields: Record<string, string> = { 'agent-approval': JSON.st
   const agent = h.agentOf(chat);
   const approval = () => JSON.parse(h.fields(agent)['agent-approval'] ?? '{}');
   const pending = () => h.messages(chat).filter((m) => m['tool-status'] === 'pending');
-  const callOf = (title: string) => h.messages(chat).filter((m) => m.role === 'tool' && JSON.parse(m['tool-args'] ?? '{}').title === title).at(-1)!;
+  const callOf = (title: string) =>
+    h
+      .messages(chat)
+      .filter((m) => m.role === 'tool' && JSON.parse(m['tool-args'] ?? '{}').title === title)
+      .at(-1)!;
   return { chat, agent, runner, send, approval, pending, callOf, ...note };
 }
 
@@ -135,9 +160,15 @@ describe('"Always allow" with a scope', () => {
     expect(call!['approval-targets']).toBe('Notes/a');
     const before = h.fields(t.agent)['agent-approval'];
 
-    await expect(t.runner.decide(t.chat, call!.title!, 'always')).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('needs a scope') });
+    await expect(t.runner.decide(t.chat, call!.title!, 'always')).rejects.toMatchObject({
+      code: 'bad-request',
+      message: expect.stringContaining('needs a scope'),
+    });
     await expect(t.runner.decide(t.chat, call!.title!, 'once', { kind: 'tool' })).rejects.toMatchObject({ code: 'bad-request' });
-    await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'prefix', prefix: 'Other/' })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('must start with the prefix') });
+    await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'prefix', prefix: 'Other/' })).rejects.toMatchObject({
+      code: 'bad-request',
+      message: expect.stringContaining('must start with the prefix'),
+    });
     await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'prefix', prefix: '' })).rejects.toMatchObject({ code: 'bad-request' });
     await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'everything' } as never)).rejects.toMatchObject({ code: 'bad-request' });
 
@@ -156,7 +187,13 @@ describe('"Always allow" with a scope', () => {
     expect(t.callOf('Notes/a')['approval-rule']).toBeUndefined(); // the user allowed this one on its card
 
     expect(await t.send('Notes/a')).toEqual({ status: 'completed' });
-    expect(JSON.parse(t.callOf('Notes/a')['approval-rule']!)).toEqual({ kind: 'allow', tool: 'put-note', patterns: ['^Notes/a$'], on: 'titles', agent: t.agent });
+    expect(JSON.parse(t.callOf('Notes/a')['approval-rule']!)).toEqual({
+      kind: 'allow',
+      tool: 'put-note',
+      patterns: ['^Notes/a$'],
+      on: 'titles',
+      agent: t.agent,
+    });
     expect(await t.send('Notes/b')).toEqual({ status: 'input-required' });
     expect(t.written).toEqual(['Notes/a', 'Notes/a']);
   });
@@ -223,9 +260,12 @@ describe('Delete turn keeps the way back unless told', () => {
     const chat = h.newChat({ 'agent-tools': 'wiki-create', 'agent-approval': JSON.stringify({ 'wiki-create': { mode: 'auto' } }) });
     const wikiTools = [...h.lib.WIKI_WRITE_TOOLS];
     let n = 0;
-    const s = scriptedModel(() => async function* (request) {
-      yield* request.messages.at(-1)!.role === 'user' ? toolCalls([`c${++n}`, 'wiki-create', { title: `Kept ${n}`, text: 'words' }]) : reply('Made it.');
-    });
+    const s = scriptedModel(
+      () =>
+        async function* (request) {
+          yield* request.messages.at(-1)!.role === 'user' ? toolCalls([`c${++n}`, 'wiki-create', { title: `Kept ${n}`, text: 'words' }]) : reply('Made it.');
+        },
+    );
     const runner = scriptedRunner(h, s.model, wikiTools);
     const userOf = (text: string) => h.messages(chat).find((m) => m.role === 'user' && m.text === text)!.title!;
     await within(runner.send(chat, 'one'), 'turn 1');

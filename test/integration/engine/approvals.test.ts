@@ -36,13 +36,20 @@ describe('evaluateApproval', () => {
 
   test('a deny pattern beats an allow pattern (and everything else)', () => {
     const config = rules({ 'wiki-edit': { mode: 'auto', allow: ['.*'], deny: ['^\\$:/'] } });
-    expect(evaluateApproval(config, write, {}, true, ['$:/config/x'])).toEqual({ decision: 'deny', reason: 'denied by the rule /^\\$:\\// (it matches "$:/config/x")' });
+    expect(evaluateApproval(config, write, {}, true, ['$:/config/x'])).toEqual({
+      decision: 'deny',
+      reason: 'denied by the rule /^\\$:\\// (it matches "$:/config/x")',
+    });
     expect(evaluateApproval(config, write, {}, false, ['Notes']).decision).toBe('allow');
   });
 
   test('an allow pattern beats the confirm mode only when it matches every title the call touches', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', allow: ['^Drafts/'] } });
-    expect(evaluateApproval(config, write, {}, false, ['Drafts/one'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//', rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' } });
+    expect(evaluateApproval(config, write, {}, false, ['Drafts/one'])).toEqual({
+      decision: 'allow',
+      reason: 'allowed by the rule /^Drafts\\//',
+      rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' },
+    });
     expect(evaluateApproval(config, write, {}, false, ['Drafts/one', 'Diary']).decision).toBe('confirm');
     expect(evaluateApproval(config, write, {}, false, []).decision).toBe('confirm');
   });
@@ -57,7 +64,9 @@ describe('evaluateApproval', () => {
   test('a deny pattern that matches any one of the titles denies the call', () => {
     const config = rules({ 'wiki-rename': { mode: 'auto', deny: ['^Private/'] } });
     const rename = { name: 'wiki-rename', access: 'write' as const };
-    expect(evaluateApproval(config, rename, {}, false, ['Notes', 'Private/diary']).reason).toBe('denied by the rule /^Private\\// (it matches "Private/diary")');
+    expect(evaluateApproval(config, rename, {}, false, ['Notes', 'Private/diary']).reason).toBe(
+      'denied by the rule /^Private\\// (it matches "Private/diary")',
+    );
     expect(evaluateApproval(config, rename, {}, false, ['Notes', 'Public']).decision).toBe('allow');
   });
 
@@ -72,7 +81,11 @@ describe('evaluateApproval', () => {
 
   test('"allow in this chat" beats the confirm mode, but not a deny pattern', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['secret'] } });
-    expect(evaluateApproval(config, write, {}, true, ['a'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user', rule: { kind: 'chat', tool: 'wiki-edit' } });
+    expect(evaluateApproval(config, write, {}, true, ['a'])).toEqual({
+      decision: 'allow',
+      reason: 'allowed in this chat by the user',
+      rule: { kind: 'chat', tool: 'wiki-edit' },
+    });
     expect(evaluateApproval(config, write, {}, true, ['secret']).decision).toBe('deny');
   });
 
@@ -232,7 +245,10 @@ describe('the approval flow through LocalRunner', () => {
 
     expect(await within(t.runner.decide(t.chat, pending!.title!, 'always', { kind: 'tool' })!, 'the resumed turn')).toEqual({ status: 'completed' });
 
-    expect(JSON.parse(h.fields(h.agentOf(t.chat))['agent-approval']!)).toEqual({ 'write-note': { deny: ['forbidden'], mode: 'auto' }, other: { mode: 'confirm' } });
+    expect(JSON.parse(h.fields(h.agentOf(t.chat))['agent-approval']!)).toEqual({
+      'write-note': { deny: ['forbidden'], mode: 'auto' },
+      other: { mode: 'confirm' },
+    });
     expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });
     expect(t.written).toEqual(['Note 1', 'Note 2']);
   });
@@ -264,7 +280,9 @@ describe('the approval flow through LocalRunner', () => {
 
     expect(t.written).toEqual([]);
     expect(t.events.of('waiting')).toEqual([]);
-    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /Note 1/ (it matches the arguments).');
+    expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe(
+      'The user did not allow this call. Not allowed: denied by the rule /Note 1/ (it matches the arguments).',
+    );
     expect(h.messages(t.chat).find((m) => m.role === 'tool')).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'rule-denied' });
   });
 
@@ -311,7 +329,7 @@ describe('the approval flow through LocalRunner', () => {
 });
 
 describe('expiry and reload', () => {
-  test('an unanswered confirmation is denied by the runner\'s timer after agent-approval-timeout', async () => {
+  test("an unanswered confirmation is denied by the runner's timer after agent-approval-timeout", async () => {
     const t = setup({ 'agent-approval-timeout': '1' });
     const sent = Date.now();
     expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
@@ -322,7 +340,11 @@ describe('expiry and reload', () => {
 
     expect(Date.now()).toBeGreaterThanOrEqual(Number(pending!['approval-expires']));
     expect(t.written).toEqual([]);
-    expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'expired', text: 'Nobody confirmed it in time, so it was denied.' });
+    expect(h.fields(pending!.title!)).toMatchObject({
+      'tool-status': 'denied',
+      'tool-outcome': 'expired',
+      text: 'Nobody confirmed it in time, so it was denied.',
+    });
     expect(toolMessagesOf(t.requests[1]!).get('w-1')!.content).toBe('The user did not allow this call. Nobody confirmed it in time, so it was denied.');
     expect(h.status(t.chat)).toBe('completed');
   });
@@ -412,23 +434,26 @@ describe('patterns match the titles a wiki call reads or writes', () => {
   };
 
   // "Drafts/" is the rule of the issue: tested against the whole call, it matched the new text.
-  test.each(['Drafts/', '^Drafts/'])('the attack of issue 9: with the allow rule %s, an edit of "Diary" whose new text contains "Drafts/" waits for confirmation', async (pattern) => {
-    const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: [pattern] } }) });
-    const args = { title: 'Diary', modified: M, edits: [{ find: 'Dear diary', replace: 'Moved to Drafts/x' }] };
-    const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Diary' }]), toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
-    const runner = scriptedRunner(h, s.model, wikiTools);
-    const events = listen(runner, chat);
+  test.each(['Drafts/', '^Drafts/'])(
+    'the attack of issue 9: with the allow rule %s, an edit of "Diary" whose new text contains "Drafts/" waits for confirmation',
+    async (pattern) => {
+      const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: [pattern] } }) });
+      const args = { title: 'Diary', modified: M, edits: [{ find: 'Dear diary', replace: 'Moved to Drafts/x' }] };
+      const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Diary' }]), toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
+      const runner = scriptedRunner(h, s.model, wikiTools);
+      const events = listen(runner, chat);
 
-    expect(await within(runner.send(chat, 'Tidy my diary.'), 'the turn')).toEqual({ status: 'input-required' });
+      expect(await within(runner.send(chat, 'Tidy my diary.'), 'the turn')).toEqual({ status: 'input-required' });
 
-    expect(h.status(chat)).toBe('input-required');
-    expect(h.$tw.wiki.getTiddlerText('Diary')).toBe('Dear diary');
-    const [pending, ...more] = pendingOf(chat);
-    expect(more).toEqual([]);
-    expect(pending).toMatchObject({ 'tool-name': 'wiki-edit', 'tool-call-id': 'e1', 'tool-status': 'pending' });
-    expect(events.of('waiting')).toEqual([{ type: 'waiting', chat, message: pending!.title, reason: 'approval' }]);
-    expect(s.requests).toHaveLength(2);
-  });
+      expect(h.status(chat)).toBe('input-required');
+      expect(h.$tw.wiki.getTiddlerText('Diary')).toBe('Dear diary');
+      const [pending, ...more] = pendingOf(chat);
+      expect(more).toEqual([]);
+      expect(pending).toMatchObject({ 'tool-name': 'wiki-edit', 'tool-call-id': 'e1', 'tool-status': 'pending' });
+      expect(events.of('waiting')).toEqual([{ type: 'waiting', chat, message: pending!.title, reason: 'approval' }]);
+      expect(s.requests).toHaveLength(2);
+    },
+  );
 
   test('the same rule runs an edit of "Drafts/x" without asking', async () => {
     const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-edit', 'agent-approval': JSON.stringify({ 'wiki-edit': { allow: ['^Drafts/'] } }) });
@@ -444,7 +469,12 @@ describe('patterns match the titles a wiki call reads or writes', () => {
   test("a '*' deny pattern refuses a read whose outline or list would show a matching title, naming it", async () => {
     const chat = h.newChat({ 'agent-tools': 'wiki-toc wiki-backlinks', 'agent-approval': JSON.stringify({ '*': { mode: 'auto', deny: ['^Private/'] } }) });
     const s = scriptedModel([
-      toolCalls(['t1', 'wiki-toc', { root: 'Journal' }], ['t2', 'wiki-toc', { root: 'Week 1' }], ['b1', 'wiki-backlinks', { title: 'Index' }], ['b2', 'wiki-backlinks', { title: 'Diary' }]),
+      toolCalls(
+        ['t1', 'wiki-toc', { root: 'Journal' }],
+        ['t2', 'wiki-toc', { root: 'Week 1' }],
+        ['b1', 'wiki-backlinks', { title: 'Index' }],
+        ['b2', 'wiki-backlinks', { title: 'Diary' }],
+      ),
       reply('done'),
     ]);
 
@@ -458,7 +488,7 @@ describe('patterns match the titles a wiki call reads or writes', () => {
     for (const r of results.values()) expect(r.content).not.toContain('very private words');
   });
 
-  test('the read tools\' targets are the titles their result shows', async () => {
+  test("the read tools' targets are the titles their result shows", async () => {
     expect(targetsOf('wiki-read', { title: 'Diary' })).toEqual(['Diary']);
     expect(targetsOf('wiki-get-errors', { title: 'Diary' })).toEqual(['Diary']);
 

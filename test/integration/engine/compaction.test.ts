@@ -85,7 +85,14 @@ test('a retry of the turn that compacted compacts again, with one summary in for
 });
 
 test.each([
-  ['fails', [part.text('half a summ'), { type: 'error', error: Object.assign(new Error('The server broke off.'), { name: 'ProviderError', kind: 'server', retryable: false }) }], /failed: The server broke off/],
+  [
+    'fails',
+    [
+      part.text('half a summ'),
+      { type: 'error', error: Object.assign(new Error('The server broke off.'), { name: 'ProviderError', kind: 'server', retryable: false }) },
+    ],
+    /failed: The server broke off/,
+  ],
   ['comes back empty', [part.finish('stop')], /empty summary/],
   ['is cut off', [part.text('half'), part.finish('length')], /cut off/],
 ] as const)('a summary that %s leaves the chat as it was, says so, and the turn goes on', async (_what, step, error) => {

@@ -7,7 +7,18 @@
 // re-read lands. The versions read live in the messages (`agent-read`), so they survive a reload.
 import type { ModelRequest, StreamPart } from '../../../src/agent/providers/types';
 import type { ToolDefinition } from '../../../src/agent/tools/tool';
-import { bootEngineWiki, disposeRunner, disposeRunners, reply, scriptedModel, scriptedRunner, toolCalls, toolMessagesOf, within, type Harness } from './harness';
+import {
+  bootEngineWiki,
+  disposeRunner,
+  disposeRunners,
+  reply,
+  scriptedModel,
+  scriptedRunner,
+  toolCalls,
+  toolMessagesOf,
+  within,
+  type Harness,
+} from './harness';
 
 let h: Harness;
 let tools: ToolDefinition[];
@@ -41,13 +52,13 @@ const CONFLICT = 'changed since you read it';
 test('between the read and the write (the edit lands while the write is on its way): refused, told, shown; the retry after the re-read lands', async () => {
   const title = note();
   const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-update wiki-edit', 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }) });
-  const userText = 'The user\'s own words.';
+  const userText = "The user's own words.";
   const s = scriptedModel([
     toolCalls(['r1', 'wiki-read', { title }]),
     // Round 2's prompt was built from the version read; the user's edit lands while the reply streams.
     async function* (): AsyncGenerator<StreamPart> {
       userEdits(title, { text: userText });
-      yield* toolCalls(['u1', 'wiki-update', { title, modified: M, text: 'The agent\'s words.' }]);
+      yield* toolCalls(['u1', 'wiki-update', { title, modified: M, text: "The agent's words." }]);
     },
     toolCalls(['e1', 'wiki-edit', { title, modified: M, edits: [{ find: userText, replace: `${userText} And the agent's.` }] }]),
     reply('Done.'),
@@ -78,10 +89,10 @@ test.each([
   ['its text', { text: 'The user rewrote it.' }],
   ['a tag', { tags: 'Notes Checked' }],
   ['a field', { status: 'reviewed' }],
-])('while the write waits for approval, and after a reload, a user\'s edit of %s that keeps modified is kept; the retry lands on it', async (_what, change) => {
+])("while the write waits for approval, and after a reload, a user's edit of %s that keeps modified is kept; the retry lands on it", async (_what, change) => {
   const title = note();
   const chat = h.newChat({ 'agent-tools': 'wiki-read wiki-update' });
-  const agentText = 'The agent\'s words.';
+  const agentText = "The agent's words.";
   const update = (id: string): StreamPart[] => toolCalls([id, 'wiki-update', { title, modified: M, text: agentText }]);
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), update('u1'), update('u2'), reply('Done.')]);
   const runner = scriptedRunner(h, s.model, tools);

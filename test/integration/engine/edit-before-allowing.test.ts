@@ -7,7 +7,20 @@
 // delete) cannot be edited.
 import { runTurn } from '../../../src/agent/engine/loop';
 import type { ToolDefinition } from '../../../src/agent/tools/tool';
-import { bootEngineWiki, disposeRunner, disposeRunners, engineDeps, Events, reply, scriptedModel, scriptedRunner, toolCalls, toolMessagesOf, within, type Harness } from './harness';
+import {
+  bootEngineWiki,
+  disposeRunner,
+  disposeRunners,
+  engineDeps,
+  Events,
+  reply,
+  scriptedModel,
+  scriptedRunner,
+  toolCalls,
+  toolMessagesOf,
+  within,
+  type Harness,
+} from './harness';
 
 let h: Harness;
 let tools: ToolDefinition[];
@@ -31,9 +44,10 @@ function note(text = LONG): string {
 const chatWith = () => h.newChat({ 'agent-tools': 'wiki-read wiki-create wiki-update wiki-edit wiki-rename wiki-delete' });
 const pendingOf = (chat: string) => h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
 const resultOf = (chat: string, id: string) => h.messages(chat).find((m) => m.role === 'tool' && m['tool-call-id'] === id)!;
-const editLast = (title: string) => toolCalls(['e1', 'wiki-edit', { title, modified: M, edits: [{ find: 'Paragraph 61 of the long note.', replace: 'The agent\'s last line.' }] }]);
+const editLast = (title: string) =>
+  toolCalls(['e1', 'wiki-edit', { title, modified: M, edits: [{ find: 'Paragraph 61 of the long note.', replace: "The agent's last line." }] }]);
 
-test('wiki-edit: the user\'s version lands, is journaled (Roll back restores the original), and the model is told what they changed', async () => {
+test("wiki-edit: the user's version lands, is journaled (Roll back restores the original), and the model is told what they changed", async () => {
   const title = note();
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
@@ -43,7 +57,7 @@ test('wiki-edit: the user\'s version lands, is journaled (Roll back restores the
   // The card may offer the edit: the engine names the tiddler whose text the user may change.
   expect(pending['approval-edit']).toBe(title);
 
-  const mine = LONG.replace('Paragraph 61 of the long note.', 'The user\'s last line.').replace('Paragraph 3 of', 'Paragraph three of');
+  const mine = LONG.replace('Paragraph 61 of the long note.', "The user's last line.").replace('Paragraph 3 of', 'Paragraph three of');
   expect(await within(runner.decide(chat, pending.title!, 'once', undefined, mine), 'the resumed turn')).toEqual({ status: 'completed' });
   expect(h.fields(title).text).toBe(mine);
   expect(resultOf(chat, 'e1')['tool-status']).toBe('ok');
@@ -56,7 +70,7 @@ test('wiki-edit: the user\'s version lands, is journaled (Roll back restores the
   expect(told).toContain(`Edited "${title}"`);
   expect(told).toContain('The user edited your proposed text before allowing it');
   expect(told).toContain('2 places');
-  expect(told).toContain('- The agent\'s last line.\n+ The user\'s last line.');
+  expect(told).toContain("- The agent's last line.\n+ The user's last line.");
   expect(told).toContain('- Paragraph 3 of the long note.\n+ Paragraph three of the long note.');
 
   // Journaled like any write of the turn: Roll back puts the original back exactly.
@@ -68,25 +82,27 @@ test('wiki-edit: the user\'s version lands, is journaled (Roll back restores the
   expect(h.fields(title)).toEqual({ title, text: LONG, tags: 'Notes', created: M, modified: M });
 });
 
-test('wiki-create and wiki-update: the user\'s version lands; an emptied text lands empty', async () => {
+test("wiki-create and wiki-update: the user's version lands; an emptied text lands empty", async () => {
   const chat = chatWith();
   const existing = note('Old words.');
   const s = scriptedModel([
-    toolCalls(['c1', 'wiki-create', { title: 'Created by the agent', text: 'The agent\'s draft.', tags: ['Drafts'] }]),
+    toolCalls(['c1', 'wiki-create', { title: 'Created by the agent', text: "The agent's draft.", tags: ['Drafts'] }]),
     toolCalls(['r1', 'wiki-read', { title: existing }]),
-    toolCalls(['u1', 'wiki-update', { title: existing, modified: M, text: 'The agent\'s words.' }]),
+    toolCalls(['u1', 'wiki-update', { title: existing, modified: M, text: "The agent's words." }]),
     reply('Done.'),
   ]);
   const runner = scriptedRunner(h, s.model, tools);
   expect(await within(runner.send(chat, 'Write two notes.'), 'the first card')).toEqual({ status: 'input-required' });
-  expect(await within(runner.decide(chat, pendingOf(chat).title!, 'once', undefined, 'The user\'s own draft.'), 'the second card')).toEqual({ status: 'input-required' });
-  expect(h.fields('Created by the agent')).toMatchObject({ text: 'The user\'s own draft.', tags: 'Drafts' });
+  expect(await within(runner.decide(chat, pendingOf(chat).title!, 'once', undefined, "The user's own draft."), 'the second card')).toEqual({
+    status: 'input-required',
+  });
+  expect(h.fields('Created by the agent')).toMatchObject({ text: "The user's own draft.", tags: 'Drafts' });
   expect(await within(runner.decide(chat, pendingOf(chat).title!, 'once', undefined, ''), 'the turn')).toEqual({ status: 'completed' });
   expect(h.fields(existing).text).toBe('');
-  expect(toolMessagesOf(s.requests[3]!).get('u1')!.content).toContain('- The agent\'s words.');
+  expect(toolMessagesOf(s.requests[3]!).get('u1')!.content).toContain("- The agent's words.");
 });
 
-test('a version the write gate refuses is refused with its reason before anything is decided; the card still waits and the agent\'s version can still be allowed', async () => {
+test("a version the write gate refuses is refused with its reason before anything is decided; the card still waits and the agent's version can still be allowed", async () => {
   const title = note();
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
@@ -99,8 +115,8 @@ test('a version the write gate refuses is refused with its reason before anythin
   expect(h.fields(title).text).toBe(LONG);
   expect(s.requests).toHaveLength(2);
 
-  expect(await within(runner.decide(chat, pending.title!, 'once'), 'the agent\'s version')).toEqual({ status: 'completed' });
-  expect(h.fields(title).text).toBe(LONG.replace('Paragraph 61 of the long note.', 'The agent\'s last line.'));
+  expect(await within(runner.decide(chat, pending.title!, 'once'), "the agent's version")).toEqual({ status: 'completed' });
+  expect(h.fields(title).text).toBe(LONG.replace('Paragraph 61 of the long note.', "The agent's last line."));
   expect(toolMessagesOf(s.requests[2]!).get('e1')!.content).not.toContain('The user edited');
 });
 
@@ -112,14 +128,17 @@ test('a rename or a delete has no text to edit, and a denial carries none', asyn
   await within(runner.send(chat, 'Delete it.'), 'the card');
   const pending = pendingOf(chat);
   expect(pending).not.toHaveProperty('approval-edit');
-  await expect(runner.decide(chat, pending.title!, 'once', undefined, 'Keep me')).rejects.toMatchObject({ code: 'bad-request', message: 'The text of this call cannot be edited before allowing it.' });
+  await expect(runner.decide(chat, pending.title!, 'once', undefined, 'Keep me')).rejects.toMatchObject({
+    code: 'bad-request',
+    message: 'The text of this call cannot be edited before allowing it.',
+  });
   await expect(runner.decide(chat, pending.title!, 'deny', undefined, 'Keep me')).rejects.toMatchObject({ code: 'bad-request' });
   expect(pendingOf(chat)).toEqual(pending);
   expect(await within(runner.decide(chat, pending.title!, 'deny'), 'the denial')).toEqual({ status: 'completed' });
   expect(h.fields(title).text).toBe('Short.');
 });
 
-test('after a reload while the call waits, the user\'s version is allowed from the messages alone', async () => {
+test("after a reload while the call waits, the user's version is allowed from the messages alone", async () => {
   const title = note();
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
@@ -133,7 +152,7 @@ test('after a reload while the call waits, the user\'s version is allowed from t
   expect(h.fields(title).text).toBe(mine);
 });
 
-test('a decided version the gate refuses when the call runs lands nothing, and the model is told it was the user\'s text', async () => {
+test("a decided version the gate refuses when the call runs lands nothing, and the model is told it was the user's text", async () => {
   const title = note();
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
@@ -143,7 +162,9 @@ test('a decided version the gate refuses when the call runs lands nothing, and t
   // A decision written with a version the card would have refused (an older page, a changed rule): the call checks it again.
   h.store.updateFields(pendingOf(chat).title!, { approval: 'once', 'approval-text': JSON.stringify('<script>alert(1)</script>') });
   const events = new Events();
-  expect(await within(runTurn(engineDeps(h, s.model, tools, events), { chat, signal: new AbortController().signal }), 'the resumed turn')).toEqual({ status: 'completed' });
+  expect(await within(runTurn(engineDeps(h, s.model, tools, events), { chat, signal: new AbortController().signal }), 'the resumed turn')).toEqual({
+    status: 'completed',
+  });
   expect(h.fields(title).text).toBe(LONG);
   expect(resultOf(chat, 'e1')['tool-status']).toBe('error');
   expect(resultOf(chat, 'e1').text).toMatch(/^Refused: .*script.*This was the user's version of the text/s);

@@ -32,9 +32,7 @@ export interface Harness {
 
 /** Boot a real TiddlyWiki once per test file, with the provider profile preloaded. */
 export async function bootEngineWiki(): Promise<Harness> {
-  const $tw = await bootWiki([
-    { title: PROVIDER, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'http://127.0.0.1:9/v1', 'default-model': 'm' },
-  ]);
+  const $tw = await bootWiki([{ title: PROVIDER, tags: '$:/tags/AI/Provider', api: 'openai-chat', 'base-url': 'http://127.0.0.1:9/v1', 'default-model': 'm' }]);
   const lib = agentLib($tw);
   lib.ensureWebGlobals(); // the built library runs in TiddlyWiki's vm sandbox (AbortController etc.)
   const port = lib.createTiddlyWikiPort($tw.wiki);
@@ -56,9 +54,7 @@ export async function bootEngineWiki(): Promise<Harness> {
     },
     agentOf: (chat) => fields(chat).agent!,
     messages(chat) {
-      return ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[])
-        .map(fields)
-        .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+      return ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[]).map(fields).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
     },
     status: (chat) => fields(chat)['agent-status']!,
     fields,
@@ -71,7 +67,14 @@ export async function bootEngineWiki(): Promise<Harness> {
 export const part = {
   text: (text: string): StreamPart => ({ type: 'text-delta', text }),
   call: (id: string, name: string, args: unknown, index = 0): StreamPart => ({ type: 'tool-call', index, id, name, args }),
-  invalid: (id: string, name: string, argsText: string, reason: string, index = 0): StreamPart => ({ type: 'tool-call-invalid', index, id, name, argsText, reason }),
+  invalid: (id: string, name: string, argsText: string, reason: string, index = 0): StreamPart => ({
+    type: 'tool-call-invalid',
+    index,
+    id,
+    name,
+    argsText,
+    reason,
+  }),
   usage: (inputTokens: number, outputTokens: number): StreamPart => ({ type: 'usage', inputTokens, outputTokens }),
   finish: (reason: 'stop' | 'length' | 'tool-calls' = 'stop'): StreamPart => ({ type: 'finish', reason }),
 };

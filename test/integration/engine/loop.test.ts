@@ -122,10 +122,11 @@ describe('rounds of tool use', () => {
       },
     });
     const chat = h.newChat({ 'agent-tools': 'slow-ok hang boom' });
-    const t = turn(chat, [slowOk, hang, boom], [
-      toolCalls(['c-ok', 'slow-ok', {}], ['c-hang', 'hang', {}], ['c-boom', 'boom', {}]),
-      reply('Two of three failed.'),
-    ]);
+    const t = turn(
+      chat,
+      [slowOk, hang, boom],
+      [toolCalls(['c-ok', 'slow-ok', {}], ['c-hang', 'hang', {}], ['c-boom', 'boom', {}]), reply('Two of three failed.')],
+    );
 
     expect(await within(t.run('Run all three.'), 'the turn')).toEqual({ status: 'completed' });
 
@@ -140,7 +141,12 @@ describe('rounds of tool use', () => {
     expect(results.get('c-hang')!.content).toBe('Error: The tool hang did not finish within 30 ms and was given up.');
     expect(results.get('c-boom')!.content).toMatch(/^Error: .*kaput/);
     expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Two of three failed.' });
-    expect(t.events.of('tool-finished').map((e) => e.status).sort()).toEqual(['error', 'ok', 'timeout']);
+    expect(
+      t.events
+        .of('tool-finished')
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual(['error', 'ok', 'timeout']);
   });
 
   test('invalid arguments, an unknown tool and cut-off arguments each become an error result, never a crash', async () => {
@@ -156,15 +162,19 @@ describe('rounds of tool use', () => {
       },
     });
     const chat = h.newChat({ 'agent-tools': 'strict' });
-    const t = turn(chat, [strict], [
+    const t = turn(
+      chat,
+      [strict],
       [
-        part.call('c-bad', 'strict', { count: 'many' }, 0),
-        part.call('c-unknown', 'no-such-tool', {}, 1),
-        part.invalid('c-cut', 'strict', '{"count": 1', 'Unexpected end of JSON input', 2),
-        part.finish('length'),
+        [
+          part.call('c-bad', 'strict', { count: 'many' }, 0),
+          part.call('c-unknown', 'no-such-tool', {}, 1),
+          part.invalid('c-cut', 'strict', '{"count": 1', 'Unexpected end of JSON input', 2),
+          part.finish('length'),
+        ],
+        reply('I will fix my calls.'),
       ],
-      reply('I will fix my calls.'),
-    ]);
+    );
 
     expect(await t.run('Count.')).toEqual({ status: 'completed' });
     expect(ran).toBe(0);
@@ -249,7 +259,12 @@ describe('the runner: Stop and queueing', () => {
     expect(runner.isActive(chat)).toBe(false);
     // The call is paired with a result, so the next turn's prompt stays valid.
     const tool = h.messages(chat).find((m) => m.role === 'tool');
-    expect(tool).toMatchObject({ 'tool-call-id': 's-1', 'tool-status': 'error', 'tool-outcome': 'stopped', text: 'The user stopped the turn before stuck finished.' });
+    expect(tool).toMatchObject({
+      'tool-call-id': 's-1',
+      'tool-status': 'error',
+      'tool-outcome': 'stopped',
+      text: 'The user stopped the turn before stuck finished.',
+    });
   });
 
   test('Stop while a tool that honours the signal runs: canceled, no further model call', async () => {
@@ -402,7 +417,9 @@ describe('the text tool protocol', () => {
 
     expect(t.requests).toHaveLength(2);
     for (const request of t.requests) expect(request.tools).toBeUndefined();
-    const system = t.requests[0]!.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+    const system = t.requests[0]!.messages.filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
     expect(system).toContain('You are a test agent.');
     expect(system).toContain('## lookup');
     expect(system).toContain('<tool_use name="lookup">');

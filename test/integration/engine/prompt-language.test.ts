@@ -31,7 +31,12 @@ test('a model call that cannot connect fails with error-kind network', async () 
   const scripted = scriptedModel([
     async function* () {
       yield* [];
-      throw Object.assign(new Error('Could not connect to http://127.0.0.1:9/v1 (connection refused).'), { name: 'ProviderError', kind: 'network', retryable: false, quota: false });
+      throw Object.assign(new Error('Could not connect to http://127.0.0.1:9/v1 (connection refused).'), {
+        name: 'ProviderError',
+        kind: 'network',
+        retryable: false,
+        quota: false,
+      });
     },
   ]);
   expect(await scriptedRunner(h, scripted.model, []).send(chat, 'hi')).toMatchObject({ status: 'failed' });

@@ -64,7 +64,7 @@ test('without retry-after the backoff comes from the schedule (full jitter, inje
   expect(t.deps.sleeps).toEqual([0, 0]); // random() = 0
 });
 
-test('giving up after the last attempt fails the turn with the provider\'s message', async () => {
+test("giving up after the last attempt fails the turn with the provider's message", async () => {
   const t = turn([throws(rateLimited()), throws(rateLimited()), throws(rateLimited()), reply('never asked')]);
 
   const result = await t.run('Hello');
@@ -111,7 +111,12 @@ test('an error part after the first token is not retried: the partial text is ke
   expect(list.map((m) => m.role)).toEqual(['user', 'assistant', 'error']);
   expect(list[1]).toMatchObject({ text: 'The answer is', 'agent-finish': 'error' });
   expect(list[2]!.text).toBe(result.error);
-  expect(t.events.of('text-delta').map((e) => e.text).join('')).toBe('The answer is');
+  expect(
+    t.events
+      .of('text-delta')
+      .map((e) => e.text)
+      .join(''),
+  ).toBe('The answer is');
 });
 
 test('a throw after the first token is not retried either', async () => {

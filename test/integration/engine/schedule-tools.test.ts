@@ -24,20 +24,44 @@ const AUTO = '{"schedule-task":{"mode":"auto"}}';
 async function callTools(chat: string, calls: [string, string, unknown][]): Promise<Map<string, Fields>> {
   const { model } = scriptedModel([toolCalls(...calls), reply('ok')]);
   await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'go' });
-  return new Map(h.messages(chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id']!, m]));
+  return new Map(
+    h
+      .messages(chat)
+      .filter((m) => m.role === 'tool')
+      .map((m) => [m['tool-call-id']!, m]),
+  );
 }
 
-const schedulesOf = (chat: string) => (h.$tw.wiki.filterTiddlers('[all[tiddlers]tag[$:/tags/AI/Schedule]]') as string[]).map((t) => h.fields(t)).filter((f) => f['agent-chat'] === chat);
+const schedulesOf = (chat: string) =>
+  (h.$tw.wiki.filterTiddlers('[all[tiddlers]tag[$:/tags/AI/Schedule]]') as string[]).map((t) => h.fields(t)).filter((f) => f['agent-chat'] === chat);
 
 test('schedule-task stores a checked schedule for this chat with its next run; list-schedules shows it; remove-schedule removes it', async () => {
   const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
   const results = await callTools(chat, [
-    ['c1', 'schedule-task', { kind: 'cron', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', activeHours: '08:00-18:00', message: 'Remind me to update my health records', name: 'Health' }],
+    [
+      'c1',
+      'schedule-task',
+      {
+        kind: 'cron',
+        cron: '0 9 * * 1-5',
+        timezone: 'Europe/Berlin',
+        activeHours: '08:00-18:00',
+        message: 'Remind me to update my health records',
+        name: 'Health',
+      },
+    ],
     ['c2', 'schedule-task', { kind: 'interval', intervalSeconds: 3600, message: 'Hourly check', maxRuns: 3 }],
   ]);
   expect(results.get('c1')!['tool-status']).toBe('ok');
   const [cron, interval] = schedulesOf(chat).sort((a, b) => a['schedule-kind']!.localeCompare(b['schedule-kind']!));
-  expect(cron).toMatchObject({ 'schedule-kind': 'cron', 'schedule-cron': '0 9 * * 1-5', 'schedule-timezone': 'Europe/Berlin', 'schedule-enabled': 'yes', 'schedule-run-count': '0', caption: 'Health' });
+  expect(cron).toMatchObject({
+    'schedule-kind': 'cron',
+    'schedule-cron': '0 9 * * 1-5',
+    'schedule-timezone': 'Europe/Berlin',
+    'schedule-enabled': 'yes',
+    'schedule-run-count': '0',
+    caption: 'Health',
+  });
   // 24 Nov 2026 is a Tuesday; 09:00 in Berlin (CET) is 08:00 UTC the next morning.
   expect(cron!['schedule-next-run']).toBe('2026-11-25T08:00:00.000Z');
   expect(cron!.title).toMatch(new RegExp(`^\\$:/ai/schedules/${chat}/`));
@@ -54,10 +78,14 @@ test('schedule-task stores a checked schedule for this chat with its next run; l
 test('alarm-clock sets a one-off alarm and ends the turn with its confirmation', async () => {
   const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
   const { model, requests } = scriptedModel([toolCalls(['a1', 'alarm-clock', { delaySeconds: 600, message: 'Check the oven' }]), reply('never asked')]);
-  expect(await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'remind me' })).toEqual({ status: 'completed' });
+  expect(
+    await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'remind me' }),
+  ).toEqual({ status: 'completed' });
   expect(requests).toHaveLength(1);
   expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: expect.stringMatching(/^Alarm set for 2026-11-24T12:10:00.000Z/) });
-  expect(schedulesOf(chat)).toEqual([expect.objectContaining({ 'schedule-kind': 'at', 'schedule-at': '2026-11-24T12:10:00.000Z', 'schedule-message': 'Check the oven' })]);
+  expect(schedulesOf(chat)).toEqual([
+    expect.objectContaining({ 'schedule-kind': 'at', 'schedule-at': '2026-11-24T12:10:00.000Z', 'schedule-message': 'Check the oven' }),
+  ]);
 });
 
 describe('bad input: a clear tool error and nothing scheduled', () => {
@@ -84,7 +112,11 @@ describe('bad input: a clear tool error and nothing scheduled', () => {
 
   test('more than 10 active schedules for one chat', async () => {
     const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
-    const calls = Array.from({ length: 11 }, (_, i): [string, string, unknown] => [`m${i}`, 'schedule-task', { kind: 'interval', intervalSeconds: 60 * (i + 1), message: `n${i}` }]);
+    const calls = Array.from({ length: 11 }, (_, i): [string, string, unknown] => [
+      `m${i}`,
+      'schedule-task',
+      { kind: 'interval', intervalSeconds: 60 * (i + 1), message: `n${i}` },
+    ]);
     const results = await callTools(chat, calls);
     expect([...results.values()].filter((r) => r['tool-status'] === 'ok')).toHaveLength(10);
     expect([...results.values()].find((r) => r['tool-status'] === 'error')!.text).toMatch(/already has 10 active schedules/);
@@ -115,7 +147,18 @@ describe('the model cannot reach other chats or schedule tiddlers another way', 
 
   test('wiki-create cannot make a schedule (a tiddler tagged $:/tags/AI/Schedule)', async () => {
     const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': '{"wiki-create":{"mode":"auto"}}' });
-    const results = await callTools(chat, [['w1', 'wiki-create', { title: 'Sneaky', text: '', tags: ['$:/tags/AI/Schedule'], fields: { 'schedule-kind': 'interval', 'schedule-interval': '60', 'schedule-message': 'x' } }]]);
+    const results = await callTools(chat, [
+      [
+        'w1',
+        'wiki-create',
+        {
+          title: 'Sneaky',
+          text: '',
+          tags: ['$:/tags/AI/Schedule'],
+          fields: { 'schedule-kind': 'interval', 'schedule-interval': '60', 'schedule-message': 'x' },
+        },
+      ],
+    ]);
     expect(results.get('w1')!['tool-status']).toBe('error');
     expect(h.$tw.wiki.tiddlerExists('Sneaky')).toBe(false);
   });
@@ -132,14 +175,23 @@ describe('the model cannot reach other chats or schedule tiddlers another way', 
 test('by default schedule-task waits for the user to confirm it; nothing is scheduled before', async () => {
   const chat = h.newChat({ 'agent-tools': ALL });
   const { model } = scriptedModel([toolCalls(['c1', 'schedule-task', { kind: 'interval', intervalSeconds: 60, message: 'Every minute, forever' }])]);
-  expect(await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'go' })).toEqual({ status: 'input-required' });
+  expect(await runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'go' })).toEqual({
+    status: 'input-required',
+  });
   expect(h.messages(chat).find((m) => m['tool-call-id'] === 'c1')!['tool-status']).toBe('pending');
   expect(schedulesOf(chat)).toEqual([]);
 });
 
 test("remove-schedule leaves the user's own schedules alone", async () => {
   const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
-  h.$tw.wiki.addTiddler({ title: 'My weekly review', tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'cron', 'schedule-cron': '0 9 * * 1', 'schedule-message': 'Weekly review' });
+  h.$tw.wiki.addTiddler({
+    title: 'My weekly review',
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': chat,
+    'schedule-kind': 'cron',
+    'schedule-cron': '0 9 * * 1',
+    'schedule-message': 'Weekly review',
+  });
   const results = await callTools(chat, [['r1', 'remove-schedule', { id: 'My weekly review' }]]);
   expect(results.get('r1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/the user made; only the user changes it/) });
   expect(h.$tw.wiki.tiddlerExists('My weekly review')).toBe(true);
@@ -149,10 +201,23 @@ test('a turn a schedule started cannot set an alarm less than a minute ahead (no
   const chat = h.newChat({ 'agent-tools': ALL, 'agent-approval': AUTO });
   const woken = (calls: [string, string, unknown][]) => {
     const { model } = scriptedModel([toolCalls(...calls), reply('ok')]);
-    return runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), { chat, signal: new AbortController().signal, userText: 'Alarm: continue', source: 'schedule:$:/ai/schedules/x/1' });
+    return runTurn(engineDeps(h, model, TOOLS, new Events(), { now: () => NOW }), {
+      chat,
+      signal: new AbortController().signal,
+      userText: 'Alarm: continue',
+      source: 'schedule:$:/ai/schedules/x/1',
+    });
   };
-  await woken([['w1', 'alarm-clock', { delaySeconds: 5 }], ['w2', 'alarm-clock', { delaySeconds: 90 }]]);
-  const results = new Map(h.messages(chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id']!, m]));
+  await woken([
+    ['w1', 'alarm-clock', { delaySeconds: 5 }],
+    ['w2', 'alarm-clock', { delaySeconds: 90 }],
+  ]);
+  const results = new Map(
+    h
+      .messages(chat)
+      .filter((m) => m.role === 'tool')
+      .map((m) => [m['tool-call-id']!, m]),
+  );
   expect(results.get('w1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(/at least 60 s ahead/) });
   expect(results.get('w2')!['tool-status']).toBe('ok');
   expect(schedulesOf(chat).map((s) => s['schedule-at'])).toEqual(['2026-11-24T12:01:30.000Z']);

@@ -46,7 +46,12 @@ function setup() {
   const clock = new TestClock();
   const wakes: { chat: string; text: string; source: string; at: number }[] = [];
   const busy = new Set<string>();
-  const scheduler = new h.lib.Scheduler({ wiki: h.port, clock, isFree: (chat) => !busy.has(chat), wake: (chat, text, source) => void wakes.push({ chat, text, source, at: clock.time }) });
+  const scheduler = new h.lib.Scheduler({
+    wiki: h.port,
+    clock,
+    isFree: (chat) => !busy.has(chat),
+    wake: (chat, text, source) => void wakes.push({ chat, text, source, at: clock.time }),
+  });
   return { clock, wakes, scheduler, busy };
 }
 
@@ -119,7 +124,13 @@ test('disabled, deleted and broken schedules never fire; re-enabling and editing
 test('a cron run that falls outside the active hours is skipped, not sent', () => {
   const chat = h.newChat();
   // Due now (12:00 UTC) by its stored next run, but only active 20:00-06:00.
-  const title = schedule(chat, { 'schedule-kind': 'cron', 'schedule-cron': '0 * * * *', 'schedule-timezone': 'UTC', 'schedule-active-hours': '20:00-06:00', 'schedule-next-run': iso(START - 1000) });
+  const title = schedule(chat, {
+    'schedule-kind': 'cron',
+    'schedule-cron': '0 * * * *',
+    'schedule-timezone': 'UTC',
+    'schedule-active-hours': '20:00-06:00',
+    'schedule-next-run': iso(START - 1000),
+  });
   const { clock, wakes, scheduler } = setup();
   scheduler.start();
   expect(wakes).toEqual([]);
@@ -185,9 +196,23 @@ test('a due run waits while its chat is busy or waiting for the user, and runs o
 test('a fired one-off alarm the agent set is removed; one made by hand stays, switched off', () => {
   const chat = h.newChat();
   const alarm = `$:/ai/schedules/${chat}/alarm`;
-  h.$tw.wiki.addTiddler({ title: alarm, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(START + 60_000).toISOString(), 'schedule-message': 'ring' });
+  h.$tw.wiki.addTiddler({
+    title: alarm,
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': chat,
+    'schedule-kind': 'at',
+    'schedule-at': new Date(START + 60_000).toISOString(),
+    'schedule-message': 'ring',
+  });
   const byHand = 'Alarm made by hand';
-  h.$tw.wiki.addTiddler({ title: byHand, tags: '$:/tags/AI/Schedule', 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': new Date(START + 60_000).toISOString(), 'schedule-message': 'ring' });
+  h.$tw.wiki.addTiddler({
+    title: byHand,
+    tags: '$:/tags/AI/Schedule',
+    'agent-chat': chat,
+    'schedule-kind': 'at',
+    'schedule-at': new Date(START + 60_000).toISOString(),
+    'schedule-message': 'ring',
+  });
   const { clock, wakes, scheduler } = setup();
   scheduler.start();
   clock.advance(60_000);
@@ -235,7 +260,12 @@ test('on a real runner, a chat is free only with no turn running or queued and n
     }),
     'the woken turn',
   );
-  expect(h.messages(chat).filter((m) => m.role === 'user').map((m) => [m.text, m['agent-source']])).toEqual([
+  expect(
+    h
+      .messages(chat)
+      .filter((m) => m.role === 'user')
+      .map((m) => [m.text, m['agent-source']]),
+  ).toEqual([
     ['long task', undefined],
     ['Wake B', 'schedule:B'],
   ]);

@@ -11,7 +11,8 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await bootEngineWiki();
-  for (const title of ['Quince jam', 'Quince tart', 'Quince tree', 'Apple pie']) h.$tw.wiki.addTiddler({ title, text: `${title}: notes about the ${title.split(' ')[0]!.toLowerCase()}.` });
+  for (const title of ['Quince jam', 'Quince tart', 'Quince tree', 'Apple pie'])
+    h.$tw.wiki.addTiddler({ title, text: `${title}: notes about the ${title.split(' ')[0]!.toLowerCase()}.` });
   // Hidden from the agent: a chat and a $:/ai tiddler that hold the word too.
   h.$tw.wiki.addTiddler({ title: 'Quince chat', agent: 'Someone', text: 'quince' });
   h.$tw.wiki.addTiddler({ title: '$:/ai/quince secret', text: 'quince' });
@@ -49,7 +50,8 @@ test('a tool that lists nothing records no titles', async () => {
 });
 
 /** The next 'context' event of a chat: the meter's figures. */
-const nextUsage = (events: ReturnType<typeof listen>, what: string) => events.next((e: AgentEvent) => e.type === 'context', what).then((e) => (e as Extract<AgentEvent, { type: 'context' }>).usage as ContextUsage);
+const nextUsage = (events: ReturnType<typeof listen>, what: string) =>
+  events.next((e: AgentEvent) => e.type === 'context', what).then((e) => (e as Extract<AgentEvent, { type: 'context' }>).usage as ContextUsage);
 
 test('after every turn is deleted, the meter counts the system prompt and the tools, and no history', async () => {
   const chat = h.newChat({ 'agent-tools': 'wiki-search' });
@@ -59,7 +61,10 @@ test('after every turn is deleted, the meter counts the system prompt and the to
   await within(runner.send(chat, 'A second question about quinces'), 'turn 2');
   const last = events.of('context').at(-1)!.usage;
   expect(last.history).toBeGreaterThan(0);
-  for (const user of h.messages(chat).filter((m) => m.role === 'user').reverse()) {
+  for (const user of h
+    .messages(chat)
+    .filter((m) => m.role === 'user')
+    .reverse()) {
     const usage = nextUsage(events, 'the meter after a delete');
     await runner.deleteTurn(chat, user.title!);
     await usage;

@@ -74,7 +74,9 @@ test('the model cannot run its child on another (laxer) agent definition unless 
 
 test("the time limit stops the child, and the parent's call ends in a timeout", async () => {
   const started = deferred();
-  const { model } = scriptedModel((call) => (call === 1 ? toolCalls(['p1', 'spawn-agent', { task: 'Think forever' }]) : call === 2 ? hangingStep(started) : reply('gave up')));
+  const { model } = scriptedModel((call) =>
+    call === 1 ? toolCalls(['p1', 'spawn-agent', { task: 'Think forever' }]) : call === 2 ? hangingStep(started) : reply('gave up'),
+  );
   const runner = scriptedRunner(h, model, TOOLS);
   const parent = h.newChat({ 'agent-tools': 'spawn-agent', 'agent-spawn-timeout': '1' });
   const turn = runner.send(parent, 'go');

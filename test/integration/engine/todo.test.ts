@@ -95,7 +95,10 @@ describe('malformed lists', () => {
     const bad = '- [ ] Fine item\nThis line is not an item';
     const t = turn(chat, [
       toolCalls(['ok', 'manage-todo', { operation: 'write', text: LIST }]),
-      toolCalls(['bad', 'manage-todo', { operation: 'write', text: bad }], ['deep', 'manage-todo', { operation: 'write', text: '- [ ] a\n    - [ ] too deep' }]),
+      toolCalls(
+        ['bad', 'manage-todo', { operation: 'write', text: bad }],
+        ['deep', 'manage-todo', { operation: 'write', text: '- [ ] a\n    - [ ] too deep' }],
+      ),
       toolCalls(['empty', 'manage-todo', { operation: 'write' }]),
       reply('Done.'),
     ]);
@@ -105,7 +108,12 @@ describe('malformed lists', () => {
     expect(results.get('bad')!.content).toMatch(/not written.*Line 2 .*not a checklist item/s);
     expect(results.get('deep')!.content).toMatch(/not written.*Line 2 .*nested too deep/s);
     expect(results.get('empty')!.content).toMatch(/not written.*`text` is required/);
-    const status = Object.fromEntries(h.messages(chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id'], m['tool-status']]));
+    const status = Object.fromEntries(
+      h
+        .messages(chat)
+        .filter((m) => m.role === 'tool')
+        .map((m) => [m['tool-call-id'], m['tool-status']]),
+    );
     expect(status).toEqual({ ok: 'ok', bad: 'error', deep: 'error', empty: 'error' });
     expect(h.fields(todoTitle(chat)).text).toBe(LIST);
     // The prompt still carries the last good list.
@@ -114,7 +122,10 @@ describe('malformed lists', () => {
 
   test('a malformed first list writes no tiddler at all; read says there is none', async () => {
     const chat = h.newChat({ 'agent-tools': 'manage-todo summary' });
-    const t = turn(chat, [toolCalls(['bad', 'manage-todo', { operation: 'write', text: '- [ ] ok\n-[ ] squashed' }], ['read', 'manage-todo', { operation: 'read' }]), reply('Done.')]);
+    const t = turn(chat, [
+      toolCalls(['bad', 'manage-todo', { operation: 'write', text: '- [ ] ok\n-[ ] squashed' }], ['read', 'manage-todo', { operation: 'read' }]),
+      reply('Done.'),
+    ]);
     await t.run('Plan it');
     const results = toolMessagesOf(t.requests[1]!);
     expect(results.get('bad')!.content).toMatch(/not written/);
@@ -148,7 +159,12 @@ describe('the todo tiddler is out of the wiki tools’ reach', () => {
     ]);
     await t.run('Look around');
     const results = toolMessagesOf(t.requests[1]!);
-    const status = Object.fromEntries(h.messages(chat).filter((m) => m.role === 'tool').map((m) => [m['tool-call-id'], m['tool-status']]));
+    const status = Object.fromEntries(
+      h
+        .messages(chat)
+        .filter((m) => m.role === 'tool')
+        .map((m) => [m['tool-call-id'], m['tool-status']]),
+    );
 
     for (const id of ['read', 'read-other', 'search', 'search-other', 'filter', 'update', 'update-other']) {
       expect(results.get(id)!.content).not.toMatch(/Feed the axolotl|keeps zebrafish notes/);

@@ -22,7 +22,11 @@ describe('the attack of issue 9: an allow pattern is tested against titles, not 
   });
 
   test('an edit of "Drafts/x" is auto-approved, whatever its text', () => {
-    expect(evaluateApproval(config, edit, editArgs('Drafts/x', 'anything'), false, ['Drafts/x'])).toEqual({ decision: 'allow', reason: 'allowed by the rule /^Drafts\\//', rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' } });
+    expect(evaluateApproval(config, edit, editArgs('Drafts/x', 'anything'), false, ['Drafts/x'])).toEqual({
+      decision: 'allow',
+      reason: 'allowed by the rule /^Drafts\\//',
+      rule: { kind: 'allow', tool: 'wiki-edit', patterns: ['^Drafts/'], on: 'titles' },
+    });
   });
 
   test('an unanchored pattern still only sees titles: "Diary" with Drafts/ in its text is not allowed', () => {
@@ -50,7 +54,11 @@ describe('several targets', () => {
   test('an allow pattern approves only when every target matches some allow pattern', () => {
     const config = rules({ 'wiki-rename': { allow: ['^Drafts/', '^Scratch$'] } });
     expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Drafts/b']).decision).toBe('allow');
-    expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Scratch'])).toEqual({ decision: 'allow', reason: 'allowed by the rules /^Drafts\\//, /^Scratch$/', rule: { kind: 'allow', tool: 'wiki-rename', patterns: ['^Drafts/', '^Scratch$'], on: 'titles' } });
+    expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Scratch'])).toEqual({
+      decision: 'allow',
+      reason: 'allowed by the rules /^Drafts\\//, /^Scratch$/',
+      rule: { kind: 'allow', tool: 'wiki-rename', patterns: ['^Drafts/', '^Scratch$'], on: 'titles' },
+    });
     expect(evaluateApproval(config, rename, {}, false, ['Drafts/a', 'Diary']).decision).toBe('confirm');
     expect(evaluateApproval(config, rename, {}, false, ['Diary', 'Drafts/a']).decision).toBe('confirm');
   });
@@ -69,11 +77,14 @@ describe('several targets', () => {
 describe("the '*' rule", () => {
   test("its deny patterns beat a tool's own allow pattern", () => {
     const config = rules({ '*': { deny: ['^Private/'] }, 'wiki-edit': { mode: 'auto', allow: ['.*'] } });
-    expect(evaluateApproval(config, edit, {}, true, ['Private/diary'])).toEqual({ decision: 'deny', reason: 'denied by the rule /^Private\\// (it matches "Private/diary")' });
+    expect(evaluateApproval(config, edit, {}, true, ['Private/diary'])).toEqual({
+      decision: 'deny',
+      reason: 'denied by the rule /^Private\\// (it matches "Private/diary")',
+    });
     expect(evaluateApproval(config, edit, {}, false, ['Notes']).decision).toBe('allow');
   });
 
-  test("its allow patterns apply only to tools without their own allow list", () => {
+  test('its allow patterns apply only to tools without their own allow list', () => {
     const config = rules({ '*': { allow: ['^Drafts/'] }, 'wiki-edit': { allow: ['^Inbox/'] } });
     expect(evaluateApproval(config, edit, {}, false, ['Drafts/x']).decision).toBe('confirm');
     expect(evaluateApproval(config, edit, {}, false, ['Inbox/x']).decision).toBe('allow');
@@ -89,9 +100,16 @@ describe("the '*' rule", () => {
 describe('tools without targets: the patterns test their arguments as JSON', () => {
   test('allow and deny patterns match the serialized arguments', () => {
     const config = rules({ 'send-note': { allow: ['"to":"me"'], deny: ['password'] } });
-    expect(evaluateApproval(config, userTool, { to: 'me', text: 'hi' })).toEqual({ decision: 'allow', reason: 'allowed by the rule /"to":"me"/', rule: { kind: 'allow', tool: 'send-note', patterns: ['"to":"me"'], on: 'arguments' } });
+    expect(evaluateApproval(config, userTool, { to: 'me', text: 'hi' })).toEqual({
+      decision: 'allow',
+      reason: 'allowed by the rule /"to":"me"/',
+      rule: { kind: 'allow', tool: 'send-note', patterns: ['"to":"me"'], on: 'arguments' },
+    });
     expect(evaluateApproval(config, userTool, { to: 'you', text: 'hi' }).decision).toBe('confirm');
-    expect(evaluateApproval(config, userTool, { to: 'me', text: 'my Password' })).toEqual({ decision: 'deny', reason: 'denied by the rule /password/ (it matches the arguments)' });
+    expect(evaluateApproval(config, userTool, { to: 'me', text: 'my Password' })).toEqual({
+      decision: 'deny',
+      reason: 'denied by the rule /password/ (it matches the arguments)',
+    });
   });
 
   test('the tool name is not part of what is matched', () => {
@@ -108,12 +126,18 @@ describe('tools without targets: the patterns test their arguments as JSON', () 
   test('a tool that could not tell its targets (null): deny patterns test the arguments, no allow pattern applies', () => {
     const config = rules({ 'wiki-edit': { allow: ['.*'], deny: ['Private/'] } });
     expect(evaluateApproval(config, edit, editArgs('Drafts/x', ''), false, null).decision).toBe('confirm');
-    expect(evaluateApproval(config, edit, editArgs('Private/x', ''), false, null)).toEqual({ decision: 'deny', reason: 'denied by the rule /Private\\// (it matches the arguments)' });
+    expect(evaluateApproval(config, edit, editArgs('Private/x', ''), false, null)).toEqual({
+      decision: 'deny',
+      reason: 'denied by the rule /Private\\// (it matches the arguments)',
+    });
   });
   test('a read whose titles cannot be known before it runs (a search by meaning) needs confirmation where deny rules apply', () => {
     const search = { name: 'wiki-search', access: 'read' as const, defaultMode: 'auto' as const };
     const args = { query: 'salary of my colleagues', mode: 'semantic' };
-    expect(evaluateApproval(rules({ 'wiki-search': { deny: ['^Private/'] } }), search, args, false, null)).toEqual({ decision: 'confirm', reason: 'deny rules apply and the titles this call reaches cannot be known before it runs' });
+    expect(evaluateApproval(rules({ 'wiki-search': { deny: ['^Private/'] } }), search, args, false, null)).toEqual({
+      decision: 'confirm',
+      reason: 'deny rules apply and the titles this call reaches cannot be known before it runs',
+    });
     expect(evaluateApproval(rules({ '*': { deny: ['^Private/'] } }), search, args, false, null).decision).toBe('confirm');
     // Without deny rules there is nothing to protect: the tool's own mode.
     expect(evaluateApproval(rules({}), search, args, false, null).decision).toBe('allow');
@@ -123,7 +147,11 @@ describe('tools without targets: the patterns test their arguments as JSON', () 
 describe('order: deny → allow → allowed in this chat → mode', () => {
   test('"allow in this chat" beats the mode but not a deny pattern', () => {
     const config = rules({ 'wiki-edit': { mode: 'confirm', deny: ['^Private/'] } });
-    expect(evaluateApproval(config, edit, {}, true, ['Notes'])).toEqual({ decision: 'allow', reason: 'allowed in this chat by the user', rule: { kind: 'chat', tool: 'wiki-edit' } });
+    expect(evaluateApproval(config, edit, {}, true, ['Notes'])).toEqual({
+      decision: 'allow',
+      reason: 'allowed in this chat by the user',
+      rule: { kind: 'chat', tool: 'wiki-edit' },
+    });
     expect(evaluateApproval(config, edit, {}, true, ['Private/x']).decision).toBe('deny');
   });
 

@@ -185,14 +185,7 @@ describe('fitToWindow', () => {
   it('never splits an assistant tool-call message from its results', () => {
     // Naively removing the two oldest messages (user + assistant call) would fit, but would
     // leave the tool result orphaned; group trimming has to remove the result as well.
-    const h = hist(
-      user(`q ${big}`),
-      asst(`calling ${big}`, 'c1', 'c2'),
-      tool('c1', 'r1'),
-      tool('c2', 'r2'),
-      asst('answer'),
-      user('latest'),
-    );
+    const h = hist(user(`q ${big}`), asst(`calling ${big}`, 'c1', 'c2'), tool('c1', 'r1'), tool('c2', 'r2'), asst('answer'), user('latest'));
     const naiveKeep = tokens(h.messages.slice(2));
     const r = fitToWindow([h], { contextWindow: naiveKeep + estimateMessageTokens(sys(placeholderText(2))) });
     expectPairsConsistent(r.messages);
@@ -222,13 +215,7 @@ describe('fitToWindow', () => {
     const huge: PromptSection = { ...current, messages: [sys(`Current tiddler:\n${big.repeat(10)}`)] };
     const h = hist(user('older'), asst('reply'), user(`newest ${big}`));
     const r = fitToWindow([system, tools, huge, h], { contextWindow: 200 });
-    expect(r.messages).toEqual([
-      ...system.messages,
-      ...tools.messages,
-      sys(placeholderText(2)),
-      ...huge.messages,
-      user(`newest ${big}`),
-    ]);
+    expect(r.messages).toEqual([...system.messages, ...tools.messages, sys(placeholderText(2)), ...huge.messages, user(`newest ${big}`)]);
     expect(r.overflow).toBe(true);
     expect(r.usage.total).toBeGreaterThan(r.usage.window);
     expect(r.usage.transient).toBe(tokens(huge.messages));

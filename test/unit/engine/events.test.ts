@@ -11,7 +11,12 @@ test('a subscriber that joins mid-reply gets the streamed text so far, then the 
   const seen: AgentEvent[] = [];
   bus.subscribe('C', (e) => seen.push(e));
   bus.emit({ type: 'text-delta', chat: 'C', text: 'world' });
-  expect(seen[0]).toEqual({ type: 'snapshot', chat: 'C', id: 4, state: { status: 'working', streaming: { text: 'Hello ', reasoning: '', model: 'm' }, runningTools: ['wiki-search'], queue: [], retrying: undefined } });
+  expect(seen[0]).toEqual({
+    type: 'snapshot',
+    chat: 'C',
+    id: 4,
+    state: { status: 'working', streaming: { text: 'Hello ', reasoning: '', model: 'm' }, runningTools: ['wiki-search'], queue: [], retrying: undefined },
+  });
   expect(seen[1]).toEqual({ type: 'text-delta', chat: 'C', text: 'world', id: 5 });
 });
 
@@ -41,16 +46,28 @@ test('every event gets an id, increasing across chats, so a push channel can res
   bus.emit({ type: 'status', chat: 'C', status: 'working' });
   bus.emit({ type: 'status', chat: 'D', status: 'working' });
   bus.emit({ type: 'text-delta', chat: 'C', text: 'x' });
-  expect(all.map((e) => [e.chat, e.id])).toEqual([['C', 1], ['D', 2], ['C', 3]]);
+  expect(all.map((e) => [e.chat, e.id])).toEqual([
+    ['C', 1],
+    ['D', 2],
+    ['C', 3],
+  ]);
 });
 
 test("a quiet chat's subscriber gets the state its tiddlers give; messages waiting in the queue keep a chat live", () => {
   const bus = new EventBus();
   const first: AgentEvent[] = [];
-  bus.subscribe('C', (e) => first.push(e), () => ({ status: 'completed', runningTools: [], queue: [] }));
+  bus.subscribe(
+    'C',
+    (e) => first.push(e),
+    () => ({ status: 'completed', runningTools: [], queue: [] }),
+  );
   expect(first).toEqual([{ type: 'snapshot', chat: 'C', id: 0, state: { status: 'completed', runningTools: [], queue: [] } }]);
   bus.emit({ type: 'queue', chat: 'C', queue: [{ id: 'q1', text: 'later', attachments: [] }] });
   const late: AgentEvent[] = [];
-  bus.subscribe('C', (e) => late.push(e), () => ({ status: 'idle', runningTools: [], queue: [] }));
+  bus.subscribe(
+    'C',
+    (e) => late.push(e),
+    () => ({ status: 'idle', runningTools: [], queue: [] }),
+  );
   expect(late[0]).toMatchObject({ type: 'snapshot', state: { queue: [{ id: 'q1', text: 'later' }] } });
 });

@@ -5,15 +5,26 @@ import { buildHistory, type AttachmentPart } from '../../../src/agent/engine/his
 import type { Message } from '../../../src/agent/store/schemas';
 
 const IMG = { mediaType: 'image/png', data: 'iVBORw0KGgo=' };
-const msg = (seq: number, fields: Partial<Message>): Message => ({ title: `m${seq}`, text: '', 'agent-chat': 'c', 'agent-seq': seq, role: 'user', attachments: [], 'approval-choices': [], ...fields }) as Message;
+const msg = (seq: number, fields: Partial<Message>): Message =>
+  ({ title: `m${seq}`, text: '', 'agent-chat': 'c', 'agent-seq': seq, role: 'user', attachments: [], 'approval-choices': [], ...fields }) as Message;
 
 const messages = [
   msg(0, { text: 'Look', attachments: ['Photo.png', 'Gone.png'] }),
   msg(1, { role: 'assistant', 'tool-calls': JSON.stringify([{ id: 'c1', name: 'wiki-read', args: { title: 'Photo.png' } }]) }),
-  msg(2, { role: 'tool', text: 'the image is attached', 'tool-name': 'wiki-read', 'tool-call-id': 'c1', 'tool-status': 'ok', 'tool-args': '{"title":"Photo.png"}', attachments: ['Photo.png'] }),
+  msg(2, {
+    role: 'tool',
+    text: 'the image is attached',
+    'tool-name': 'wiki-read',
+    'tool-call-id': 'c1',
+    'tool-status': 'ok',
+    'tool-args': '{"title":"Photo.png"}',
+    attachments: ['Photo.png'],
+  }),
 ];
 const attachment = (title: string, m: Message): AttachmentPart =>
-  title === 'Photo.png' ? { text: m.role === 'user' ? 'Attached image "Photo.png".' : undefined, image: IMG } : { text: `[The image "${title}" is not available any more.]` };
+  title === 'Photo.png'
+    ? { text: m.role === 'user' ? 'Attached image "Photo.png".' : undefined, image: IMG }
+    : { text: `[The image "${title}" is not available any more.]` };
 
 test('native: images on the user message and on the tool result', () => {
   const out = buildHistory(messages, 'native', attachment).map((e) => e.message);

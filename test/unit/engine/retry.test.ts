@@ -148,7 +148,7 @@ describe('retryStream', () => {
     expect(h.opened).toEqual([1]);
   });
 
-  it('retries an early retryable error part and drops the failed attempt\'s parts', async () => {
+  it("retries an early retryable error part and drops the failed attempt's parts", async () => {
     const h = harness([{ parts: [usage, errPart(overloaded())] }, { parts: [{ type: 'reasoning-delta', text: 'hmm' }, text('ok'), finish] }]);
     const { out, error } = await h.run();
     expect(error).toBeUndefined();

@@ -3,12 +3,7 @@ Tests for the text tool protocol (models without native function calling): parsi
 <tool_use> blocks out of a reply, rendering the prompt instructions, and rendering results
 so that nothing inside a result can be mistaken for protocol tags later.
 */
-import {
-  parseToolUses,
-  renderToolInstructions,
-  renderToolResults,
-  repairJson,
-} from '../../../src/agent/engine/text-tool-protocol';
+import { parseToolUses, renderToolInstructions, renderToolResults, repairJson } from '../../../src/agent/engine/text-tool-protocol';
 import type { ToolSpec } from '../../../src/agent/providers/types';
 
 const tools: ToolSpec[] = [
@@ -58,8 +53,7 @@ describe('parseToolUses', () => {
 
   it('parses parallel calls in order and removes the wrapper', () => {
     const r = parseToolUses(
-      'Both at once:\n<Parallel_Tool_Calls>\n<tool_use name="a">{"x":1}</tool_use>\n' +
-        '<TOOL_USE name="b">{"y":2}</TOOL_USE>\n</parallel_tool_calls>',
+      'Both at once:\n<Parallel_Tool_Calls>\n<tool_use name="a">{"x":1}</tool_use>\n' + '<TOOL_USE name="b">{"y":2}</TOOL_USE>\n</parallel_tool_calls>',
     );
     expect(r.parallel).toBe(true);
     expect(r.text).toBe('Both at once:');
@@ -98,17 +92,14 @@ describe('parseToolUses', () => {
 
   it('returns the error variant for unparsable arguments', () => {
     const r = parseToolUses('<tool_use name="t">filter is [all[]] please</tool_use>');
-    expect(r.calls).toEqual([
-      { id: 'text-call-1', name: 't', argsText: 'filter is [all[]] please', error: expect.stringMatching(/not valid JSON/) },
-    ]);
+    expect(r.calls).toEqual([{ id: 'text-call-1', name: 't', argsText: 'filter is [all[]] please', error: expect.stringMatching(/not valid JSON/) }]);
   });
 
   it('reports a call cut off by the token limit', () => {
     const r = parseToolUses('Writing it now.\n<tool_use name="write-tiddler">{"title": "Long", "text": "abc');
     expect(r.text).toBe('Writing it now.');
     expect(r.calls).toEqual([
-      { id: 'text-call-1', name: 'write-tiddler', argsText: '{"title": "Long", "text": "abc',
-        error: 'the tool call was cut off before </tool_use>' },
+      { id: 'text-call-1', name: 'write-tiddler', argsText: '{"title": "Long", "text": "abc', error: 'the tool call was cut off before </tool_use>' },
     ]);
   });
 

@@ -50,7 +50,9 @@ describe('explicit checks per fixture', () => {
     const p = await parts('an02');
     const s = summary(p);
     expect(s.text).toBe("I'll check the current weather in Paris for you.");
-    expect(p.filter((x) => x.type === 'tool-call-start')).toEqual([{ type: 'tool-call-start', index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather' }]);
+    expect(p.filter((x) => x.type === 'tool-call-start')).toEqual([
+      { type: 'tool-call-start', index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather' },
+    ]);
     expect(p.filter((x) => x.type === 'tool-call-delta').map((x) => x.type === 'tool-call-delta' && x.argsText)).toEqual(['{"locati', 'on": "P', 'ar', 'is"}']);
     expect(s.calls).toEqual([{ type: 'tool-call', index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', name: 'get_weather', args: { location: 'Paris' } }]);
     expect(s.usage).toEqual({ type: 'usage', inputTokens: 377, outputTokens: 65 });
@@ -72,7 +74,9 @@ describe('explicit checks per fixture', () => {
 
   it('an05: a tool call cut off by max_tokens is invalid, and the reply finishes with length', async () => {
     const s = await run('an05');
-    expect(s.text).toBe("I'll create a comprehensive tax guide for someone with multiple W2s and save it in a file called taxes.txt. Let me do that for you now.");
+    expect(s.text).toBe(
+      "I'll create a comprehensive tax guide for someone with multiple W2s and save it in a file called taxes.txt. Let me do that for you now.",
+    );
     expect(s.calls).toEqual([]);
     expect(s.invalid).toHaveLength(1);
     expect(s.invalid[0]).toMatchObject({

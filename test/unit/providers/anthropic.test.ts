@@ -20,13 +20,24 @@ function model(fetch: FetchFn, extra: { apiKey?: string; headers?: Record<string
 function sse(...events: (Record<string, unknown> | string)[]): string {
   return events.map((e) => (typeof e === 'string' ? e : `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`)).join('');
 }
-const start = (id = 'msg_1', input = 10) => ({ type: 'message_start', message: { id, type: 'message', role: 'assistant', content: [], usage: { input_tokens: input, output_tokens: 1 } } });
+const start = (id = 'msg_1', input = 10) => ({
+  type: 'message_start',
+  message: { id, type: 'message', role: 'assistant', content: [], usage: { input_tokens: input, output_tokens: 1 } },
+});
 const textBlock = (index: number, text = '') => ({ type: 'content_block_start', index, content_block: { type: 'text', text } });
-const toolBlock = (index: number, id: string, name: string, input: object = {}) => ({ type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input } });
+const toolBlock = (index: number, id: string, name: string, input: object = {}) => ({
+  type: 'content_block_start',
+  index,
+  content_block: { type: 'tool_use', id, name, input },
+});
 const text = (index: number, t: string) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: t } });
 const json = (index: number, partial: string) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } });
 const stop = (index: number) => ({ type: 'content_block_stop', index });
-const msgDelta = (reason: string | null, output = 5) => ({ type: 'message_delta', delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: output } });
+const msgDelta = (reason: string | null, output = 5) => ({
+  type: 'message_delta',
+  delta: { stop_reason: reason, stop_sequence: null },
+  usage: { output_tokens: output },
+});
 const END = { type: 'message_stop' };
 
 async function run(body: string, req: ModelRequest = REQ): Promise<StreamPart[]> {
@@ -113,7 +124,12 @@ describe('request', () => {
   it('defaults max_tokens to 4096 and omits system, tools and temperature when not given', async () => {
     const fetch = fakeFetch(() => sseResponse(OK));
     await collect(model(fetch).stream(REQ, new AbortController().signal));
-    expect(JSON.parse(fetch.calls[0]!.init.body as string)).toEqual({ model: 'claude-test', max_tokens: 4096, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.parse(fetch.calls[0]!.init.body as string)).toEqual({
+      model: 'claude-test',
+      max_tokens: 4096,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('sends x-api-key, the API version and the browser-access header, plus custom headers', async () => {
@@ -226,7 +242,18 @@ describe('stream', () => {
 
   it('no-argument tools (no delta, or only "") get {}; parallel calls are numbered by call, not by block', async () => {
     const parts = await run(
-      sse(start(), textBlock(0, 'Sure. '), toolBlock(1, 't1', 'now'), stop(1), { type: 'ping' }, toolBlock(2, 't2', 'today'), json(2, ''), stop(2), msgDelta('tool_use', 40), END),
+      sse(
+        start(),
+        textBlock(0, 'Sure. '),
+        toolBlock(1, 't1', 'now'),
+        stop(1),
+        { type: 'ping' },
+        toolBlock(2, 't2', 'today'),
+        json(2, ''),
+        stop(2),
+        msgDelta('tool_use', 40),
+        END,
+      ),
     );
     expect(normalize(parts)).toEqual([
       { type: 'text-delta', text: 'Sure. ' },
@@ -240,7 +267,10 @@ describe('stream', () => {
   });
 
   it('counts cached prompt tokens as input; message_delta usage is cumulative', async () => {
-    const begin = { type: 'message_start', message: { id: 'm', usage: { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 1 } } };
+    const begin = {
+      type: 'message_start',
+      message: { id: 'm', usage: { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 1 } },
+    };
     const parts = await run(sse(begin, textBlock(0), text(0, 'x'), msgDelta(null, 3), msgDelta('end_turn', 9), END));
     expect(parts.filter((p) => p.type === 'usage')).toEqual([{ type: 'usage', inputTokens: 125, outputTokens: 9 }]);
   });

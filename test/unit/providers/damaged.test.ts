@@ -24,11 +24,45 @@ interface Api {
 }
 
 const APIS: Api[] = [
-  { name: 'openai-chat', fixtures: ['openai-chat/oc01-text-usage.sse', 'openai-chat/oc02-tool-call-fragmented-args-usage.sse', 'openai-compat/cc01-deepseek-reasoning-content-usage-in-final.sse'], body: fixtureBody, model: createOpenAIChatModel, framing: 'sse' },
-  { name: 'openai-responses', fixtures: ['openai-responses/or01-text.sse', 'openai-responses/or03-reasoning-summary-then-text.sse'], body: typedEventsBody, model: createOpenAIResponsesModel, framing: 'sse' },
-  { name: 'anthropic', fixtures: ['anthropic/an01-text-ping.chunks.jsonl', 'anthropic/an02-text-then-tool-use.sse'], body: typedEventsBody, model: createAnthropicModel, framing: 'sse' },
-  { name: 'gemini', fixtures: ['gemini/ge01-text-crlf.sse', 'gemini/ge03-thinking-function-call-thought-signature.sse'], body: fixtureBody, model: (s) => createGeminiModel(s, { generateId: () => 'gen' }), framing: 'sse' },
-  { name: 'ollama', fixtures: ['ollama/ol01-chat-text-final-metrics.ndjson', 'ollama/ol03-chat-thinking-synthetic.ndjson'], body: fixtureBody, model: createOllamaModel, framing: 'ndjson' },
+  {
+    name: 'openai-chat',
+    fixtures: [
+      'openai-chat/oc01-text-usage.sse',
+      'openai-chat/oc02-tool-call-fragmented-args-usage.sse',
+      'openai-compat/cc01-deepseek-reasoning-content-usage-in-final.sse',
+    ],
+    body: fixtureBody,
+    model: createOpenAIChatModel,
+    framing: 'sse',
+  },
+  {
+    name: 'openai-responses',
+    fixtures: ['openai-responses/or01-text.sse', 'openai-responses/or03-reasoning-summary-then-text.sse'],
+    body: typedEventsBody,
+    model: createOpenAIResponsesModel,
+    framing: 'sse',
+  },
+  {
+    name: 'anthropic',
+    fixtures: ['anthropic/an01-text-ping.chunks.jsonl', 'anthropic/an02-text-then-tool-use.sse'],
+    body: typedEventsBody,
+    model: createAnthropicModel,
+    framing: 'sse',
+  },
+  {
+    name: 'gemini',
+    fixtures: ['gemini/ge01-text-crlf.sse', 'gemini/ge03-thinking-function-call-thought-signature.sse'],
+    body: fixtureBody,
+    model: (s) => createGeminiModel(s, { generateId: () => 'gen' }),
+    framing: 'sse',
+  },
+  {
+    name: 'ollama',
+    fixtures: ['ollama/ol01-chat-text-final-metrics.ndjson', 'ollama/ol03-chat-thinking-synthetic.ndjson'],
+    body: fixtureBody,
+    model: createOllamaModel,
+    framing: 'ndjson',
+  },
 ];
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -36,7 +70,11 @@ const encode = (text: string) => new TextEncoder().encode(text);
 function run(api: Api, bytes: Uint8Array, mode: SplitMode = 'whole'): Promise<StreamPart[]> {
   const chunks = split(bytes, mode);
   const type = api.framing === 'sse' ? 'text/event-stream' : 'application/x-ndjson';
-  const model = api.model({ baseUrl: 'https://api.example.com/v1', apiKey: 'k', fetch: fakeFetch(() => (api.framing === 'sse' ? sseResponse(streamOf(chunks)) : new Response(streamOf(chunks), { headers: { 'content-type': type } }))) });
+  const model = api.model({
+    baseUrl: 'https://api.example.com/v1',
+    apiKey: 'k',
+    fetch: fakeFetch(() => (api.framing === 'sse' ? sseResponse(streamOf(chunks)) : new Response(streamOf(chunks), { headers: { 'content-type': type } }))),
+  });
   return collect(model.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, new AbortController().signal));
 }
 
@@ -73,7 +111,9 @@ describe.each(APIS)('$name', (api) => {
         expect([i, last?.type === 'error' && last.error.kind, last?.type === 'error' && last.error.retryable]).toEqual([i, 'damaged', true]);
         expect([i, content(damaged)]).toEqual([i, content(before)]);
         expect(damaged.filter((p) => p.type === 'finish' || p.type === 'tool-call' || p.type === 'error')).toEqual([last]);
-        expect(last?.type === 'error' && last.error.message).toMatch(/could not be read: a piece of the stream is not valid JSON .* The words it carried are missing/);
+        expect(last?.type === 'error' && last.error.message).toMatch(
+          /could not be read: a piece of the stream is not valid JSON .* The words it carried are missing/,
+        );
       }
     });
 
@@ -93,12 +133,21 @@ describe('not damage', () => {
 
   it('text that is no JSON at all (a gateway re-wrapping a keep-alive) is skipped', async () => {
     const parts = await run(chat, encode(`${delta('Hello')}data: : OPENROUTER PROCESSING\n\n${delta(' world', 'stop')}data: [DONE]\n\n`));
-    expect(content(parts).map((p) => p.type === 'text-delta' && p.text).join('')).toBe('Hello world');
+    expect(
+      content(parts)
+        .map((p) => p.type === 'text-delta' && p.text)
+        .join(''),
+    ).toBe('Hello world');
     expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
   });
 
   it('two frames run together without the blank line between them are one damaged frame', async () => {
-    const parts = await run(chat, encode(`${delta('Hello')}data: {"choices":[{"delta":{"content":" wor\ndata: {"choices":[{"index":0,"delta":{"content":"ld"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`));
+    const parts = await run(
+      chat,
+      encode(
+        `${delta('Hello')}data: {"choices":[{"delta":{"content":" wor\ndata: {"choices":[{"index":0,"delta":{"content":"ld"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
+      ),
+    );
     expect(parts.map((p) => p.type)).toEqual(['text-delta', 'error']);
     expect(parts.at(-1)).toMatchObject({ error: { kind: 'damaged' } });
   });

@@ -82,7 +82,10 @@ describe('explicit checks per fixture', () => {
   it('ge06: a blocked prompt (no candidates) is an error naming the block reason', async () => {
     const p = await parts('ge06');
     expect(p).toHaveLength(1);
-    expect(p[0]).toMatchObject({ type: 'error', error: { kind: 'stream', code: 'SAFETY', retryable: false, message: expect.stringContaining('block reason SAFETY') } });
+    expect(p[0]).toMatchObject({
+      type: 'error',
+      error: { kind: 'stream', code: 'SAFETY', retryable: false, message: expect.stringContaining('block reason SAFETY') },
+    });
   });
 
   it('ge07: the last finishReason wins; an unknown value maps to other with the raw value', async () => {

@@ -19,7 +19,9 @@ function model(fetch: FetchFn, extra: { apiKey?: string; idleTimeoutMs?: number;
   return createGeminiModel({ baseUrl: BASE, apiKey: 'AIza-test', ...extra, fetch }, { generateId: () => `gen_${n++}` });
 }
 const sse = (...events: (object | string)[]) => events.map((e) => (typeof e === 'string' ? e : `data: ${JSON.stringify(e)}\r\n\r\n`)).join('');
-const cand = (parts: object[], finishReason?: string) => ({ candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }] });
+const cand = (parts: object[], finishReason?: string) => ({
+  candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}), index: 0 }],
+});
 const STOP = cand([{ text: '' }], 'STOP');
 
 async function run(body: string, req: ModelRequest = REQ): Promise<StreamPart[]> {
@@ -80,10 +82,16 @@ describe('request', () => {
       systemInstruction: { parts: [{ text: 'Be brief.\n\nUse tools.' }] },
       contents: [
         { role: 'user', parts: [{ text: 'What is 2*3 and the time?' }] },
-        { role: 'model', parts: [{ text: 'Let me check.' }, { functionCall: { name: 'multiply', args: { a: 2, b: 3 } } }, { functionCall: { name: 'now', args: {} } }] },
+        {
+          role: 'model',
+          parts: [{ text: 'Let me check.' }, { functionCall: { name: 'multiply', args: { a: 2, b: 3 } } }, { functionCall: { name: 'now', args: {} } }],
+        },
         {
           role: 'user',
-          parts: [{ functionResponse: { name: 'multiply', response: { content: '6' } } }, { functionResponse: { name: 'now', response: { content: '12:00' } } }],
+          parts: [
+            { functionResponse: { name: 'multiply', response: { content: '6' } } },
+            { functionResponse: { name: 'now', response: { content: '12:00' } } },
+          ],
         },
         { role: 'model', parts: [{ text: '6, and it is noon.' }] },
         { role: 'user', parts: [{ text: 'Thanks' }] },
@@ -143,7 +151,9 @@ describe('request', () => {
 describe('thought signatures and call ids', () => {
   it('echoes the thoughtSignature of a streamed call when the call is replayed (ge04)', async () => {
     let n = 0;
-    const fetch = fakeFetch((_, init) => sseResponse(JSON.parse(init.body as string).contents.length === 1 ? fixtureBody('gemini/ge04-function-call-finish-stop-gemini3.sse') : sse(STOP)));
+    const fetch = fakeFetch((_, init) =>
+      sseResponse(JSON.parse(init.body as string).contents.length === 1 ? fixtureBody('gemini/ge04-function-call-finish-stop-gemini3.sse') : sse(STOP)),
+    );
     const m = createGeminiModel({ baseUrl: BASE, fetch }, { generateId: () => `sig-test-${n++}` });
     const parts = await collect(m.stream({ model: 'gemini-3-pro-preview', messages: [{ role: 'user', content: 'country?' }] }, new AbortController().signal));
     const call = parts.find((p) => p.type === 'tool-call')!;
@@ -186,7 +196,9 @@ describe('thought signatures and call ids', () => {
 
   it('keeps an id Gemini sent and echoes it in functionCall and functionResponse', async () => {
     const fetch = fakeFetch((_, init) =>
-      sseResponse(JSON.parse(init.body as string).contents.length === 1 ? sse(cand([{ functionCall: { id: 'srv-9', name: 'f', args: { q: 1 } } }], 'STOP')) : sse(STOP)),
+      sseResponse(
+        JSON.parse(init.body as string).contents.length === 1 ? sse(cand([{ functionCall: { id: 'srv-9', name: 'f', args: { q: 1 } } }], 'STOP')) : sse(STOP),
+      ),
     );
     const m = model(fetch);
     const parts = await collect(m.stream(REQ, new AbortController().signal));
@@ -226,7 +238,14 @@ describe('cleanSchema', () => {
       cleanSchema({
         type: 'object',
         $defs: { x: {} },
-        properties: { u: { anyOf: [{ type: 'string', examples: ['a'] }, { type: 'object', additionalProperties: true }] } },
+        properties: {
+          u: {
+            anyOf: [
+              { type: 'string', examples: ['a'] },
+              { type: 'object', additionalProperties: true },
+            ],
+          },
+        },
       }),
     ).toEqual({ type: 'object', properties: { u: { anyOf: [{ type: 'string' }, { type: 'object' }] } } });
   });
@@ -235,7 +254,10 @@ describe('cleanSchema', () => {
 describe('stream decoding', () => {
   it('several parts in one event keep their order; several calls get slots 0 and 1', async () => {
     const parts = await run(
-      sse(cand([{ text: 'think', thought: true }, { text: 'Hi ' }, { functionCall: { name: 'f', args: { a: 1 } } }, { functionCall: { name: 'g' } }]), cand([], 'STOP')),
+      sse(
+        cand([{ text: 'think', thought: true }, { text: 'Hi ' }, { functionCall: { name: 'f', args: { a: 1 } } }, { functionCall: { name: 'g' } }]),
+        cand([], 'STOP'),
+      ),
     );
     expect(parts).toEqual([
       { type: 'reasoning-delta', text: 'think' },
@@ -294,10 +316,15 @@ describe('stream decoding', () => {
   });
 
   it('a blocked prompt with a blockReasonMessage names both', async () => {
-    const parts = await run(sse({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT', blockReasonMessage: 'Not allowed' }, usageMetadata: { promptTokenCount: 5 } }));
+    const parts = await run(
+      sse({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT', blockReasonMessage: 'Not allowed' }, usageMetadata: { promptTokenCount: 5 } }),
+    );
     expect(parts).toEqual([
       { type: 'usage', inputTokens: 5 },
-      { type: 'error', error: expect.objectContaining({ kind: 'stream', code: 'PROHIBITED_CONTENT', message: expect.stringMatching(/PROHIBITED_CONTENT.*Not allowed\./) }) },
+      {
+        type: 'error',
+        error: expect.objectContaining({ kind: 'stream', code: 'PROHIBITED_CONTENT', message: expect.stringMatching(/PROHIBITED_CONTENT.*Not allowed\./) }),
+      },
     ]);
   });
 
@@ -311,12 +338,21 @@ describe('HTTP failures before the stream', () => {
   const errorFixture = (name: string) => fs.readFileSync(path.join(FIXTURES, 'errors', name), 'utf8');
 
   it('429 with RetryInfo: retryable with the delay from the body', async () => {
-    const fetch = fakeFetch(() => new Response(errorFixture('er04-gemini-429-retryinfo.json'), { status: 429, headers: { 'content-type': 'application/json' } }));
-    await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'http', status: 429, retryable: true, retryAfterMs: 34400 });
+    const fetch = fakeFetch(
+      () => new Response(errorFixture('er04-gemini-429-retryinfo.json'), { status: 429, headers: { 'content-type': 'application/json' } }),
+    );
+    await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({
+      kind: 'http',
+      status: 429,
+      retryable: true,
+      retryAfterMs: 34400,
+    });
   });
 
   it('400 API_KEY_INVALID: not retryable, asks to check the key', async () => {
-    const fetch = fakeFetch(() => new Response(errorFixture('er05-gemini-400-api-key-invalid.json'), { status: 400, headers: { 'content-type': 'application/json' } }));
+    const fetch = fakeFetch(
+      () => new Response(errorFixture('er05-gemini-400-api-key-invalid.json'), { status: 400, headers: { 'content-type': 'application/json' } }),
+    );
     await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({
       kind: 'http',
       status: 400,
@@ -339,8 +375,16 @@ describe('HTTP failures before the stream', () => {
 describe('stalls and Stop during the stream', () => {
   it('a stall after some text keeps the text and ends with a timeout part; the body is cancelled', async () => {
     const { stream, cancelled } = stallingStream([enc(sse(cand([{ text: 'Hello' }])))]);
-    const parts = await collect(model(fakeFetch(() => sseResponse(stream)), { idleTimeoutMs: 30 }).stream(REQ, new AbortController().signal));
-    expect(parts).toEqual([{ type: 'text-delta', text: 'Hello' }, { type: 'error', error: expect.objectContaining({ kind: 'timeout', retryable: true }) }]);
+    const parts = await collect(
+      model(
+        fakeFetch(() => sseResponse(stream)),
+        { idleTimeoutMs: 30 },
+      ).stream(REQ, new AbortController().signal),
+    );
+    expect(parts).toEqual([
+      { type: 'text-delta', text: 'Hello' },
+      { type: 'error', error: expect.objectContaining({ kind: 'timeout', retryable: true }) },
+    ]);
     expect(cancelled()).toBe(true);
   });
 

@@ -6,7 +6,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { ProviderError } from '../../../src/agent/providers/errors';
-import { errorFromFetchFailure, errorFromHttp, errorFromResponse, errorFromStreamPayload, retryAfterFromHeaders, type ErrorContext } from '../../../src/agent/providers/http-errors';
+import {
+  errorFromFetchFailure,
+  errorFromHttp,
+  errorFromResponse,
+  errorFromStreamPayload,
+  retryAfterFromHeaders,
+  type ErrorContext,
+} from '../../../src/agent/providers/http-errors';
 import { FIXTURES } from './replay';
 
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, 'errors', name), 'utf8');
@@ -26,7 +33,12 @@ describe('errorFromHttp with recorded bodies', () => {
   });
 
   it('er02: Anthropic 404 not_found_error about a model', () => {
-    const e = err(404, fixture('er02-anthropic-404-not-found-with-request-id.json'), {}, { baseUrl: 'https://api.anthropic.com/v1', model: 'claude-sonet-4-5' });
+    const e = err(
+      404,
+      fixture('er02-anthropic-404-not-found-with-request-id.json'),
+      {},
+      { baseUrl: 'https://api.anthropic.com/v1', model: 'claude-sonet-4-5' },
+    );
     expect(e).toMatchObject({ status: 404, code: 'not_found_error', retryable: false });
     expect(e.message).toContain('model: claude-sonet-4-5.');
     expect(e.message).toContain('The model "claude-sonet-4-5" is unknown');
@@ -55,8 +67,16 @@ describe('errorFromHttp with recorded bodies', () => {
 
 describe('errorFromHttp classification', () => {
   it('401 names the server and points at the key', () => {
-    const e = err(401, { error: { message: 'Incorrect API key provided: sk-abc. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' } });
-    expect(e.message).toMatch(/^HTTP 401 from https:\/\/api\.openai\.com\/v1: Incorrect API key provided: sk-abc\. .* Check the API key for this provider in the TiddlyAgent settings\.$/);
+    const e = err(401, {
+      error: {
+        message: 'Incorrect API key provided: sk-abc. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
+    });
+    expect(e.message).toMatch(
+      /^HTTP 401 from https:\/\/api\.openai\.com\/v1: Incorrect API key provided: sk-abc\. .* Check the API key for this provider in the TiddlyAgent settings\.$/,
+    );
     expect(e).toMatchObject({ code: 'invalid_api_key', retryable: false });
   });
 
@@ -92,23 +112,42 @@ describe('errorFromHttp classification', () => {
   });
 
   it('an empty body still gives a message', () => {
-    expect(err(503, '').message).toBe('HTTP 503 from https://api.openai.com/v1: request failed with status 503. The provider had a server error; try again later.');
+    expect(err(503, '').message).toBe(
+      'HTTP 503 from https://api.openai.com/v1: request failed with status 503. The provider had a server error; try again later.',
+    );
   });
 
   describe('quota and billing are never retried', () => {
     it('OpenAI 429 insufficient_quota, even with retry-after', () => {
-      const e = err(429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } }, { 'retry-after': '1' });
+      const e = err(
+        429,
+        {
+          error: {
+            message: 'You exceeded your current quota, please check your plan and billing details.',
+            type: 'insufficient_quota',
+            param: null,
+            code: 'insufficient_quota',
+          },
+        },
+        { 'retry-after': '1' },
+      );
       expect(e).toMatchObject({ status: 429, code: 'insufficient_quota', quota: true, retryable: false });
       expect(e.message).toContain('The quota or credit for this account is used up');
     });
 
     it('Anthropic enforced_spend_limit_reached in error.details', () => {
-      const body = { type: 'error', error: { type: 'rate_limit_error', message: 'Spend limit reached.', details: { error_code: 'enforced_spend_limit_reached' } } };
+      const body = {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'Spend limit reached.', details: { error_code: 'enforced_spend_limit_reached' } },
+      };
       expect(err(429, body)).toMatchObject({ quota: true, retryable: false });
     });
 
     it('Anthropic billing_error', () => {
-      expect(err(400, { type: 'error', error: { type: 'billing_error', message: 'Your credit balance is too low.' } })).toMatchObject({ quota: true, code: 'billing_error' });
+      expect(err(400, { type: 'error', error: { type: 'billing_error', message: 'Your credit balance is too low.' } })).toMatchObject({
+        quota: true,
+        code: 'billing_error',
+      });
     });
 
     it('any 402 (OpenRouter)', () => {
@@ -118,7 +157,13 @@ describe('errorFromHttp classification', () => {
   });
 
   it('OpenRouter relays the upstream message from metadata.raw', () => {
-    const body = { error: { code: 429, message: 'Provider returned error', metadata: { raw: 'google/gemini is temporarily rate-limited upstream', provider_name: 'Google AI Studio' } } };
+    const body = {
+      error: {
+        code: 429,
+        message: 'Provider returned error',
+        metadata: { raw: 'google/gemini is temporarily rate-limited upstream', provider_name: 'Google AI Studio' },
+      },
+    };
     const e = err(429, body, {}, { baseUrl: 'https://openrouter.ai/api/v1' });
     expect(e.message).toContain('Provider returned error (Google AI Studio: google/gemini is temporarily rate-limited upstream).');
     expect(e.retryable).toBe(true);
@@ -154,7 +199,10 @@ describe('retry delays', () => {
     expect(err(429, fixture('er04-gemini-429-retryinfo.json')).retryAfterMs).toBe(34_400);
   });
   it('reads them off a real Response', async () => {
-    const e = await errorFromResponse(new Response('{"error":{"message":"Rate limit reached","type":"requests"}}', { status: 429, headers: { 'retry-after-ms': '250' } }), OPENAI);
+    const e = await errorFromResponse(
+      new Response('{"error":{"message":"Rate limit reached","type":"requests"}}', { status: 429, headers: { 'retry-after-ms': '250' } }),
+      OPENAI,
+    );
     expect(e).toMatchObject({ retryable: true, retryAfterMs: 250 });
   });
 });
@@ -162,12 +210,18 @@ describe('retry delays', () => {
 describe('errorFromStreamPayload', () => {
   const ctx = { baseUrl: 'https://api.openai.com/v1' };
   it('OpenAI server_error inside a 200 stream is retryable', () => {
-    const e = errorFromStreamPayload({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }, ctx);
+    const e = errorFromStreamPayload(
+      { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } },
+      ctx,
+    );
     expect(e).toMatchObject({ kind: 'stream', code: 'server_error', retryable: true });
     expect(e.message).toBe('Error from https://api.openai.com/v1 during the reply: The server had an error while processing your request.');
   });
   it('insufficient_quota inside a stream is quota', () => {
-    expect(errorFromStreamPayload({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'quota' } }, ctx)).toMatchObject({ quota: true, retryable: false });
+    expect(errorFromStreamPayload({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'quota' } }, ctx)).toMatchObject({
+      quota: true,
+      retryable: false,
+    });
   });
   it('non-JSON error data is shown as is', () => {
     expect(errorFromStreamPayload('upstream went away', ctx).message).toBe('Error from https://api.openai.com/v1 during the reply: upstream went away.');
@@ -178,7 +232,10 @@ describe('errorFromFetchFailure', () => {
   const ctx = { baseUrl: 'http://localhost:11434/v1' };
 
   it("Node's `fetch failed` with ECONNREFUSED in cause", () => {
-    const e = errorFromFetchFailure(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:11434'), { code: 'ECONNREFUSED' }) }), ctx);
+    const e = errorFromFetchFailure(
+      new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:11434'), { code: 'ECONNREFUSED' }) }),
+      ctx,
+    );
     expect(e).toMatchObject({ kind: 'network', code: 'ECONNREFUSED', retryable: true });
     expect(e.message).toBe('Could not connect to http://localhost:11434/v1 (connection refused). Is the server running? In a browser this can also be CORS.');
   });

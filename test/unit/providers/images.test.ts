@@ -33,7 +33,7 @@ const request: ModelRequest = {
 
 const body = (b: Record<string, unknown>) => JSON.parse(JSON.stringify(b));
 
-test('openai-chat: image_url data URLs in the user content; a tool result\'s images in a labelled user message after the tool messages', () => {
+test("openai-chat: image_url data URLs in the user content; a tool result's images in a labelled user message after the tool messages", () => {
   const { messages } = body(buildRequestBody(request));
   expect(messages).toEqual([
     { role: 'system', content: 'Be brief.' },

@@ -46,14 +46,20 @@ describe.each(fixtures)('%s', (fixture) => {
   });
 
   it('gives identical parts with CRLF line endings and a trailing newline, byte by byte', async () => {
-    const text = new TextDecoder().decode(fixtureBody(fixture)).replace(/\r?\n/g, '\r\n').replace(/(\r\n)?$/, '\r\n');
+    const text = new TextDecoder()
+      .decode(fixtureBody(fixture))
+      .replace(/\r?\n/g, '\r\n')
+      .replace(/(\r\n)?$/, '\r\n');
     expect(await replayBytes(new TextEncoder().encode(text), 'bytes')).toEqual(whole);
   });
 
   it('every two-piece split gives identical parts', async () => {
     const bytes = fixtureBody(fixture);
     for (let cut = 1; cut < bytes.length; cut++) {
-      const model = createOllamaModel({ baseUrl: 'http://127.0.0.1:11434', fetch: fakeFetch(() => ndjsonResponse([bytes.subarray(0, cut), bytes.subarray(cut)])) });
+      const model = createOllamaModel({
+        baseUrl: 'http://127.0.0.1:11434',
+        fetch: fakeFetch(() => ndjsonResponse([bytes.subarray(0, cut), bytes.subarray(cut)])),
+      });
       expect(await collect(model.stream({ model: 'm', messages: [] }, new AbortController().signal))).toEqual(whole);
     }
   });
@@ -93,6 +99,9 @@ describe('explicit checks per fixture', () => {
     const parts = await run('ol04');
     // The docs example is /api/generate (`response`, not `message`), so there is no chat text.
     expect(parts).toHaveLength(1);
-    expect(parts[0]).toMatchObject({ type: 'error', error: { kind: 'stream', message: expect.stringContaining('an error was encountered while running the model') } });
+    expect(parts[0]).toMatchObject({
+      type: 'error',
+      error: { kind: 'stream', message: expect.stringContaining('an error was encountered while running the model') },
+    });
   });
 });

@@ -19,7 +19,11 @@ const ndjson = (...lines: (object | string)[]) => lines.map((l) => (typeof l ===
 const msg = (m: object, done = false, extra: object = {}) => ({ model: 'qwen3', message: { role: 'assistant', content: '', ...m }, done, ...extra });
 const DONE = msg({}, true, { done_reason: 'stop', prompt_eval_count: 4, eval_count: 2 });
 const response = (body: ReadableStream<Uint8Array> | string, init: ResponseInit = {}) =>
-  new Response(typeof body === 'string' ? streamOf([enc(body)]) : body, { status: 200, ...init, headers: { 'content-type': 'application/x-ndjson', ...(init.headers as Record<string, string> | undefined) } });
+  new Response(typeof body === 'string' ? streamOf([enc(body)]) : body, {
+    status: 200,
+    ...init,
+    headers: { 'content-type': 'application/x-ndjson', ...(init.headers as Record<string, string> | undefined) },
+  });
 
 async function run(body: string, req: ModelRequest = REQ): Promise<StreamPart[]> {
   return collect(model(fakeFetch(() => response(body))).stream(req, new AbortController().signal));
@@ -30,7 +34,9 @@ describe('request', () => {
     model: 'qwen3:8b',
     temperature: 0.2,
     maxOutputTokens: 512,
-    tools: [{ name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }],
+    tools: [
+      { name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+    ],
     messages: [
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'What is 1231 * 2331?' },
@@ -81,7 +87,12 @@ describe('stream decoding', () => {
     const parts = await run(
       ndjson(
         msg({ thinking: 'need tools' }),
-        msg({ tool_calls: [{ function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } } }, { id: 'call_x', function: { name: 'now', arguments: {} } }] }),
+        msg({
+          tool_calls: [
+            { function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } } },
+            { id: 'call_x', function: { name: 'now', arguments: {} } },
+          ],
+        }),
         DONE,
       ),
     );
@@ -158,7 +169,9 @@ describe('readNdjson', () => {
 
 describe('HTTP failures before the stream', () => {
   it('404 for an unknown model names the model', async () => {
-    const fetch = fakeFetch(() => new Response('{"error":"model \\"nope\\" not found, try pulling it first"}', { status: 404, headers: { 'content-type': 'application/json' } }));
+    const fetch = fakeFetch(
+      () => new Response('{"error":"model \\"nope\\" not found, try pulling it first"}', { status: 404, headers: { 'content-type': 'application/json' } }),
+    );
     await expect(collect(model(fetch).stream({ ...REQ, model: 'nope' }, new AbortController().signal))).rejects.toMatchObject({
       kind: 'http',
       status: 404,
@@ -174,12 +187,17 @@ describe('HTTP failures before the stream', () => {
   it('an SSE answer (a /v1 base URL) or an HTML page is an invalid response', async () => {
     for (const type of ['text/event-stream', 'text/html']) {
       const fetch = fakeFetch(() => response('data: {}\n\n', { headers: { 'content-type': type } }));
-      await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'invalid-response', message: expect.stringContaining('no /v1') });
+      await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({
+        kind: 'invalid-response',
+        message: expect.stringContaining('no /v1'),
+      });
     }
   });
 
   it('a non-streamed JSON answer (application/json) is still read', async () => {
-    const fetch = fakeFetch(() => response(JSON.stringify(msg({ content: 'whole' }, true, { done_reason: 'stop' })), { headers: { 'content-type': 'application/json; charset=utf-8' } }));
+    const fetch = fakeFetch(() =>
+      response(JSON.stringify(msg({ content: 'whole' }, true, { done_reason: 'stop' })), { headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    );
     expect(await collect(model(fetch).stream(REQ, new AbortController().signal))).toEqual([
       { type: 'text-delta', text: 'whole' },
       { type: 'finish', reason: 'stop', raw: 'stop' },
@@ -188,7 +206,10 @@ describe('HTTP failures before the stream', () => {
 
   it('connection refused is a network error', async () => {
     const fetch = fakeFetch(() => Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } })));
-    await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('connection refused') });
+    await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({
+      kind: 'network',
+      message: expect.stringContaining('connection refused'),
+    });
   });
 
   it('no response headers within the idle timeout is a timeout; Stop while waiting is aborted', async () => {
@@ -204,8 +225,16 @@ describe('HTTP failures before the stream', () => {
 describe('stalls and Stop during the stream', () => {
   it('a stall after some text keeps the text and ends with a timeout part; the body is cancelled', async () => {
     const { stream, cancelled } = stallingStream([enc(ndjson(msg({ content: 'Hello' })))]);
-    const parts = await collect(model(fakeFetch(() => response(stream)), { idleTimeoutMs: 30 }).stream(REQ, new AbortController().signal));
-    expect(parts).toEqual([{ type: 'text-delta', text: 'Hello' }, { type: 'error', error: expect.objectContaining({ kind: 'timeout', retryable: true }) }]);
+    const parts = await collect(
+      model(
+        fakeFetch(() => response(stream)),
+        { idleTimeoutMs: 30 },
+      ).stream(REQ, new AbortController().signal),
+    );
+    expect(parts).toEqual([
+      { type: 'text-delta', text: 'Hello' },
+      { type: 'error', error: expect.objectContaining({ kind: 'timeout', retryable: true }) },
+    ]);
     expect(cancelled()).toBe(true);
   });
 

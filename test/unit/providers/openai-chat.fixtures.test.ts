@@ -121,6 +121,8 @@ describe('explicit checks per fixture', () => {
 
   it('cc11: name "" in the continuation does not overwrite the name', async () => {
     const s = await run('cc11');
-    expect(s.calls).toEqual([{ type: 'tool-call', index: 0, id: 'chatcmpl-tool-9f149c74c42f265b', name: 'webSearchTool', args: { query: 'current Berlin weather' } }]);
+    expect(s.calls).toEqual([
+      { type: 'tool-call', index: 0, id: 'chatcmpl-tool-9f149c74c42f265b', name: 'webSearchTool', args: { query: 'current Berlin weather' } },
+    ]);
   });
 });

@@ -35,7 +35,9 @@ describe('request', () => {
     model: 'gpt-4o-mini',
     temperature: 0.2,
     maxOutputTokens: 512,
-    tools: [{ name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }],
+    tools: [
+      { name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+    ],
     messages: [
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'What is 1231 * 2331?' },
@@ -63,7 +65,11 @@ describe('request', () => {
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'What is 1231 * 2331?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'multiply', arguments: '{"a":1231,"b":2331}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'multiply', arguments: '{"a":1231,"b":2331}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '2869461' },
         { role: 'assistant', content: 'It is 2,869,461.' },
       ],
@@ -73,13 +79,22 @@ describe('request', () => {
   it('omits tools, temperature and max_tokens when not given', async () => {
     const fetch = fakeFetch(() => sseResponse(sse(delta({}, 'stop'))));
     await collect(model(fetch).stream(REQ, new AbortController().signal));
-    expect(JSON.parse(fetch.calls[0]!.init.body as string)).toEqual({ model: 'gpt-test', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.parse(fetch.calls[0]!.init.body as string)).toEqual({
+      model: 'gpt-test',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('sends the key as a Bearer token, plus custom headers', async () => {
     const fetch = fakeFetch(() => sseResponse(sse(delta({}, 'stop'))));
     await collect(model(fetch, { headers: { 'HTTP-Referer': 'https://tiddlyagent.example' } }).stream(REQ, new AbortController().signal));
-    expect(fetch.calls[0]!.init.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer sk-test', 'HTTP-Referer': 'https://tiddlyagent.example' });
+    expect(fetch.calls[0]!.init.headers).toEqual({
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-test',
+      'HTTP-Referer': 'https://tiddlyagent.example',
+    });
   });
 
   it.each([undefined, '', '   '])('sends no authorization header when the key is %j', async (apiKey) => {
@@ -125,17 +140,27 @@ describe('failures before the stream are thrown', () => {
 
   it('a 200 with an HTML page is an invalid response pointing at the base URL', async () => {
     const m = model(fakeFetch(() => new Response('<!doctype html><title>Open WebUI</title>', { status: 200, headers: { 'content-type': 'text/html' } })));
-    await expect(collect(m.stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'invalid-response', message: expect.stringContaining('HTML page') });
+    await expect(collect(m.stream(REQ, new AbortController().signal))).rejects.toMatchObject({
+      kind: 'invalid-response',
+      message: expect.stringContaining('HTML page'),
+    });
   });
 
   it('a refused connection', async () => {
     const refused = () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
     const e = await collect(model(refused, { baseUrl: 'http://localhost:11434/v1' }).stream(REQ, new AbortController().signal)).catch((x: unknown) => x);
-    expect(e).toMatchObject({ kind: 'network', retryable: true, message: expect.stringContaining('Could not connect to http://localhost:11434/v1 (connection refused)') });
+    expect(e).toMatchObject({
+      kind: 'network',
+      retryable: true,
+      message: expect.stringContaining('Could not connect to http://localhost:11434/v1 (connection refused)'),
+    });
   });
 
   it('no response headers within the idle timeout', async () => {
-    const m = model(fakeFetch(() => new Promise<Response>(() => undefined)), { idleTimeoutMs: 30 });
+    const m = model(
+      fakeFetch(() => new Promise<Response>(() => undefined)),
+      { idleTimeoutMs: 30 },
+    );
     await expect(collect(m.stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'timeout' });
   });
 
@@ -196,7 +221,14 @@ describe('completion and truncation', () => {
 
   it('ignores unknown fields, empty choices, non-JSON data and everything after [DONE]', async () => {
     const parts = await run(
-      sse({ choices: [], prompt_filter_results: [] }, 'data: : OPENROUTER PROCESSING\n\n', { choices: [{ index: 0, delta: { content: 'a', mystery: 1 }, finish_reason: null }], obfuscation: 'x' }, delta({}, 'stop'), DONE, delta({ content: 'late' })),
+      sse(
+        { choices: [], prompt_filter_results: [] },
+        'data: : OPENROUTER PROCESSING\n\n',
+        { choices: [{ index: 0, delta: { content: 'a', mystery: 1 }, finish_reason: null }], obfuscation: 'x' },
+        delta({}, 'stop'),
+        DONE,
+        delta({ content: 'late' }),
+      ),
     );
     expect(parts).toEqual([
       { type: 'text-delta', text: 'a' },
@@ -219,7 +251,12 @@ describe('completion and truncation', () => {
 
   it('emits usage once, the last one seen, before finish', async () => {
     const parts = await run(
-      sse({ ...delta({ content: 'a' }), usage: { prompt_tokens: 1, completion_tokens: 1 } }, delta({}, 'stop'), { choices: [], usage: { prompt_tokens: 5, completion_tokens: 7 } }, DONE),
+      sse(
+        { ...delta({ content: 'a' }), usage: { prompt_tokens: 1, completion_tokens: 1 } },
+        delta({}, 'stop'),
+        { choices: [], usage: { prompt_tokens: 5, completion_tokens: 7 } },
+        DONE,
+      ),
     );
     expect(parts.slice(1)).toEqual([
       { type: 'usage', inputTokens: 5, outputTokens: 7 },
@@ -230,26 +267,48 @@ describe('completion and truncation', () => {
 
 describe('errors inside a 200 stream', () => {
   it('`data: {"error":…}` first: an error part, retryable because nothing was shown', async () => {
-    const parts = await run(sse({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+    const parts = await run(
+      sse({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }),
+    );
     expect(parts).toEqual([{ type: 'error', error: expect.objectContaining({ kind: 'stream', code: 'server_error', retryable: true }) }]);
   });
 
   it('stops at the error; later events are not read', async () => {
     const parts = await run(sse(delta({ content: 'a' }), 'event: error\ndata: {"error":{"message":"boom"}}\n\n', delta({ content: 'b' }), delta({}, 'stop')));
-    expect(normalize(parts)).toEqual([{ type: 'text-delta', text: 'a' }, expect.objectContaining({ type: 'error', kind: 'stream', message: `Error from ${BASE} during the reply: boom.` })]);
+    expect(normalize(parts)).toEqual([
+      { type: 'text-delta', text: 'a' },
+      expect.objectContaining({ type: 'error', kind: 'stream', message: `Error from ${BASE} during the reply: boom.` }),
+    ]);
   });
 
   it('an error after finish_reason leaves no complete tool calls behind', async () => {
-    const parts = await run(sse(delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{}' } }] }), delta({}, 'tool_calls'), { error: { code: 502, message: 'Upstream failed' } }, DONE));
+    const parts = await run(
+      sse(
+        delta({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{}' } }] }),
+        delta({}, 'tool_calls'),
+        { error: { code: 502, message: 'Upstream failed' } },
+        DONE,
+      ),
+    );
     expect(parts.map((p) => p.type)).toEqual(['tool-call-start', 'tool-call-delta', 'error']);
     expect(parts[2]).toMatchObject({ error: { kind: 'stream', status: 502, retryable: true } });
   });
 
   it('a raw JSON error without `data:` after the events is raised (Vertex-style residue)', async () => {
-    const parts = await run(sse(delta({ content: 'First ' })) + '{\n  "error": {\n    "code": 503,\n    "message": "The model is overloaded.",\n    "status": "UNAVAILABLE"\n  }\n}\n');
+    const parts = await run(
+      sse(delta({ content: 'First ' })) +
+        '{\n  "error": {\n    "code": 503,\n    "message": "The model is overloaded.",\n    "status": "UNAVAILABLE"\n  }\n}\n',
+    );
     expect(normalize(parts)).toEqual([
       { type: 'text-delta', text: 'First ' },
-      expect.objectContaining({ type: 'error', kind: 'stream', status: 503, code: 'UNAVAILABLE', retryable: true, message: expect.stringContaining('The model is overloaded.') }),
+      expect.objectContaining({
+        type: 'error',
+        kind: 'stream',
+        status: 503,
+        code: 'UNAVAILABLE',
+        retryable: true,
+        message: expect.stringContaining('The model is overloaded.'),
+      }),
     ]);
   });
 
@@ -271,28 +330,46 @@ describe('errors inside a 200 stream', () => {
       },
     });
     const parts = await collect(model(fakeFetch(() => sseResponse(body))).stream(REQ, new AbortController().signal));
-    expect(normalize(parts)).toEqual([{ type: 'text-delta', text: 'par' }, expect.objectContaining({ type: 'error', kind: 'network', message: expect.stringContaining('terminated') })]);
+    expect(normalize(parts)).toEqual([
+      { type: 'text-delta', text: 'par' },
+      expect.objectContaining({ type: 'error', kind: 'network', message: expect.stringContaining('terminated') }),
+    ]);
   });
 });
 
 describe('stalls and Stop during the stream', () => {
   it('a stream that never sends a byte ends with a timeout part', async () => {
     const { stream, cancelled } = stallingStream();
-    const parts = await collect(model(fakeFetch(() => sseResponse(stream)), { idleTimeoutMs: 30 }).stream(REQ, new AbortController().signal));
+    const parts = await collect(
+      model(
+        fakeFetch(() => sseResponse(stream)),
+        { idleTimeoutMs: 30 },
+      ).stream(REQ, new AbortController().signal),
+    );
     expect(normalize(parts)).toEqual([expect.objectContaining({ type: 'error', kind: 'timeout', retryable: true })]);
     expect(cancelled()).toBe(true);
   });
 
   it('a stream that stalls after some text keeps the text and ends with a timeout part', async () => {
     const { stream } = stallingStream([enc(': keep-alive\n\n' + sse(delta({ content: 'Hello' })))]);
-    const parts = await collect(model(fakeFetch(() => sseResponse(stream)), { idleTimeoutMs: 30 }).stream(REQ, new AbortController().signal));
+    const parts = await collect(
+      model(
+        fakeFetch(() => sseResponse(stream)),
+        { idleTimeoutMs: 30 },
+      ).stream(REQ, new AbortController().signal),
+    );
     expect(normalize(parts)).toEqual([{ type: 'text-delta', text: 'Hello' }, expect.objectContaining({ type: 'error', kind: 'timeout' })]);
   });
 
   it('Stop during the stream ends the iteration at once', async () => {
     const { stream, cancelled } = stallingStream([enc(sse(delta({ content: 'Hello' })))]);
     const controller = new AbortController();
-    const it = model(fakeFetch(() => sseResponse(stream)), { idleTimeoutMs: 60_000 }).stream(REQ, controller.signal)[Symbol.asyncIterator]();
+    const it = model(
+      fakeFetch(() => sseResponse(stream)),
+      { idleTimeoutMs: 60_000 },
+    )
+      .stream(REQ, controller.signal)
+      [Symbol.asyncIterator]();
     expect((await it.next()).value).toEqual({ type: 'text-delta', text: 'Hello' });
     const pending = it.next();
     const started = Date.now();
@@ -317,20 +394,42 @@ describe('tool-call fragments', () => {
   const call = (frag: object) => delta({ tool_calls: [frag] });
 
   it('invalid JSON arguments (cut by the token limit) give tool-call-invalid with the raw text', async () => {
-    const parts = await run(sse(call({ index: 0, id: 'c1', type: 'function', function: { name: 'write', arguments: '{"text": "abc' } }), delta({}, 'length'), DONE));
+    const parts = await run(
+      sse(call({ index: 0, id: 'c1', type: 'function', function: { name: 'write', arguments: '{"text": "abc' } }), delta({}, 'length'), DONE),
+    );
     const invalid = parts.find((p) => p.type === 'tool-call-invalid');
-    expect(invalid).toMatchObject({ index: 0, id: 'c1', name: 'write', argsText: '{"text": "abc', reason: expect.stringContaining('cut off by the token limit') });
+    expect(invalid).toMatchObject({
+      index: 0,
+      id: 'c1',
+      name: 'write',
+      argsText: '{"text": "abc',
+      reason: expect.stringContaining('cut off by the token limit'),
+    });
     expect(parts.some((p) => p.type === 'tool-call')).toBe(false);
     expect(parts.at(-1)).toEqual({ type: 'finish', reason: 'length', raw: 'length' });
   });
 
   it('does not finalize early when partial arguments happen to parse', async () => {
-    const parts = await run(sse(call({ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a":1}' } }), call({ index: 0, function: { arguments: '' } }), delta({}, 'tool_calls'), DONE));
+    const parts = await run(
+      sse(
+        call({ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a":1}' } }),
+        call({ index: 0, function: { arguments: '' } }),
+        delta({}, 'tool_calls'),
+        DONE,
+      ),
+    );
     expect(parts.filter((p) => p.type === 'tool-call')).toEqual([{ type: 'tool-call', index: 0, id: 'c1', name: 'f', args: { a: 1 } }]);
   });
 
   it('the name may arrive after the arguments; start is emitted once the name is known, with the buffered args', async () => {
-    const parts = await run(sse(call({ index: 0, id: 'c1', function: { arguments: '{"q":' } }), call({ index: 0, function: { name: 'search', arguments: '"x"}' } }), delta({}, 'tool_calls'), DONE));
+    const parts = await run(
+      sse(
+        call({ index: 0, id: 'c1', function: { arguments: '{"q":' } }),
+        call({ index: 0, function: { name: 'search', arguments: '"x"}' } }),
+        delta({}, 'tool_calls'),
+        DONE,
+      ),
+    );
     expect(parts.slice(0, 3)).toEqual([
       { type: 'tool-call-start', index: 0, id: 'c1', name: 'search' },
       { type: 'tool-call-delta', index: 0, argsText: '{"q":"x"}' },
@@ -339,7 +438,14 @@ describe('tool-call fragments', () => {
   });
 
   it('repeated ids and names in continuations are not concatenated', async () => {
-    const parts = await run(sse(call({ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a"' } }), call({ index: 0, id: 'c1', function: { name: 'f', arguments: ':1}' } }), delta({}, 'tool_calls'), DONE));
+    const parts = await run(
+      sse(
+        call({ index: 0, id: 'c1', function: { name: 'f', arguments: '{"a"' } }),
+        call({ index: 0, id: 'c1', function: { name: 'f', arguments: ':1}' } }),
+        delta({}, 'tool_calls'),
+        DONE,
+      ),
+    );
     expect(parts.find((p) => p.type === 'tool-call')).toEqual({ type: 'tool-call', index: 0, id: 'c1', name: 'f', args: { a: 1 } });
   });
 
@@ -361,7 +467,18 @@ describe('tool-call fragments', () => {
   });
 
   it('every call at index 0 but with different ids (Gemini compat) are separate calls', async () => {
-    const parts = await run(sse(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{"n":1}' } }, { index: 0, id: 'b', function: { name: 'f', arguments: '{"n":2}' } }] }), delta({}, 'tool_calls'), DONE));
+    const parts = await run(
+      sse(
+        delta({
+          tool_calls: [
+            { index: 0, id: 'a', function: { name: 'f', arguments: '{"n":1}' } },
+            { index: 0, id: 'b', function: { name: 'f', arguments: '{"n":2}' } },
+          ],
+        }),
+        delta({}, 'tool_calls'),
+        DONE,
+      ),
+    );
     expect(parts.filter((p) => p.type === 'tool-call').map((p) => p.type === 'tool-call' && [p.index, p.id, p.args])).toEqual([
       [0, 'a', { n: 1 }],
       [1, 'b', { n: 2 }],
@@ -380,7 +497,14 @@ describe('tool-call fragments', () => {
   });
 
   it('"" and "null" arguments become {}', async () => {
-    const parts = await run(sse(call({ index: 0, id: 'a', function: { name: 'f', arguments: '' } }), call({ index: 1, id: 'b', function: { name: 'g', arguments: 'null' } }), delta({}, 'tool_calls'), DONE));
+    const parts = await run(
+      sse(
+        call({ index: 0, id: 'a', function: { name: 'f', arguments: '' } }),
+        call({ index: 1, id: 'b', function: { name: 'g', arguments: 'null' } }),
+        delta({}, 'tool_calls'),
+        DONE,
+      ),
+    );
     expect(parts.filter((p) => p.type === 'tool-call').map((p) => p.type === 'tool-call' && p.args)).toEqual([{}, {}]);
   });
 });

@@ -60,7 +60,15 @@ describe('explicit checks per fixture', () => {
     const s = summary(p);
     expect(s.text).toBe('The capital of France is Paris.');
     expect(s.reasoning).toBe('');
-    expect(p.filter((x) => x.type === 'text-delta').map((x) => x.type === 'text-delta' && x.text)).toEqual(['The', ' capital', ' of', ' France', ' is', ' Paris', '.']);
+    expect(p.filter((x) => x.type === 'text-delta').map((x) => x.type === 'text-delta' && x.text)).toEqual([
+      'The',
+      ' capital',
+      ' of',
+      ' France',
+      ' is',
+      ' Paris',
+      '.',
+    ]);
     expect(s.usage).toEqual({ type: 'usage', inputTokens: 278, outputTokens: 9, reasoningTokens: 0 });
     expect(s.last).toEqual({ type: 'finish', reason: 'stop' });
     expect(p.map((x) => x.type).slice(-2)).toEqual(['usage', 'finish']);

@@ -29,7 +29,12 @@ const callAdded = (outputIndex: number, itemId: string, callId: string, name: st
   output_index: outputIndex,
   item: { type: 'function_call', id: itemId, call_id: callId, name, arguments: '', status: 'in_progress' },
 });
-const argsDelta = (outputIndex: number, itemId: string, delta: string) => ({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta });
+const argsDelta = (outputIndex: number, itemId: string, delta: string) => ({
+  type: 'response.function_call_arguments.delta',
+  item_id: itemId,
+  output_index: outputIndex,
+  delta,
+});
 const callDone = (outputIndex: number, itemId: string, callId: string, name: string, args: string) => ({
   type: 'response.output_item.done',
   output_index: outputIndex,
@@ -45,7 +50,9 @@ describe('request', () => {
     model: 'gpt-5-mini',
     temperature: 0.2,
     maxOutputTokens: 512,
-    tools: [{ name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }],
+    tools: [
+      { name: 'multiply', description: 'Multiply two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+    ],
     messages: [
       { role: 'system', content: 'Be brief.' },
       { role: 'system', content: 'Answer in English.' },
@@ -98,7 +105,14 @@ describe('request', () => {
       model: 'm',
       messages: [
         { role: 'user', content: 'list files' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'ls', args: undefined }, { id: 'c2', name: 'cat', args: '{"path":"a"}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'c1', name: 'ls', args: undefined },
+            { id: 'c2', name: 'cat', args: '{"path":"a"}' },
+          ],
+        },
         { role: 'tool', toolCallId: 'c1', toolName: 'ls', content: 'a' },
         { role: 'tool', toolCallId: 'c2', toolName: 'cat', content: 'x' },
       ],
@@ -246,7 +260,13 @@ describe('stream', () => {
     expect(parts.map((p) => p.type)).toEqual(['tool-call-start', 'tool-call-delta', 'error']);
     expect(parts[2]).toMatchObject({
       type: 'error',
-      error: { kind: 'stream', code: 'server_error', retryable: true, quota: false, message: expect.stringContaining('The server had an error while processing your request.') },
+      error: {
+        kind: 'stream',
+        code: 'server_error',
+        retryable: true,
+        quota: false,
+        message: expect.stringContaining('The server had an error while processing your request.'),
+      },
     });
   });
 
@@ -290,7 +310,10 @@ describe('stream', () => {
         completed(null),
       ),
     );
-    expect(parts).toEqual([{ type: 'text-delta', text: 'ok' }, { type: 'finish', reason: 'stop' }]);
+    expect(parts).toEqual([
+      { type: 'text-delta', text: 'ok' },
+      { type: 'finish', reason: 'stop' },
+    ]);
   });
 
   it('a raw JSON error written into the stream is raised', async () => {
@@ -300,12 +323,19 @@ describe('stream', () => {
 
   it('stops reading after the terminal event', async () => {
     const parts = await run(sse(text('a'), completed(null), text('ignored')));
-    expect(parts).toEqual([{ type: 'text-delta', text: 'a' }, { type: 'finish', reason: 'stop' }]);
+    expect(parts).toEqual([
+      { type: 'text-delta', text: 'a' },
+      { type: 'finish', reason: 'stop' },
+    ]);
   });
 
   it('an HTTP error is thrown before the first part', async () => {
     const fetch = fakeFetch(
-      () => new Response(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }), { status: 401, headers: { 'content-type': 'application/json' } }),
+      () =>
+        new Response(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }), {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+        }),
     );
     await expect(collect(model(fetch).stream(REQ, new AbortController().signal))).rejects.toMatchObject({ kind: 'http', status: 401, code: 'invalid_api_key' });
   });

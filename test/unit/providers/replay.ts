@@ -14,7 +14,10 @@ export const GOLDEN = path.join(__dirname, 'golden');
 export function fixtureBody(rel: string): Uint8Array {
   const raw = fs.readFileSync(path.join(FIXTURES, rel));
   if (!rel.endsWith('.chunks.jsonl')) return new Uint8Array(raw);
-  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = raw
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return new TextEncoder().encode(lines.map((l) => `data: ${l}\n\n`).join('') + 'data: [DONE]\n\n');
 }
 
@@ -73,7 +76,11 @@ export function stallingStream(chunks: Uint8Array[] = []): { stream: ReadableStr
 
 export function sseResponse(body: ReadableStream<Uint8Array> | Uint8Array | string, init: ResponseInit = {}): Response {
   const stream = typeof body === 'string' ? streamOf([new TextEncoder().encode(body)]) : body instanceof Uint8Array ? streamOf([body]) : body;
-  return new Response(stream, { status: 200, ...init, headers: { 'content-type': 'text/event-stream', ...(init.headers as Record<string, string> | undefined) } });
+  return new Response(stream, {
+    status: 200,
+    ...init,
+    headers: { 'content-type': 'text/event-stream', ...(init.headers as Record<string, string> | undefined) },
+  });
 }
 
 export interface FakeFetch extends FetchFn {
@@ -108,7 +115,9 @@ export function normalize(parts: StreamPart[]): unknown[] {
       last.argsText = `${last.argsText as string}${p.argsText}`;
     } else if (p.type === 'error') {
       const e = p.error;
-      out.push(JSON.parse(JSON.stringify({ type: 'error', kind: e.kind, message: e.message, status: e.status, code: e.code, retryable: e.retryable, quota: e.quota })));
+      out.push(
+        JSON.parse(JSON.stringify({ type: 'error', kind: e.kind, message: e.message, status: e.status, code: e.code, retryable: e.retryable, quota: e.quota })),
+      );
     } else {
       out.push({ ...p });
     }
@@ -120,7 +129,10 @@ export function normalize(parts: StreamPart[]): unknown[] {
 export function typedEventsBody(rel: string): Uint8Array {
   const raw = fs.readFileSync(path.join(FIXTURES, rel));
   if (!rel.endsWith('.chunks.jsonl')) return new Uint8Array(raw);
-  const lines = raw.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = raw
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return new TextEncoder().encode(lines.map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`).join(''));
 }
 

@@ -43,6 +43,11 @@ test('a key name without a stored key: a ConfigError about the profile that says
 });
 
 test('a refusal of the key source passes through', () => {
-  const refusing = { getApiKey: () => { throw new Error('not to this origin'); }, keyHint: '' };
+  const refusing = {
+    getApiKey: () => {
+      throw new Error('not to this origin');
+    },
+    keyHint: '',
+  };
   expect(() => profileApiKey({ ...profile, 'api-key-name': 'k' }, refusing)).toThrow('not to this origin');
 });

@@ -47,7 +47,16 @@ describe('addressRefusal', () => {
 });
 
 describe('the browser checks host names only', () => {
-  test.each(['http://localhost:8080/', 'http://app.localhost/', 'http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data', 'http://0x7f.1/', 'http://2130706433/'])('%s is refused', (url) => {
+  test.each([
+    'http://localhost:8080/',
+    'http://app.localhost/',
+    'http://127.0.0.1/',
+    'http://[::1]/',
+    'http://10.0.0.1/',
+    'http://169.254.169.254/latest/meta-data',
+    'http://0x7f.1/',
+    'http://2130706433/',
+  ])('%s is refused', (url) => {
     expect(browserHostRefusal(new URL(url))).toBeDefined();
   });
   test('a public name passes (its address cannot be seen from a page)', () => {
@@ -57,14 +66,16 @@ describe('the browser checks host names only', () => {
 
 describe('the allow-list', () => {
   test('entries: host, host:port, [IPv6]:port, bare IPv6, URLs and junk', () => {
-    expect(parseAllowHosts('127.0.0.1:8123  Intranet.Example\n[::1]:8080 0:0:0:0:0:0:0:1 https://wiki.local:8443/path, example.org. bad:99999 a:b:c:')).toEqual([
-      { host: '127.0.0.1', port: 8123 },
-      { host: 'intranet.example' },
-      { host: '::1', port: 8080 },
-      { host: '::1' },
-      { host: 'wiki.local', port: 8443 },
-      { host: 'example.org' },
-    ]);
+    expect(parseAllowHosts('127.0.0.1:8123  Intranet.Example\n[::1]:8080 0:0:0:0:0:0:0:1 https://wiki.local:8443/path, example.org. bad:99999 a:b:c:')).toEqual(
+      [
+        { host: '127.0.0.1', port: 8123 },
+        { host: 'intranet.example' },
+        { host: '::1', port: 8080 },
+        { host: '::1' },
+        { host: 'wiki.local', port: 8443 },
+        { host: 'example.org' },
+      ],
+    );
     expect(parseAllowHosts(undefined)).toEqual([]);
     expect(parseAllowHosts('  ')).toEqual([]);
   });

@@ -5,7 +5,8 @@ import { CORS_MESSAGE, createBrowserWebFetcher } from '../../../src/agent/runner
 import { parseAllowHosts } from '../../../src/agent/tools/web-fetcher';
 
 const signal = new AbortController().signal;
-const textResponse = (url: string, body: string) => Object.defineProperty(new Response(body, { headers: { 'content-type': 'text/plain' } }), 'url', { value: url });
+const textResponse = (url: string, body: string) =>
+  Object.defineProperty(new Response(body, { headers: { 'content-type': 'text/plain' } }), 'url', { value: url });
 
 test('loopback, private and link-local hosts are refused before any request, unless allow-listed', async () => {
   const fetch = jest.fn(async (url: string) => textResponse(url, 'hello'));
@@ -29,7 +30,7 @@ test('a CORS failure says so', async () => {
   await expect(web.fetch({ url: 'https://example.com/', allowHosts: [], signal })).rejects.toThrow(CORS_MESSAGE);
 });
 
-test('the page\'s own server is never read, whatever the allow-list says (its API would hand over the hidden chats)', async () => {
+test("the page's own server is never read, whatever the allow-list says (its API would hand over the hidden chats)", async () => {
   const fetch = jest.fn(async (url: string) => textResponse(url, '[{"title":"$:/ai/messages/Private/000001"}]'));
   const web = createBrowserWebFetcher({ fetch: fetch as unknown as typeof globalThis.fetch, ownOrigin: 'http://127.0.0.1:8080' });
   const allowHosts = parseAllowHosts('127.0.0.1 localhost wiki.example');
@@ -38,7 +39,10 @@ test('the page\'s own server is never read, whatever the allow-list says (its AP
   }
   expect(fetch).not.toHaveBeenCalled();
   // Served under a name: that origin; and a redirect that lands there is refused before reading.
-  const named = createBrowserWebFetcher({ fetch: (async () => textResponse('https://wiki.example/recipes/default/tiddlers.json', 'secret')) as unknown as typeof globalThis.fetch, ownOrigin: 'https://wiki.example' });
+  const named = createBrowserWebFetcher({
+    fetch: (async () => textResponse('https://wiki.example/recipes/default/tiddlers.json', 'secret')) as unknown as typeof globalThis.fetch,
+    ownOrigin: 'https://wiki.example',
+  });
   await expect(named.fetch({ url: 'https://example.com/redirect', allowHosts, signal })).rejects.toThrow(/own server/);
   // Another port of the same machine is another server: allow-listed, it is read.
   expect((await web.fetch({ url: 'http://127.0.0.1:8123/x', allowHosts, signal })).text).toContain('Private');

@@ -36,7 +36,10 @@ describe('vector index', () => {
     index.set('North', 'f1', [vec(0, 1, 0)]);
     index.set('East', 'f2', [vec(0, 0, 1), vec(1, 0.1, 0)]);
     index.set('Mixed', 'f3', [vec(1, 1, 0)]);
-    expect(index.search(vec(2, 0, 0), 2).map((h) => [h.title, h.chunk])).toEqual([['East', 1], ['Mixed', 0]]);
+    expect(index.search(vec(2, 0, 0), 2).map((h) => [h.title, h.chunk])).toEqual([
+      ['East', 1],
+      ['Mixed', 0],
+    ]);
     expect(index.search(vec(1, 0, 0), 5, (t) => t !== 'East').map((h) => h.title)).toEqual(['Mixed', 'North']);
     index.delete('East');
     index.set('North', 'f4', [vec(1, 0, 0)]);
@@ -87,9 +90,19 @@ describe('vector index', () => {
 
 describe('reciprocal rank fusion', () => {
   test('a title high in both rankings beats one at the top of only one', () => {
-    expect(fuseRankings([['A', 'B', 'C'], ['B', 'D', 'A']])).toEqual(['B', 'A', 'D', 'C']);
+    expect(
+      fuseRankings([
+        ['A', 'B', 'C'],
+        ['B', 'D', 'A'],
+      ]),
+    ).toEqual(['B', 'A', 'D', 'C']);
     expect(fuseRankings([['X'], []])).toEqual(['X']);
-    expect(fuseRankings([['P', 'Q'], ['Q', 'P']])).toEqual(['P', 'Q']); // a tie: the first ranking wins
+    expect(
+      fuseRankings([
+        ['P', 'Q'],
+        ['Q', 'P'],
+      ]),
+    ).toEqual(['P', 'Q']); // a tie: the first ranking wins
   });
 });
 
@@ -105,7 +118,9 @@ describe('embedding adapters', () => {
   test('OpenAI-compatible: one request per batch, the key as a bearer token, vectors as the mock computes them', async () => {
     const model = createEmbeddingModel('openai-chat', { baseUrl: mock.url, apiKey: 'sk-test', model: 'mock-embed', fetch });
     const vectors = await model.embed(['garden tomatoes', 'tomatoes'], signal);
-    expect(vectors.map((v) => [...v].map((x) => Math.round(x * 1e5)))).toEqual([hashedEmbedding('garden tomatoes', 64), hashedEmbedding('tomatoes', 64)].map((v: number[]) => v.map((x) => Math.round(x * 1e5))));
+    expect(vectors.map((v) => [...v].map((x) => Math.round(x * 1e5)))).toEqual(
+      [hashedEmbedding('garden tomatoes', 64), hashedEmbedding('tomatoes', 64)].map((v: number[]) => v.map((x) => Math.round(x * 1e5))),
+    );
     expect(mock.requests).toHaveLength(1);
     expect(mock.requests[0].body).toEqual({ model: 'mock-embed', input: ['garden tomatoes', 'tomatoes'] });
     expect(mock.requests[0].headers.authorization).toBe('Bearer sk-test');
@@ -117,10 +132,27 @@ describe('embedding adapters', () => {
       seen.push({ url, body: JSON.parse(String(init.body)), headers: init.headers });
       return new Response(JSON.stringify(reply), { status: 200 });
     };
-    const ollama = createEmbeddingModel('ollama', { baseUrl: 'http://127.0.0.1:11434/', model: 'nomic-embed-text', fetch: fake({ embeddings: [[1, 0], [0, 1]] }) });
-    expect((await ollama.embed(['a', 'b'], signal)).map((v) => [...v])).toEqual([[1, 0], [0, 1]]);
+    const ollama = createEmbeddingModel('ollama', {
+      baseUrl: 'http://127.0.0.1:11434/',
+      model: 'nomic-embed-text',
+      fetch: fake({
+        embeddings: [
+          [1, 0],
+          [0, 1],
+        ],
+      }),
+    });
+    expect((await ollama.embed(['a', 'b'], signal)).map((v) => [...v])).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
     expect(seen[0]).toMatchObject({ url: 'http://127.0.0.1:11434/api/embed', body: { model: 'nomic-embed-text', input: ['a', 'b'] } });
-    const gemini = createEmbeddingModel('gemini', { baseUrl: 'https://g.example/v1beta', apiKey: 'g-key', model: 'text-embedding-004', fetch: fake({ embeddings: [{ values: [0.5, 0.5] }] }) });
+    const gemini = createEmbeddingModel('gemini', {
+      baseUrl: 'https://g.example/v1beta',
+      apiKey: 'g-key',
+      model: 'text-embedding-004',
+      fetch: fake({ embeddings: [{ values: [0.5, 0.5] }] }),
+    });
     expect((await gemini.embed(['a'], signal)).map((v) => [...v])).toEqual([[0.5, 0.5]]);
     expect(seen[1]).toMatchObject({
       url: 'https://g.example/v1beta/models/text-embedding-004:batchEmbedContents',
@@ -146,9 +178,25 @@ describe('embedding adapters', () => {
     expect((limited as Error).message).toMatch(/HTTP 429 .* rate-limiting/);
     const server = await failure();
     expect(isProviderError(server) && [server.status, server.retryable]).toEqual([500, true]);
-    const bad = createEmbeddingModel('openai-chat', { baseUrl: mock.url, model: 'mock-embed', fetch: async () => new Response(JSON.stringify({ data: [{ index: 0, embedding: [1, 2] }, { index: 1, embedding: [1] }] })) });
+    const bad = createEmbeddingModel('openai-chat', {
+      baseUrl: mock.url,
+      model: 'mock-embed',
+      fetch: async () =>
+        new Response(
+          JSON.stringify({
+            data: [
+              { index: 0, embedding: [1, 2] },
+              { index: 1, embedding: [1] },
+            ],
+          }),
+        ),
+    });
     await expect(bad.embed(['x', 'y'], signal)).rejects.toThrow(/vector 2 has 1 dimensions, the first has 2/);
-    const short = createEmbeddingModel('openai-chat', { baseUrl: mock.url, model: 'mock-embed', fetch: async () => new Response(JSON.stringify({ data: [{ index: 0, embedding: [1, 2] }] })) });
+    const short = createEmbeddingModel('openai-chat', {
+      baseUrl: mock.url,
+      model: 'mock-embed',
+      fetch: async () => new Response(JSON.stringify({ data: [{ index: 0, embedding: [1, 2] }] })),
+    });
     await expect(short.embed(['x', 'y'], signal)).rejects.toThrow(/1 vectors came back for 2 texts/);
   });
 });

@@ -50,7 +50,10 @@ describe('TextIndex', () => {
     expect(titles(index, 'lantern')).toEqual(['Lantern', 'Lamp post']);
     expect(titles(index, 'lantern', { includeSystem: true }).sort()).toEqual(['$:/config/Lantern', 'Lamp post', 'Lantern']);
     expect(titles(index, 'lantern', { titlesOnly: true })).toEqual(['Lantern']);
-    expect(titles(index, 'lantern', { within: new Set(['Lamp post', '$:/config/Lantern']), includeSystem: true }).sort()).toEqual(['$:/config/Lantern', 'Lamp post']);
+    expect(titles(index, 'lantern', { within: new Set(['Lamp post', '$:/config/Lantern']), includeSystem: true }).sort()).toEqual([
+      '$:/config/Lantern',
+      'Lamp post',
+    ]);
   });
 
   test('put replaces, remove removes', () => {
@@ -95,7 +98,10 @@ describe('IndexKeeper', () => {
   });
 
   test('changes apply when the index is next asked; hidden ones leave it; unchanged ones are not re-read', () => {
-    const wiki = new Map([['A', { text: 'alpha' }], ['B', { text: 'hidden beta' }]]);
+    const wiki = new Map([
+      ['A', { text: 'alpha' }],
+      ['B', { text: 'hidden beta' }],
+    ]);
     const keeper = keeperOver(wiki);
     keeper.step();
     expect(titles(keeper.current()!, 'beta')).toEqual([]);

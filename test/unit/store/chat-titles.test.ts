@@ -11,7 +11,7 @@ const ZH_REQUEST =
   '为这段对话命名：用一个简短的名词短语说出下面这段对话的主题，就像一条笔记的标题：不超过 $characters$ 个字（英文等用空格分词的语言不超过 $words$ 个词），不要写成句子，也不要写成“关于……的对话”。请使用用户消息所用的语言。只回复标题本身：不要引号，不要句末标点，不要任何标记。';
 
 describe('the title request', () => {
-  test('English by default: a short noun phrase in the language of the user\'s message, its limits filled in', () => {
+  test("English by default: a short noun phrase in the language of the user's message, its limits filled in", () => {
     const english = titleInstruction();
     expect(english).toMatch(/^Name this chat: /);
     expect(english).toContain('noun phrase');
@@ -21,7 +21,7 @@ describe('the title request', () => {
     expect(titleRequestLanguage(english)).toBe('en');
   });
 
-  test('in the runner\'s words (zh-Hans): Chinese, with the limits filled in, and the mock knows it as a title request', () => {
+  test("in the runner's words (zh-Hans): Chinese, with the limits filled in, and the mock knows it as a title request", () => {
     const chinese = titleInstruction({ titleRequest: ZH_REQUEST });
     expect(chinese).toMatch(/^为这段对话命名：/);
     expect(chinese).toContain('不超过 12 个字');

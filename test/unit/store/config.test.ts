@@ -9,7 +9,9 @@ import { CONFIG, configValue } from '../../../src/agent/store/config';
 const SRC = path.resolve(__dirname, '../../../src');
 
 function files(dir: string, ext: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name), ext) : e.name.endsWith(ext) ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name), ext) : e.name.endsWith(ext) ? [path.join(dir, e.name)] : []));
 }
 const rel = (file: string) => path.relative(SRC, file);
 
@@ -34,8 +36,12 @@ test('the shipped settings carry no whitespace around their value', () => {
 test('TypeScript names the settings only in store/config.ts and reads their text only through configValue', () => {
   const problems: string[] = [];
   for (const file of files(SRC, '.ts')) {
-    const code = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-    if (rel(file) !== path.join('agent', 'store', 'config.ts') && code.includes('$:/config/tiddlyagent/')) problems.push(`${rel(file)} spells a setting's title`);
+    const code = fs
+      .readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    if (rel(file) !== path.join('agent', 'store', 'config.ts') && code.includes('$:/config/tiddlyagent/'))
+      problems.push(`${rel(file)} spells a setting's title`);
     // A setting's constant handed to a raw text read.
     for (const m of code.matchAll(/(getTiddlerText\(\s*|getFields\(\s*)([\w.]+)(\)\??\.text)?/g)) {
       const name = m[2]!;
@@ -46,12 +52,13 @@ test('TypeScript names the settings only in store/config.ts and reads their text
   expect(problems).toEqual([]);
 });
 
-test('wikitext reads a setting\'s value only through ai.config', () => {
+test("wikitext reads a setting's value only through ai.config", () => {
   const problems: string[] = [];
   for (const file of files(SRC, '.tid')) {
     const source = fs.readFileSync(file, 'utf8');
     // A text reference ({…} in a filter, {{…}} transcluded) or get[text] of a setting's title.
-    for (const m of source.matchAll(/\{\{?\$:\/config\/tiddlyagent\/[^}]*\}|\[\[\$:\/config\/tiddlyagent\/[^\]]*\]\][^\]]*get\[text\]/g)) problems.push(`${rel(file)}: ${m[0]}`);
+    for (const m of source.matchAll(/\{\{?\$:\/config\/tiddlyagent\/[^}]*\}|\[\[\$:\/config\/tiddlyagent\/[^\]]*\]\][^\]]*get\[text\]/g))
+      problems.push(`${rel(file)}: ${m[0]}`);
   }
   expect(problems).toEqual([]);
 });

@@ -11,7 +11,9 @@ function reference(fields: Record<string, string>): string {
     for (const byte of Buffer.from(s, 'utf8')) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
   };
   const version: Record<string, string> = { ...fields, type: fields.type || 'text/vnd.tiddlywiki' };
-  for (const name of Object.keys(version).filter((k) => k !== 'revision' && k !== 'bag').sort()) {
+  for (const name of Object.keys(version)
+    .filter((k) => k !== 'revision' && k !== 'bag')
+    .sort()) {
     feed(`${name.length}:`);
     feed(name);
     feed(`${version[name]!.length}:`);
@@ -34,7 +36,14 @@ test('FNV-1a 64 over the documented encoding, whatever the characters', () => {
 test('any change of a field or the text is a new version; field order, the sync bookkeeping and a default type are not', () => {
   const base = { title: 'Note', text: 'Words', tags: 'A', modified: '20260101000000000' };
   const v = fingerprint(base);
-  const changes: Record<string, string>[] = [{ text: 'Words.' }, { tags: 'A B' }, { modified: '20260101000000001' }, { caption: 'New' }, { caption: '' }, { type: 'text/plain' }];
+  const changes: Record<string, string>[] = [
+    { text: 'Words.' },
+    { tags: 'A B' },
+    { modified: '20260101000000001' },
+    { caption: 'New' },
+    { caption: '' },
+    { type: 'text/plain' },
+  ];
   for (const change of changes) {
     expect(fingerprint({ ...base, ...change })).not.toBe(v);
   }

@@ -137,6 +137,8 @@ describe('bad model-facts end in a message naming the profile, the model and the
 
   test('an empty field is no table; a good one parses into the profile', () => {
     expect(parseTiddler(ProviderProfileSchema, 'Provider profile', profile(' '))['model-facts']).toBeUndefined();
-    expect(parseTiddler(ProviderProfileSchema, 'Provider profile', profile('{"*": {"price-input": 0, "price-output": 0}}'))['model-facts']).toEqual({ '*': { 'price-input': 0, 'price-output': 0 } });
+    expect(parseTiddler(ProviderProfileSchema, 'Provider profile', profile('{"*": {"price-input": 0, "price-output": 0}}'))['model-facts']).toEqual({
+      '*': { 'price-input': 0, 'price-output': 0 },
+    });
   });
 });

@@ -1,12 +1,5 @@
 // parseTiddler with the DESIGN 4 schemas: string fields become typed values, and a bad field is reported by tiddler, field and value.
-import {
-  AgentDefinitionSchema,
-  ChatSchema,
-  ConfigError,
-  MessageSchema,
-  ProviderProfileSchema,
-  parseTiddler,
-} from '../../../src/agent/store/schemas';
+import { AgentDefinitionSchema, ChatSchema, ConfigError, MessageSchema, ProviderProfileSchema, parseTiddler } from '../../../src/agent/store/schemas';
 import { parseTitleList, stringifyTitleList } from '../../../src/agent/store/wiki-port';
 
 const AGENT = { title: 'My Agent', 'agent-provider': '$:/providers/openai' };
@@ -204,10 +197,7 @@ describe('title lists', () => {
     expect(stringifyTitleList([])).toBe('');
   });
 
-  test.each([[['one']], [['a', 'b c', 'd']], [['Wiki Assistant', '$:/plugins/x y/z', 'tab\there', 'émoji 🎉']], [['', 'x']]])(
-    'round trip %j',
-    (titles) => {
-      expect(parseTitleList(stringifyTitleList(titles))).toEqual(titles);
-    },
-  );
+  test.each([[['one']], [['a', 'b c', 'd']], [['Wiki Assistant', '$:/plugins/x y/z', 'tab\there', 'émoji 🎉']], [['', 'x']]])('round trip %j', (titles) => {
+    expect(parseTitleList(stringifyTitleList(titles))).toEqual(titles);
+  });
 });

@@ -57,7 +57,9 @@ test('everything that loads an address when the note is shown: styles, srcset, M
     'loads https://evil.example/1.png when shown (srcset)',
     'loads https://evil.example/2.png when shown (srcset)',
   ]);
-  expect(flags('<link rel="preload" as="image" imagesrcset="https://evil.example/p.png 2x">')).toContain('loads https://evil.example/p.png when shown (imagesrcset)');
+  expect(flags('<link rel="preload" as="image" imagesrcset="https://evil.example/p.png 2x">')).toContain(
+    'loads https://evil.example/p.png when shown (imagesrcset)',
+  );
   expect(flags('<video poster="https://evil.example/v.png"></video>')).toContain('loads https://evil.example/v.png when shown (poster)');
   expect(flags('<table background="https://evil.example/t.png"></table>')).toContain('loads https://evil.example/t.png when shown (background)');
   expect(flags('<form><button formaction="https://evil.example/f">Send</button></form>')).toContain('loads https://evil.example/f when shown (formaction)');
@@ -69,13 +71,27 @@ test('everything that loads an address when the note is shown: styles, srcset, M
 });
 
 test('elements that load, frame or reconfigure the page are each flagged in words', () => {
-  expect(flags('<link rel="stylesheet" href="https://evil.example/x.css">')).toEqual(['<link> loads a style sheet or another file from an address', 'loads https://evil.example/x.css when shown (href)']);
+  expect(flags('<link rel="stylesheet" href="https://evil.example/x.css">')).toEqual([
+    '<link> loads a style sheet or another file from an address',
+    'loads https://evil.example/x.css when shown (href)',
+  ]);
   expect(flags('<style>p{color:red}</style>')).toEqual(['<style> restyles the whole page and can load addresses']);
   expect(flags('<iframe srcdoc="<i>hi</i>"></iframe>')).toEqual(['<iframe srcdoc> runs its own HTML, scripts included, inside the wiki']);
-  expect(flags('<object data="https://evil.example/o.pdf"></object>')).toEqual(['<object> loads and runs another document or a plugin', 'loads https://evil.example/o.pdf when shown (data)']);
-  expect(flags('<embed src="https://evil.example/e.swf">')).toEqual(['<embed> loads and runs another document or a plugin', 'loads https://evil.example/e.swf when shown (src)']);
-  expect(flags('<meta http-equiv="refresh" content="0;url=https://evil.example/">')).toEqual(['<meta http-equiv> can reload the page or send it to another address']);
-  expect(flags('<base href="https://evil.example/">')).toEqual(['<base> changes where every relative link and image of the page points', 'loads https://evil.example/ when shown (href)']);
+  expect(flags('<object data="https://evil.example/o.pdf"></object>')).toEqual([
+    '<object> loads and runs another document or a plugin',
+    'loads https://evil.example/o.pdf when shown (data)',
+  ]);
+  expect(flags('<embed src="https://evil.example/e.swf">')).toEqual([
+    '<embed> loads and runs another document or a plugin',
+    'loads https://evil.example/e.swf when shown (src)',
+  ]);
+  expect(flags('<meta http-equiv="refresh" content="0;url=https://evil.example/">')).toEqual([
+    '<meta http-equiv> can reload the page or send it to another address',
+  ]);
+  expect(flags('<base href="https://evil.example/">')).toEqual([
+    '<base> changes where every relative link and image of the page points',
+    'loads https://evil.example/ when shown (href)',
+  ]);
   expect(flags('<svg><image href="https://evil.example/i.svg"/><use xlink:href="https://evil.example/u.svg#a"/></svg>')).toEqual([
     'HTML elements <svg>, <image>, <use>',
     'loads https://evil.example/i.svg when shown (href)',
@@ -111,7 +127,8 @@ test('wikitext in other fields is flagged with the field name', () => {
 
 test('ordinary notes are not flagged', () => {
   expect(flags('The onion = 3, and the object of the game is to embed a style; a<b and c > d.')).toEqual([]);
-  const prose = "''Plant'' tomatoes in //May//.\n\n* [[Garden plan]] and [[a link|Garden plan]]\n* [ext[https://example.com]] https://example.com mailto:me@example.com [[Mail|mailto:me@example.com]]\n\n! Heading\n\n|a|b|\n\n```\ncode <b>\n```\n\n# Markdown heading\n[md link](https://example.com) 3 < 4 and 5 > 2";
+  const prose =
+    "''Plant'' tomatoes in //May//.\n\n* [[Garden plan]] and [[a link|Garden plan]]\n* [ext[https://example.com]] https://example.com mailto:me@example.com [[Mail|mailto:me@example.com]]\n\n! Heading\n\n|a|b|\n\n```\ncode <b>\n```\n\n# Markdown heading\n[md link](https://example.com) 3 < 4 and 5 > 2";
   expect(flags(prose)).toEqual([]);
   expect(flags('{"a": 1}', { type: 'application/json', tags: '$:/tags/Global Notes', list: 'A B' })).toEqual([]);
 });

@@ -35,7 +35,9 @@ test.each([
 
 test('5 MB decoded is the limit', () => {
   expect('image' in checkImage(b64([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], MAX_IMAGE_BYTES - 8 - 1))).toBe(true);
-  expect(checkImage(b64([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], MAX_IMAGE_BYTES))).toEqual({ problem: 'it is 5.1 MB, more than the 5 MB an image may have.' });
+  expect(checkImage(b64([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], MAX_IMAGE_BYTES))).toEqual({
+    problem: 'it is 5.1 MB, more than the 5 MB an image may have.',
+  });
   expect(sizeText(700)).toBe('1 KB');
   expect(sizeText(5 * 1024 * 1024)).toBe('5 MB');
   expect(sizeText(5.5 * 1024 * 1024)).toBe('5.5 MB');

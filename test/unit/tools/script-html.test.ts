@@ -76,5 +76,7 @@ test('rendered HTML: its tags and attribute values, not its text', () => {
   expect(scriptInRenderedHtml('<p><iframe srcdoc="&lt;script&gt;alert(1)&lt;/script&gt;"></iframe></p>')).toBe(SRCDOC);
   expect(scriptInRenderedHtml('<p><a href="java&#x09;script:alert(1)">x</a></p>')).toBe(JS);
   expect(scriptInRenderedHtml('<p><SCRIPT>alert(1)</SCRIPT></p>')).toBe(SCRIPT);
-  expect(scriptInRenderedHtml('<p><safe-script>alert(1)</safe-script> &lt;script&gt; javascript:x</p><a class="tc-tiddlylink" href="#javascript%3Ax">x</a>')).toBeUndefined();
+  expect(
+    scriptInRenderedHtml('<p><safe-script>alert(1)</safe-script> &lt;script&gt; javascript:x</p><a class="tc-tiddlylink" href="#javascript%3Ax">x</a>'),
+  ).toBeUndefined();
 });

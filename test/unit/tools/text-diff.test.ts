@@ -3,12 +3,19 @@
 import fc from 'fast-check';
 import { changeRegions, diffText, diffWords, type Piece } from '../../../src/agent/tools/text-diff';
 
-const side = (pieces: Piece[], kind: 'removed' | 'added') => pieces.filter((p) => p.kind !== kind).map((p) => p.text).join('');
+const side = (pieces: Piece[], kind: 'removed' | 'added') =>
+  pieces
+    .filter((p) => p.kind !== kind)
+    .map((p) => p.text)
+    .join('');
 const oldText = (pieces: Piece[]) => side(pieces, 'added');
 const newText = (pieces: Piece[]) => side(pieces, 'removed');
 const shown = (pieces: Piece[]) => pieces.map((p) => (p.kind === 'same' ? p.text : p.kind === 'removed' ? `[-${p.text}-]` : `{+${p.text}+}`)).join('');
 
-const PARAGRAPHS = Array.from({ length: 61 }, (_, i) => `Paragraph ${i + 1}: the garden plan for week ${i + 1}, with notes on watering, weeding and what to plant next.`);
+const PARAGRAPHS = Array.from(
+  { length: 61 },
+  (_, i) => `Paragraph ${i + 1}: the garden plan for week ${i + 1}, with notes on watering, weeding and what to plant next.`,
+);
 const LONG = PARAGRAPHS.join('\n\n');
 
 test('the last line of a 61-paragraph text changed: one region, at its line, with two lines of context, word by word', () => {
@@ -41,7 +48,9 @@ test('identical texts have no region; distant changes are regions of their own, 
 });
 
 test('a created text is one region put in whole, a deleted one taken out whole; lines put in or taken out keep their breaks', () => {
-  expect(changeRegions('', 'One\nTwo')).toEqual([{ line: 1, pieces: [{ kind: 'added', text: 'One\nTwo' }], removed: [], added: ['One', 'Two'], truncated: false }]);
+  expect(changeRegions('', 'One\nTwo')).toEqual([
+    { line: 1, pieces: [{ kind: 'added', text: 'One\nTwo' }], removed: [], added: ['One', 'Two'], truncated: false },
+  ]);
   expect(changeRegions('One\nTwo', '')[0]!.pieces).toEqual([{ kind: 'removed', text: 'One\nTwo' }]);
   expect(shown(diffText('A\nC', 'A\nB\nC'))).toBe('A\n{+B\n+}C');
   expect(shown(diffText('A', 'A\nB'))).toBe('A{+\nB+}');
@@ -63,9 +72,9 @@ test('words: a rewritten phrase is one change, not a comb of words', () => {
   expect(shown(diffWords('Plant tomatoes in May.', 'Plant tomatoes in June.'))).toBe('Plant tomatoes in [-May-]{+June+}.');
   expect(shown(diffWords('the quick brown fox', 'the slow red fox'))).toBe('the [-quick brown-]{+slow red+} fox');
   // Words that recur inside a rewrite ("the", "and", a comma) do not split it.
-  expect(shown(diffWords('Paragraph 2: the garden plan for week 2, with notes on watering, weeding and what to plant next.', 'Paragraph 2: sow the peas.'))).toBe(
-    'Paragraph 2: [-the garden plan for week 2, with notes on watering, weeding and what to plant next-]{+sow the peas+}.',
-  );
+  expect(
+    shown(diffWords('Paragraph 2: the garden plan for week 2, with notes on watering, weeding and what to plant next.', 'Paragraph 2: sow the peas.')),
+  ).toBe('Paragraph 2: [-the garden plan for week 2, with notes on watering, weeding and what to plant next-]{+sow the peas+}.');
   // A longer unchanged word between two small changes keeps them apart.
   expect(shown(diffWords('one two three four five', 'one 2 three 4 five'))).toBe('one [-two-]{+2+} three [-four-]{+4+} five');
 });
@@ -80,8 +89,18 @@ test('property: the pieces give back both texts exactly, and every change lies i
       const regions = changeRegions(before, after, { maxChars: 100_000 });
       expect(regions.length === 0).toBe(before === after);
       // What the regions mark as changed is what the whole text marks (line breaks aside: a region ends where it ends).
-      const changed = (list: Piece[]) => list.filter((p) => p.kind !== 'same').map((p) => `${p.kind}:${p.text.replace(/\n/g, '')}`).filter((t) => !t.endsWith(':')).join('|');
-      expect(regions.map((r) => changed(r.pieces)).filter(Boolean).join('|')).toBe(changed(pieces));
+      const changed = (list: Piece[]) =>
+        list
+          .filter((p) => p.kind !== 'same')
+          .map((p) => `${p.kind}:${p.text.replace(/\n/g, '')}`)
+          .filter((t) => !t.endsWith(':'))
+          .join('|');
+      expect(
+        regions
+          .map((r) => changed(r.pieces))
+          .filter(Boolean)
+          .join('|'),
+      ).toBe(changed(pieces));
     }),
     { seed: 24, numRuns: 500 },
   );

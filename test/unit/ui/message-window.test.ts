@@ -7,7 +7,9 @@ import { placeTurnBars, type ListedMessage } from '../../../src/agent/ui/turn-ac
 const CHAT = 'Chat';
 
 function wiki(entries: Record<string, { seq: number; role: string; chat?: string }>) {
-  const store = new Map(Object.entries(entries).map(([title, { seq, role, chat }]) => [title, { title, 'agent-chat': chat ?? CHAT, 'agent-seq': String(seq), role }]));
+  const store = new Map(
+    Object.entries(entries).map(([title, { seq, role, chat }]) => [title, { title, 'agent-chat': chat ?? CHAT, 'agent-seq': String(seq), role }]),
+  );
   let reads = 0;
   return {
     store,
@@ -59,7 +61,8 @@ describe('MessageIndex', () => {
   });
 });
 
-const listed = (roles: string): ListedMessage[] => [...roles].map((r, i) => ({ title: `m${i}`, seq: i, role: ({ u: 'user', a: 'assistant', t: 'tool', e: 'error' } as Record<string, string>)[r]! }));
+const listed = (roles: string): ListedMessage[] =>
+  [...roles].map((r, i) => ({ title: `m${i}`, seq: i, role: ({ u: 'user', a: 'assistant', t: 'tool', e: 'error' } as Record<string, string>)[r]! }));
 
 describe('placeTurnBars', () => {
   test('a bar on the last message of each turn that has a reply; Retry only on the ended last turn', () => {

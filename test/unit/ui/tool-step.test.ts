@@ -21,7 +21,9 @@ const zh = strings('zh-Hans.multids');
 
 /** The line as text, titles in [[…]], names in `…`, values in ‹…›, reasons in {…}. */
 function show(parts: StepPart[]): string {
-  return parts.map((p) => ('title' in p ? `[[${p.title}]]` : 'code' in p ? `\`${p.code}\`` : 'value' in p ? `‹${p.value}›` : 'reason' in p ? `{${p.reason}}` : p.text)).join('');
+  return parts
+    .map((p) => ('title' in p ? `[[${p.title}]]` : 'code' in p ? `\`${p.code}\`` : 'value' in p ? `‹${p.value}›` : 'reason' in p ? `{${p.reason}}` : p.text))
+    .join('');
 }
 const line = (input: Partial<ToolStepInput> & { name: string }, lingo = en) => show(toolStep({ status: 'ok', args: '{}', result: '', ...input }, lingo).line);
 const args = (a: Record<string, unknown>) => JSON.stringify(a);
@@ -29,7 +31,9 @@ const args = (a: Record<string, unknown>) => JSON.stringify(a);
 test('each built-in tool says what it did, with the tiddlers it names as links', () => {
   const note = args({ title: 'Demo notes', modified: '1' });
   expect(line({ name: 'wiki-search', args: args({ query: 'garden' }), titles: ['A', 'B', 'C'], found: 3 })).toBe('Searched for “‹garden›”: 3 tiddlers');
-  expect(line({ name: 'wiki-search', args: args({ filter: '[tag[Plan]]' }), titles: ['A'], found: 1 })).toBe('Searched with the filter `[tag[Plan]]`: 1 tiddler');
+  expect(line({ name: 'wiki-search', args: args({ filter: '[tag[Plan]]' }), titles: ['A'], found: 1 })).toBe(
+    'Searched with the filter `[tag[Plan]]`: 1 tiddler',
+  );
   expect(line({ name: 'wiki-search', args: args({ query: 'nothing' }), titles: [], found: 0 })).toBe('Searched for “‹nothing›”: nothing found');
   expect(line({ name: 'wiki-read', args: note })).toBe('Read [[Demo notes]]');
   expect(line({ name: 'wiki-list', args: args({}), titles: ['A', 'B'], found: 2 })).toBe('Listed the tiddlers of `[!is[system]sort[title]]`: 2 tiddlers');
@@ -61,16 +65,28 @@ test('user tools and MCP tools get a line of their own kind', () => {
   // A server name with a dash: the wiki's servers tell where it ends.
   expect(line({ name: 'mcp-my-notes-get-page', mcpServers: ['my', 'my-notes'] })).toBe('Called `get-page` on `my-notes`');
   expect(line({ name: 'mcp-files-read' })).toBe('Called `read` on `files`');
-  expect(line({ name: 'mcp-files', status: 'error', result: 'The MCP server "files" is not available: refused' })).toBe('Could not reach the MCP server `files`: {The MCP server "files" is not available: refused}');
+  expect(line({ name: 'mcp-files', status: 'error', result: 'The MCP server "files" is not available: refused' })).toBe(
+    'Could not reach the MCP server `files`: {The MCP server "files" is not available: refused}',
+  );
 });
 
 test('failures, refusals, denials, time-outs and waiting calls say so, with the reason', () => {
   const note = args({ title: 'Demo notes', modified: '1' });
-  expect(line({ name: 'wiki-edit', args: note, status: 'error', result: 'Edit #1: the snippet was not found.\nNothing was changed.' })).toBe('Could not change [[Demo notes]]: {Edit #1: the snippet was not found. Nothing was changed.}');
-  expect(line({ name: 'wiki-create', args: note, status: 'error', result: 'Refused: "Demo notes" is a system tiddler.' })).toBe('Not allowed to create [[Demo notes]]: {"Demo notes" is a system tiddler.}');
-  expect(line({ name: 'wiki-edit', args: note, status: 'denied', approval: 'deny', result: 'The user denied it.' })).toBe('You did not allow the agent to change [[Demo notes]]');
-  expect(line({ name: 'wiki-delete', args: note, status: 'denied', result: 'Not allowed: wiki-delete is denied for "Demo notes".' })).toBe('Did not delete [[Demo notes]]: {wiki-delete is denied for "Demo notes".}');
-  expect(line({ name: 'web-fetch', args: args({ url: 'https://example.com' }), status: 'timeout', result: 'The tool web-fetch did not finish within 30 s' })).toBe('Gave up trying to fetch ‹example.com›: it took too long');
+  expect(line({ name: 'wiki-edit', args: note, status: 'error', result: 'Edit #1: the snippet was not found.\nNothing was changed.' })).toBe(
+    'Could not change [[Demo notes]]: {Edit #1: the snippet was not found. Nothing was changed.}',
+  );
+  expect(line({ name: 'wiki-create', args: note, status: 'error', result: 'Refused: "Demo notes" is a system tiddler.' })).toBe(
+    'Not allowed to create [[Demo notes]]: {"Demo notes" is a system tiddler.}',
+  );
+  expect(line({ name: 'wiki-edit', args: note, status: 'denied', approval: 'deny', result: 'The user denied it.' })).toBe(
+    'You did not allow the agent to change [[Demo notes]]',
+  );
+  expect(line({ name: 'wiki-delete', args: note, status: 'denied', result: 'Not allowed: wiki-delete is denied for "Demo notes".' })).toBe(
+    'Did not delete [[Demo notes]]: {wiki-delete is denied for "Demo notes".}',
+  );
+  expect(
+    line({ name: 'web-fetch', args: args({ url: 'https://example.com' }), status: 'timeout', result: 'The tool web-fetch did not finish within 30 s' }),
+  ).toBe('Gave up trying to fetch ‹example.com›: it took too long');
   expect(line({ name: 'wiki-edit', args: note, status: 'pending' })).toBe('Asks to change [[Demo notes]]');
   expect(line({ name: 'nope', status: 'error', result: 'Unknown tool "nope".' })).toBe('Could not use the tool `nope`: {Unknown tool "nope".}');
   // A long reason is cut on the line (the whole result is in the details).
@@ -107,9 +123,18 @@ test('a result reads as plain text: titles instead of the markup the model gets,
     '<tiddler-data title="Seeds" modified=""/>',
   ].join('\n');
   expect(readableResult(result)).toBe(
-    ['Search for query "garden": 2 tiddlers found; showing 1–2.', 'Snippets around the first match; use wiki-read for the full text.', '▸ Garden "plan"', 'Plant </tiddler-data> tomatoes', '', '• Seeds'].join('\n'),
+    [
+      'Search for query "garden": 2 tiddlers found; showing 1–2.',
+      'Snippets around the first match; use wiki-read for the full text.',
+      '▸ Garden "plan"',
+      'Plant </tiddler-data> tomatoes',
+      '',
+      '• Seeds',
+    ].join('\n'),
   );
-  expect(readableResult('Untrusted web content from https://example.com/.\n<web-content url="https://example.com/">\n# Hello\n</web-content>')).toBe('Untrusted web content from https://example.com/.\n▸ https://example.com/\n# Hello');
+  expect(readableResult('Untrusted web content from https://example.com/.\n<web-content url="https://example.com/">\n# Hello\n</web-content>')).toBe(
+    'Untrusted web content from https://example.com/.\n▸ https://example.com/\n# Hello',
+  );
 });
 
 test('a long text is cut at a number of characters or lines, whichever comes first', () => {

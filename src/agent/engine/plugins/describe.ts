@@ -33,7 +33,9 @@ export function describeSection(wiki: WikiPort, canRead: boolean): string {
   if (!describes.length && !sources.length) return '';
   const parts: string[] = [];
   if (describes.length) {
-    parts.push(`Documentation from this wiki's plugins (tiddlers tagged ${DESCRIBE_TAG}): how they work and how to use their data. Follow it where it applies to the user's request.`);
+    parts.push(
+      `Documentation from this wiki's plugins (tiddlers tagged ${DESCRIBE_TAG}): how they work and how to use their data. Follow it where it applies to the user's request.`,
+    );
     for (const title of describes) {
       let text: string;
       try {

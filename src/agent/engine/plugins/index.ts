@@ -13,4 +13,12 @@ import { streamingPlugin } from './streaming';
 import { todoPlugin } from './todo';
 import { toolCallingPlugin } from './tool-calling';
 
-export const BUILTIN_PLUGINS: readonly EnginePlugin[] = [statusPlugin, streamingPlugin, promptPlugin, todoPlugin, describePlugin, toolCallingPlugin, persistencePlugin];
+export const BUILTIN_PLUGINS: readonly EnginePlugin[] = [
+  statusPlugin,
+  streamingPlugin,
+  promptPlugin,
+  todoPlugin,
+  describePlugin,
+  toolCallingPlugin,
+  persistencePlugin,
+];

@@ -16,7 +16,13 @@ export const persistencePlugin: EnginePlugin = {
   name: 'persistence',
   apply(hooks) {
     hooks.userMessageReceived.tap('persistence', (message, ctx) => {
-      message.title = ctx.store.appendMessage(ctx.chat, { role: 'user', text: message.text, attachments: message.attachments, operation: message.operation, source: message.source });
+      message.title = ctx.store.appendMessage(ctx.chat, {
+        role: 'user',
+        text: message.text,
+        attachments: message.attachments,
+        operation: message.operation,
+        source: message.source,
+      });
     });
     hooks.responseComplete.tap('persistence', (response, ctx) => {
       const calls = response.toolCalls.filter((c) => !c.invalid).map(({ id, name, args }) => ({ id, name, args }));

@@ -33,18 +33,33 @@ export const promptPlugin: EnginePlugin = {
       const section = current ? currentTiddlerSection(fields, current, words) : undefined;
       // The section shows this version as the tiddler's current one: the reply's calls may write over it.
       if (current && fields) build.reads[current] = fingerprint(fields);
-      if (section) build.sections.push({ id: 'current-tiddler', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: section }] });
+      if (section)
+        build.sections.push({
+          id: 'current-tiddler',
+          kind: 'transient',
+          protected: true,
+          placeBeforeLastUser: true,
+          messages: [{ role: 'system', content: section }],
+        });
       // A compaction's summary stands in for the turns it replaced (engine/compaction.ts).
       const { summary, messages } = liveHistory(build.history);
       const entries = historyEntries(ctx, messages);
-      build.sections.push({ id: 'history', kind: 'history', messages: [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(entries)] });
+      build.sections.push({
+        id: 'history',
+        kind: 'history',
+        messages: [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(entries)],
+      });
     });
   },
 };
 
 /** Messages as history entries, attachments read from the agent's view (also what a compaction summarizes). */
 export function historyEntries(ctx: TurnContext, messages: Message[]) {
-  return buildHistory(messages, ctx.agent['agent-tool-protocol'], (title, message) => imageAttachment(ctx, title, message) ?? { text: attachmentBlock(ctx, title) });
+  return buildHistory(
+    messages,
+    ctx.agent['agent-tool-protocol'],
+    (title, message) => imageAttachment(ctx, title, message) ?? { text: attachmentBlock(ctx, title) },
+  );
 }
 
 /** An attached tiddler as the model sees it: its rendered text, labelled as untrusted data. */

@@ -17,16 +17,17 @@ export const todoPlugin: EnginePlugin = {
       const stored = new TodoList(ctx.store.wiki, ctx.chat).read();
       if (!stored) return;
       const content = stored.items ? describeTodo(stored.items) : `(not a valid checklist: ${stored.error}; write it again)\n${stored.text}`;
-      build.sections.push({ id: 'todo', kind: 'transient', protected: true, placeBeforeLastUser: true, messages: [{ role: 'system', content: todoSection(content, promptWords(ctx.words)) }] });
+      build.sections.push({
+        id: 'todo',
+        kind: 'transient',
+        protected: true,
+        placeBeforeLastUser: true,
+        messages: [{ role: 'system', content: todoSection(content, promptWords(ctx.words)) }],
+      });
     });
   },
 };
 
 export function todoSection(content: string, words = ENGLISH_PROMPT_WORDS): string {
-  return [
-    '<current_todo_list>',
-    fill(words.todoIntro, { tool: MANAGE_TODO }),
-    content,
-    '</current_todo_list>',
-  ].join('\n');
+  return ['<current_todo_list>', fill(words.todoIntro, { tool: MANAGE_TODO }), content, '</current_todo_list>'].join('\n');
 }

@@ -13,7 +13,12 @@ export const toolCallingPlugin: EnginePlugin = {
       if (!build.toolSpecs.length) return;
       if (ctx.agent['agent-tool-protocol'] === 'text') {
         const system = build.sections.findIndex((section) => section.id === 'system');
-        build.sections.splice(system + 1, 0, { id: 'tools', kind: 'tools', protected: true, messages: [{ role: 'system', content: renderToolInstructions(build.toolSpecs) }] });
+        build.sections.splice(system + 1, 0, {
+          id: 'tools',
+          kind: 'tools',
+          protected: true,
+          messages: [{ role: 'system', content: renderToolInstructions(build.toolSpecs) }],
+        });
         build.toolSpecs = [];
       }
     });

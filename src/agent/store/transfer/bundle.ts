@@ -12,7 +12,22 @@ import { parseTitleList, stringifyTitleList, type TiddlerFields } from '../wiki-
 import { chatTiddlers, freeTitle, ImportError, type ImportPlan, type ImportTarget, type PlannedMessage } from './plan';
 
 /** Message fields kept as they are (each checked below where it matters). */
-const MESSAGE_FIELDS = ['model', 'tokens-in', 'tokens-out', 'reasoning', 'agent-round', 'agent-duration', 'agent-finish', 'tool-name', 'tool-call-id', 'tool-args', 'tool-status', 'tool-calls', 'agent-compaction', 'error-kind'] as const;
+const MESSAGE_FIELDS = [
+  'model',
+  'tokens-in',
+  'tokens-out',
+  'reasoning',
+  'agent-round',
+  'agent-duration',
+  'agent-finish',
+  'tool-name',
+  'tool-call-id',
+  'tool-args',
+  'tool-status',
+  'tool-calls',
+  'agent-compaction',
+  'error-kind',
+] as const;
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const TW_DATE = /^\d{14,17}$/;
 
@@ -59,7 +74,9 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
     images.set(t.title!, { title: `${imagePrefix(title)}${n++}`, type: t.type!, text: t.text ?? '', [IMAGE_CHAT_FIELD]: title, created: target.now });
   }
 
-  const messages = tiddlers.filter((t) => t['agent-chat'] === old.title && t['agent-seq'] !== undefined).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  const messages = tiddlers
+    .filter((t) => t['agent-chat'] === old.title && t['agent-seq'] !== undefined)
+    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
   const planned: PlannedMessage[] = [];
   let leftOutAttachments = 0;
   for (const m of messages) {
@@ -75,7 +92,8 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
       notMapped.push(`Message ${m['agent-seq']} waited for approval: it is imported as not run.`);
     } else if (extra['tool-status'] && !(TOOL_STATUSES as readonly string[]).includes(extra['tool-status'])) delete extra['tool-status'];
     if (extra['agent-finish'] && !(MESSAGE_FINISHES as readonly string[]).includes(extra['agent-finish'])) delete extra['agent-finish'];
-    for (const k of ['tokens-in', 'tokens-out', 'agent-round', 'agent-duration'] as const) if (extra[k] !== undefined && !/^\d{1,15}$/.test(extra[k])) delete extra[k];
+    for (const k of ['tokens-in', 'tokens-out', 'agent-round', 'agent-duration'] as const)
+      if (extra[k] !== undefined && !/^\d{1,15}$/.test(extra[k])) delete extra[k];
     if (extra['tool-calls'] !== undefined && !validToolCalls(extra['tool-calls'])) delete extra['tool-calls'];
     const attachments: string[] = [];
     for (const a of parseTitleList(m.attachments)) {
@@ -84,7 +102,10 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
       else leftOutAttachments++;
     }
     if (attachments.length) extra.attachments = stringifyTitleList(attachments);
-    const text = role === 'tool' && extra['tool-status'] === 'error' && m['tool-status'] === 'pending' ? 'Not run: imported while it waited for approval.' : (m.text ?? '');
+    const text =
+      role === 'tool' && extra['tool-status'] === 'error' && m['tool-status'] === 'pending'
+        ? 'Not run: imported while it waited for approval.'
+        : (m.text ?? '');
     planned.push({ role, text, created: TW_DATE.test(m.created ?? '') ? m.created : undefined, extra });
   }
   if (leftOutAttachments) notMapped.push(`${leftOutAttachments} attachment(s) naming tiddlers of the other wiki were left out.`);
@@ -99,7 +120,10 @@ export function planBundle(data: unknown, target: ImportTarget, isAgent: (title:
 function validToolCalls(json: string): boolean {
   try {
     const calls = JSON.parse(json) as unknown;
-    return Array.isArray(calls) && calls.every((c) => c && typeof c === 'object' && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { name?: unknown }).name === 'string');
+    return (
+      Array.isArray(calls) &&
+      calls.every((c) => c && typeof c === 'object' && typeof (c as { id?: unknown }).id === 'string' && typeof (c as { name?: unknown }).name === 'string')
+    );
   } catch {
     return false;
   }

@@ -9,7 +9,12 @@ import { chatTiddlers, freeTitle, ImportError, twDate, type ImportPlan, type Imp
 
 interface Node {
   parent?: unknown;
-  message?: { author?: { role?: unknown }; content?: { content_type?: unknown; parts?: unknown }; create_time?: unknown; metadata?: { is_visually_hidden_from_conversation?: unknown } } | null;
+  message?: {
+    author?: { role?: unknown };
+    content?: { content_type?: unknown; parts?: unknown };
+    create_time?: unknown;
+    metadata?: { is_visually_hidden_from_conversation?: unknown };
+  } | null;
 }
 
 /** Whether parsed JSON looks like conversations.json. */

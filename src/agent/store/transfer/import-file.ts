@@ -40,8 +40,9 @@ function tiddlerList(data: unknown): TiddlerFields[] {
   return data.flatMap((t) => {
     if (!t || typeof t !== 'object' || typeof (t as { title?: unknown }).title !== 'string') return [];
     const out: TiddlerFields = {};
-    for (const [k, v] of Object.entries(t as Record<string, unknown>)) if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
-    else if (k === 'tags' && Array.isArray(v)) out.tags = v.map((x) => (/\s/.test(String(x)) ? `[[${String(x)}]]` : String(x))).join(' ');
+    for (const [k, v] of Object.entries(t as Record<string, unknown>))
+      if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+      else if (k === 'tags' && Array.isArray(v)) out.tags = v.map((x) => (/\s/.test(String(x)) ? `[[${String(x)}]]` : String(x))).join(' ');
     return [out];
   });
 }
@@ -54,5 +55,7 @@ export function planImport(name: string, text: string, target: ImportTarget, isA
   const tiddlers = tiddlerList(data);
   if (tiddlers.some(isTemplate)) return planTidGi(tiddlers.filter(isTemplate), target);
   if (tiddlers.some(isConversation)) return planAiTools(tiddlers, target);
-  throw new ImportError(`"${name}" is none of the formats TiddlyAgent imports: a chat exported as JSON, ChatGPT's conversations.json, TidGi agent templates or AI Tools conversations.`);
+  throw new ImportError(
+    `"${name}" is none of the formats TiddlyAgent imports: a chat exported as JSON, ChatGPT's conversations.json, TidGi agent templates or AI Tools conversations.`,
+  );
 }

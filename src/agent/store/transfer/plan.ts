@@ -63,7 +63,10 @@ export function freeTitle(base: string, target: ImportTarget, used: Set<string>,
 
 /** Words from a file for a title or caption, which TiddlyWiki shows as wikitext: no link, transclusion, widget or macro syntax. */
 export function plainWords(text: string): string {
-  return text.replace(/[|[\]{}<>\\$`]/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[|[\]{}<>\\$`]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** One message of a chat being built: only the fields a chat store message may carry. */

@@ -89,9 +89,13 @@ export function planTidGi(templates: TiddlerFields[], target: ImportTarget): Imp
   for (const t of templates) {
     const which = `The template "${t.title}"`;
     const framework = t.agentFrameworkID?.trim();
-    if (framework && !FRAMEWORKS.includes(framework)) throw new ImportError(`${which} uses the agent framework (handler) "${framework}", which TiddlyAgent does not know (it knows: ${FRAMEWORKS.join(', ')}). Nothing was imported.`);
+    if (framework && !FRAMEWORKS.includes(framework))
+      throw new ImportError(
+        `${which} uses the agent framework (handler) "${framework}", which TiddlyAgent does not know (it knows: ${FRAMEWORKS.join(', ')}). Nothing was imported.`,
+      );
     const config = json(t.text, `${which}: its text (the agentFrameworkConfig)`);
-    if (!config || typeof config !== 'object' || Array.isArray(config)) throw new ImportError(`${which} has no agentFrameworkConfig: its text must be a JSON object with "prompts".`);
+    if (!config || typeof config !== 'object' || Array.isArray(config))
+      throw new ImportError(`${which} has no agentFrameworkConfig: its text must be a JSON object with "prompts".`);
     const { prompts, plugins } = config as { prompts?: unknown; plugins?: unknown };
     if (!Array.isArray(prompts)) throw new ImportError(`${which} has no "prompts" list in its agentFrameworkConfig.`);
     const tools = new Set<string>();
@@ -124,7 +128,9 @@ export function planTidGi(templates: TiddlerFields[], target: ImportTarget): Imp
       text: `\\parsermode inline\n\\rules only\n${prompt}`,
     };
     if (t.description) agent.description = plainWords(t.description).slice(0, 500);
-    const api = json(t.ai_api_config, `${which}: its ai_api_config`) as { default?: { provider?: unknown; model?: unknown }; modelParameters?: { temperature?: unknown } } | undefined;
+    const api = json(t.ai_api_config, `${which}: its ai_api_config`) as
+      | { default?: { provider?: unknown; model?: unknown }; modelParameters?: { temperature?: unknown } }
+      | undefined;
     if (typeof api?.default?.model === 'string' && api.default.model.trim()) agent['agent-model'] = api.default.model.trim().slice(0, 200);
     if (typeof api?.default?.provider === 'string') notMapped.add(`provider "${api.default.provider}" (imported agents use "${target.provider}")`);
     const temperature = api?.modelParameters?.temperature;

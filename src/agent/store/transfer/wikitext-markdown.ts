@@ -46,7 +46,9 @@ function inline(line: string): string {
       i % 2
         ? part
         : part
-            .replace(/\[\[([^|\]]+)\|([^\]]+)\]\]/g, (_m, label: string, target: string) => (/^[a-z][a-z0-9+.-]*:/i.test(target) ? `[${label}](${target})` : label))
+            .replace(/\[\[([^|\]]+)\|([^\]]+)\]\]/g, (_m, label: string, target: string) =>
+              /^[a-z][a-z0-9+.-]*:/i.test(target) ? `[${label}](${target})` : label,
+            )
             .replace(/\[\[([^\]]+)\]\]/g, '$1')
             .replace(/''(.+?)''/g, '**$1**')
             // Not the `//` of a URL (after a colon).

@@ -67,10 +67,19 @@ async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
     if (current) wiki.addTiddler(new $tw.Tiddler(current, values));
   };
   try {
-    const { text } = await page().getRunner().proposeEdit(
-      { agent: field('agent'), instruction: field('instruction') as never, custom: field('custom'), text: field('original'), title: field('target'), context: field('context') },
-      controller.signal,
-    );
+    const { text } = await page()
+      .getRunner()
+      .proposeEdit(
+        {
+          agent: field('agent'),
+          instruction: field('instruction') as never,
+          custom: field('custom'),
+          text: field('original'),
+          title: field('target'),
+          context: field('context'),
+        },
+        controller.signal,
+      );
     update({ status: 'proposed', proposed: text, asked: text, error: '' });
   } catch (e) {
     if (!controller.signal.aborted) update({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
