@@ -10,10 +10,12 @@ import type { Message, ToolOutcome } from '../store/schemas';
 import { APPROVAL_EDIT, APPROVAL_TEXT, userVersionField } from '../store/user-version';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
-import { RunnerError, type ApprovalChoice } from './chat-runner';
+import { APPROVAL_CHOICES, isOffered, offeredChoices, type ApprovalChoice } from '../store/approval-choices';
+import { RunnerError } from './chat-runner';
 import { RuleBook, parseScope, scopeProblem } from './rule-book';
 
-export const CHOICES: readonly ApprovalChoice[] = ['once', 'chat', 'always', 'deny'];
+/** The choices a decision may make (store/approval-choices.ts). */
+export const CHOICES: readonly ApprovalChoice[] = APPROVAL_CHOICES;
 
 /** What the chat does after a decision or an answer was written. */
 export type Outcome = 'resume' | 'wait' | 'dismissed';
@@ -112,8 +114,7 @@ export class Decisions {
 
   /** Whether a choice other than deny counts as "once" on this call (a confirm-only tool). */
   private asOnce(fields: TiddlerFields, choice: ApprovalChoice): boolean {
-    const choices = parseTitleList(fields['approval-choices']);
-    return choice !== 'deny' && (this.confirmOnly(fields['tool-name'] ?? '') || (choices.length > 0 && !choices.includes(choice)));
+    return choice !== 'deny' && (this.confirmOnly(fields['tool-name'] ?? '') || !isOffered(choice, offeredChoices(fields)));
   }
 
   /** Write the user's answers to a question (Agentty's `Clarifications:` format); `null` dismisses it and every other waiting call. */

@@ -18,7 +18,6 @@ import * as z from 'zod/mini';
 import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
 import {
   CHAT_ALLOWED_TOOLS,
-  CONFIRM_ONLY_CHOICES,
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
   callTargets,
   editableTitle,
@@ -28,6 +27,7 @@ import {
   withUserVersion,
 } from '../engine/loop';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
+import { CONFIRM_ONLY_CHOICES } from '../store/approval-choices';
 import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';

@@ -5,6 +5,7 @@ reports a bad field by name.
 \*/
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
+import { APPROVAL_CHOICES } from './approval-choices';
 import { parseModelFactsTable, type ModelFactsTable } from './model-facts';
 import { parseTitleList } from './wiki-port';
 
@@ -301,7 +302,7 @@ export const MessageSchema = z.object({
   /** Messages a compaction replaced in the prompt: the summary's title. */
   'agent-compacted': optionalText,
   /** The user's decision on a pending call: once | chat | always | deny. */
-  approval: blankable(oneOf(['once', 'chat', 'always', 'deny'] as const)),
+  approval: blankable(oneOf(APPROVAL_CHOICES)),
   attachments: titleList,
   model: optionalText,
   'tokens-in': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),

@@ -7,6 +7,7 @@ The cards a tool call shows while the turn waits for the user:
 - the question card (`ask-question`): options, a free answer, Submit and Cancel (or Esc).
 Every choice is a request to the runner, which writes it into the waiting message.
 \*/
+import { APPROVAL_CHOICES, isOffered } from '../store/approval-choices';
 import { toggleAlwaysAllow } from './always-allow';
 import { offerEdit } from './approval-editor';
 import { actionButton, el, type ChatContext } from './chat-context';
@@ -63,7 +64,7 @@ export function renderApproval(
   }
   const buttons = el(doc, 'div', 'tc-ai-card-buttons');
   // A confirm-only tool's card offers only the choices its message names (once, deny).
-  for (const choice of (['once', 'chat', 'always', 'deny'] as const).filter((c) => !only?.length || only.includes(c))) {
+  for (const choice of APPROVAL_CHOICES.filter((c) => isOffered(c, only))) {
     const button = actionButton(doc, `tc-ai-approve-${choice}`, ctx.lingo(`Approval/${choice}`), `approve-${choice}`);
     // "Always" first asks what the rule covers (always-allow.ts).
     if (choice === 'always') button.setAttribute('aria-expanded', 'false');

@@ -8,6 +8,7 @@ message list renders a new view.
 \*/
 import type { IChangedTiddlers, Tiddler } from 'tiddlywiki';
 import { el, type ChatContext, type RenderedTree } from './chat-context';
+import { offeredChoices } from '../store/approval-choices';
 import { editableOf, renderApproval, renderQuestion } from './cards';
 import { errorHintText } from './error-hint';
 import { renderToolStep } from './tool-step-view';
@@ -182,9 +183,7 @@ function renderToolMessage(ctx: ChatContext, title: string, fields: Record<strin
   if (fields['agent-child'])
     body.firstElementChild?.appendChild(chatLink(ctx, String(fields['agent-child']), ctx.lingo('SubAgent/Open') || 'Open the sub-agent chat'));
   if (status === 'pending') {
-    const only = String(fields['approval-choices'] ?? '')
-      .split(/\s+/)
-      .filter(Boolean);
+    const only = offeredChoices(fields);
     renderApproval(ctx, title, name, args, String(fields.text ?? ''), fields['tool-changes'], body, only, editableOf(fields));
   }
   return trees;

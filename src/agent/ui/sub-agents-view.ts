@@ -7,6 +7,7 @@ answer when the child is done). Re-renders only when a child chat or one of a ch
 waiting messages changes.
 \*/
 import { el, type ChatContext } from './chat-context';
+import { offeredChoices } from '../store/approval-choices';
 import { editableOf, renderApproval, renderQuestion } from './cards';
 
 const SHOWN_STATUSES = ['working', 'input-required'];
@@ -79,9 +80,7 @@ export class SubAgentsView {
         const args = String(m['tool-args'] ?? '{}');
         if (name === 'ask-question') renderQuestion(childCtx, message, args, body);
         else {
-          const only = String(m['approval-choices'] ?? '')
-            .split(/\s+/)
-            .filter(Boolean);
+          const only = offeredChoices(m);
           renderApproval(childCtx, message, name, args, String(m.text ?? ''), m['tool-changes'], body, only, editableOf(m));
         }
         row.appendChild(body);
