@@ -9,7 +9,7 @@ import { readLedger } from '../store/read-ledger';
 import type { Message } from '../store/schemas';
 import { createToolContext, type ToolDefinition, type ToolServices } from '../tools/tool';
 import { parseToolCalls } from './history';
-import { plannedChanges } from './loop';
+import { plannedChanges } from './call-review';
 
 /** Why the user's version `text` of the waiting call `message` would be refused, or undefined when it would land. */
 export function userVersionRefusal(
