@@ -11,6 +11,7 @@ of each. New tiddlers are written before old ones are deleted. The chat keeps
 `agent-renamed-from`, so a page showing the old title follows it (ui/follow-renames.ts).
 \*/
 import { chatFamily, chatParts, movedTitle, PART_FIELDS, type PartKind } from '../store/chat-parts';
+import { JOURNAL_TURN } from '../store/turn-journal';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 
 /** Field of a renamed chat: the title it had before. */
@@ -63,7 +64,7 @@ export function planChatMove(wiki: WikiPort, from: string, to: string): ChatMove
     // Fields that name other moved tiddlers: images in `attachments`, sub-agent chats, the turn of a journal.
     if (fields.attachments) fields.attachments = stringifyTitleList(parseTitleList(fields.attachments).map(mapTitle));
     if (fields['agent-child']) fields['agent-child'] = mapChat(fields['agent-child']);
-    if (fields['agent-turn']) fields['agent-turn'] = mapTitle(fields['agent-turn']);
+    if (fields[JOURNAL_TURN]) fields[JOURNAL_TURN] = mapTitle(fields[JOURNAL_TURN]);
     fields.title = mapTitle(title);
     puts.push(fields);
   }

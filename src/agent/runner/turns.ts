@@ -8,6 +8,7 @@ import type { ChatStore } from '../store/chat-store';
 import type { Message } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import { isPart, journalTitle } from '../store/chat-parts';
+import { JOURNAL_ROLLED_BACK } from '../store/turn-journal';
 import { planRollback, readJournal } from '../tools/journal';
 import { restoreJournal } from '../tools/write-gate';
 import { RunnerError, type RollbackResult } from './chat-runner';
@@ -45,9 +46,8 @@ export class Turns {
    */
   standingChanges(chat: string, userMessage: string): string[] {
     const title = this.journal(chat, userMessage);
-    if (!title || this.wiki.getFields(title)?.['agent-rolled-back']) return [];
-    const journal = readJournal(this.wiki, title) as unknown;
-    return journal && typeof journal === 'object' && !Array.isArray(journal) ? Object.keys(journal) : [];
+    if (!title || this.wiki.getFields(title)?.[JOURNAL_ROLLED_BACK]) return [];
+    return Object.keys(readJournal(this.wiki, title));
   }
 
   /** Remove a turn's messages and journal (not what its tools changed in the wiki). */
@@ -79,7 +79,7 @@ export class Turns {
     if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };
     const { restored } = restoreJournal(this.wiki, journal, this.wiki.getFields(chat)?.agent);
     const fields = this.wiki.getFields(title);
-    if (fields) this.wiki.putTiddler({ ...fields, 'agent-rolled-back': this.wiki.now() });
+    if (fields) this.wiki.putTiddler({ ...fields, [JOURNAL_ROLLED_BACK]: this.wiki.now() });
     return { conflicts: plan.conflicts, restored };
   }
 }

@@ -1,25 +1,17 @@
 /*\
-The turn journal: for every tiddler a turn's tools changed, its fields before the turn's
-first change (null: it did not exist) and after the turn's last change (null: deleted).
-One JSON tiddler per turn, $:/ai/journal/<chat>/<seq of the user message>, so a turn can
-be shown as a diff and rolled back, and a rollback can tell when the user edited since.
+Writing the turn journal (its format: store/turn-journal.ts): for every tiddler a turn's
+tools changed, its fields before the turn's first change and after the turn's last change,
+so a turn can be shown as a diff and rolled back, and a rollback can tell when the user
+edited since.
 \*/
 import { fingerprint } from '../store/fingerprint';
 import type { TiddlerFields, WikiPort } from '../store/wiki-port';
 import { JOURNAL_CHAT_FIELD, journalTitle } from '../store/chat-parts';
+import { JOURNAL_TURN, parseJournal, type Journal } from '../store/turn-journal';
 
-export interface JournalEntry {
-  before: TiddlerFields | null;
-  after: TiddlerFields | null;
-}
-export type Journal = Record<string, JournalEntry>;
-
+/** The journal `title` holds (store/turn-journal.ts: the format). */
 export function readJournal(wiki: WikiPort, title: string): Journal {
-  try {
-    return JSON.parse(wiki.getFields(title)?.text ?? '{}') as Journal;
-  } catch {
-    return {};
-  }
+  return parseJournal(wiki.getFields(title)?.text);
 }
 
 /**
@@ -32,7 +24,7 @@ export function journaled(wiki: WikiPort, chat: string, turn: string, titles: st
   for (const t of titles) if (!(t in journal)) journal[t] = { before: wiki.getFields(t) ?? null, after: null };
   change();
   for (const t of titles) journal[t]!.after = wiki.getFields(t) ?? null;
-  wiki.putTiddler({ title, type: 'application/json', [JOURNAL_CHAT_FIELD]: chat, 'agent-turn': turn, text: JSON.stringify(journal) });
+  wiki.putTiddler({ title, type: 'application/json', [JOURNAL_CHAT_FIELD]: chat, [JOURNAL_TURN]: turn, text: JSON.stringify(journal) });
 }
 
 /**

@@ -15,7 +15,7 @@ import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
 import type { ImageData } from './images';
-import type { Journal } from './journal';
+import type { Journal } from '../store/turn-journal';
 import type { WebFetcher } from './web-fetcher';
 import { WriteGate } from './write-gate';
 

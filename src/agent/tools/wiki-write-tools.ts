@@ -20,7 +20,7 @@ import { fingerprint } from '../store/fingerprint';
 import type { Reads } from '../store/read-ledger';
 import type { TiddlerFields } from '../store/wiki-port';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
-import type { Journal } from './journal';
+import type { Journal } from '../store/turn-journal';
 import { changeRegions } from './text-diff';
 import { errorText, WriteRefused, type Changes } from './write-gate';
 

@@ -23,7 +23,8 @@ The rules, for the tiddler as it is and as it would be:
 \*/
 import { AgentDefinitionSchema, parseTiddler, type AgentDefinition } from '../store/schemas';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
-import { journaled, type Journal } from './journal';
+import type { Journal } from '../store/turn-journal';
+import { journaled } from './journal';
 import { isAgentDefinition, ownDefinitionProblem, restoreOwnDefinition } from './own-definition';
 import { renderedScriptProblem, scriptProblem } from './script-html';
 import { isHiddenFromAgent } from './visibility';

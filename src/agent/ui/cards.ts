@@ -11,7 +11,8 @@ import { APPROVAL_CHOICES, isOffered } from '../store/approval-choices';
 import { toggleAlwaysAllow } from './always-allow';
 import { offerEdit } from './approval-editor';
 import { actionButton, el, type ChatContext } from './chat-context';
-import { parseJournal, renderChanges } from './change-view';
+import { renderChanges } from './change-view';
+import { parseJournal } from '../store/turn-journal';
 
 export function prettyJson(json: string): string {
   try {

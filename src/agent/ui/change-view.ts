@@ -9,23 +9,12 @@ deleted one says so.
 Plain DOM, no widgets and no box that scrolls inside the card: a place costs a few elements
 whatever the length of the text, and the whole text is built only when asked for.
 \*/
+import type { Journal } from '../store/turn-journal';
 import type { Piece, Region } from '../tools/text-diff';
 import { el, type ChatContext } from './chat-context';
 import { page } from './library';
 
 type Fields = Record<string, string>;
-
-/** A turn journal or a call's planned changes: before and after fields per title (null: absent). */
-export type Journal = Record<string, { before: Fields | null; after: Fields | null }>;
-
-export function parseJournal(text: unknown): Journal {
-  try {
-    const parsed = JSON.parse(String(text ?? '{}')) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Journal) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** Not what the user decides about: the text (shown on its own), the dates a write stamps, the server's sync bookkeeping. */
 const NOT_FIELDS = new Set(['title', 'text', 'created', 'modified', 'revision', 'bag']);

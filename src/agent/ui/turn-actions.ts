@@ -7,7 +7,8 @@ bar is worked out from the messages around the rendered window only, so a long c
 no more than a short one. Every action is a request to the runner.
 \*/
 import { el, type ChatContext, type RenderedTree } from './chat-context';
-import { parseJournal, renderChanges } from './change-view';
+import { renderChanges } from './change-view';
+import { JOURNAL_ROLLED_BACK, parseJournal } from '../store/turn-journal';
 import { askDeleteTurn } from './delete-turn';
 import { isPart, journalTitle } from '../store/chat-parts';
 import type { AttachedBar } from './message-view';
@@ -64,7 +65,7 @@ function turnJournal(ctx: ChatContext, userMessage: string): Record<string, unkn
 /** What a bar shows, as a string: the bar is rebuilt only when this changes. */
 export function barKey(ctx: ChatContext, spec: TurnBarSpec): string {
   const fields = turnJournal(ctx, spec.user);
-  const journal = fields ? `${String(fields.text ?? '').length}:${fields['agent-rolled-back'] ? 'rb' : ''}` : '';
+  const journal = fields ? `${String(fields.text ?? '').length}:${fields[JOURNAL_ROLLED_BACK] ? 'rb' : ''}` : '';
   return `${spec.user}|${spec.last}|${spec.reply ?? ''}|${journal}`;
 }
 
@@ -106,7 +107,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
         diffOpen = true;
       }
     });
-    if (journalFields?.['agent-rolled-back']) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
+    if (journalFields?.[JOURNAL_ROLLED_BACK]) element.appendChild(el(doc, 'span', 'tc-ai-turn-rolled-back', ctx.lingo('Turn/RolledBack')));
     else button('rollback', ctx.lingo('Turn/Rollback'), 'rollback', () => void rollBack());
   }
   if (spec.last)
@@ -115,7 +116,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
       void ctx.request(ctx.runner().retry(chat, user));
     });
   // Deleting a turn whose changes stand would remove the only way back: ask first (delete-turn.ts).
-  const standing = journalFields?.['agent-rolled-back'] ? [] : Object.keys(journal);
+  const standing = journalFields?.[JOURNAL_ROLLED_BACK] ? [] : Object.keys(journal);
   button('delete', ctx.lingo('Turn/Delete'), 'delete-turn', () => {
     if (!standing.length) return void ctx.request(ctx.runner().deleteTurn(chat, user));
     const open = !!panel.querySelector('.tc-ai-delete-turn');
