@@ -10,15 +10,12 @@ whole or not at all, so a crash mid-rename leaves either the old chat or the new
 of each. New tiddlers are written before old ones are deleted. The chat keeps
 `agent-renamed-from`, so a page showing the old title follows it (ui/follow-renames.ts).
 \*/
-import { chatFamily, chatParts, movedTitle, PART_FIELDS, type PartKind } from '../store/chat-parts';
+import { chatFamily, chatParts, MOVED_PARTS, movedTitle, PART_FIELDS } from '../store/chat-parts';
 import { JOURNAL_TURN } from '../store/turn-journal';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 
 /** Field of a renamed chat: the title it had before. */
 export const CHAT_RENAMED_FROM = 'agent-renamed-from';
-
-/** The parts that move with a chat (its sub-agents' chats move as chats of the family). */
-const MOVED_PARTS: readonly PartKind[] = ['messages', 'journals', 'images', 'todo', 'branches', 'schedules', 'wakers'];
 
 export interface ChatMove {
   /** Tiddlers to write, whole (new titles and rewritten ones). */

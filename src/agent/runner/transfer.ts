@@ -5,7 +5,7 @@ checked, so a refused file leaves nothing behind. The UI (ui/transfer-widget.ts,
 Export menu) calls these; a download goes through TiddlyWiki's tm-download-file.
 \*/
 import type { Wiki } from 'tiddlywiki';
-import { chatParts, chatPartTitles, type PartKind } from '../store/chat-parts';
+import { chatParts, chatPartTitles, exportedParts } from '../store/chat-parts';
 import { CONFIG, configValue } from '../store/config';
 import { AGENT_TAG } from '../store/schemas';
 import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
@@ -51,8 +51,7 @@ export function gatherChat(wiki: Wiki, chat: string, options: { journals?: boole
   const fields = fieldsOf(wiki, chat);
   if (!fields?.agent) throw new ImportError(`"${chat}" is not a chat.`);
   // The chat's own parts (store/chat-parts.ts): never another chat's whose title starts with this one's.
-  const kinds: PartKind[] = options.journals ? ['messages', 'images', 'journals'] : ['messages', 'images'];
-  const parts = chatParts(createTiddlyWikiPort(wiki), chat, kinds);
+  const parts = chatParts(createTiddlyWikiPort(wiki), chat, exportedParts(!!options.journals));
   const read = (titles: string[] | undefined) => (titles ?? []).map((t) => fieldsOf(wiki, t)!);
   const messages = read(parts.messages).sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
   return {

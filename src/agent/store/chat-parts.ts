@@ -44,10 +44,23 @@ export const BRANCH_CHAT_FIELD = 'agent-branch-chat';
 export type PartKind = 'messages' | 'journals' | 'images' | 'todo' | 'branches' | 'schedules' | 'wakers' | 'sub-agents';
 export const PART_KINDS: readonly PartKind[] = ['messages', 'journals', 'images', 'todo', 'branches', 'schedules', 'wakers', 'sub-agents'];
 /**
- * What the server pushes to a page showing the chat: its hidden parts, which TiddlyWiki's syncer
- * does not carry (the user's own schedules it does; sub-agents' chats are shown on their own).
+ * A chat's own parts (not the user's schedules that wake it, nor its sub-agents' chats, which
+ * have parts of their own): what Delete forever deletes with the chat, and each of its
+ * sub-agents' chats with theirs.
  */
-export const SHOWN_PARTS: readonly PartKind[] = ['messages', 'journals', 'images', 'todo', 'branches', 'schedules'];
+export const OWN_PARTS: readonly PartKind[] = ['messages', 'journals', 'images', 'todo', 'branches', 'schedules'];
+/**
+ * What the server pushes to a page showing the chat, and sends again after a restart: its own
+ * parts, hidden ones which TiddlyWiki's syncer does not carry (the user's own schedules it does;
+ * sub-agents' chats are shown on their own).
+ */
+export const SHOWN_PARTS: readonly PartKind[] = OWN_PARTS;
+/** What a rename moves: the chat's own parts and the user's schedules that wake it (its sub-agents' chats move as chats of its family: chatFamily). */
+export const MOVED_PARTS: readonly PartKind[] = [...OWN_PARTS, 'wakers'];
+/** What an export holds: the messages and the images the chat keeps, and its turn journals when asked for. */
+export function exportedParts(journals: boolean): readonly PartKind[] {
+  return journals ? ['messages', 'images', 'journals'] : ['messages', 'images'];
+}
 
 /** The field that names a part's chat, by kind. */
 export const PART_FIELDS: Readonly<Record<PartKind, string>> = {
