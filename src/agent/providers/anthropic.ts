@@ -7,41 +7,24 @@ without message_stop is reported as truncated, an event that is not valid JSON a
 never as a normal reply.
 \*/
 import { ProviderError } from './errors';
-import { argsObject, isObject, nonEmpty, tryParse } from './json';
-import { damagedError, unreadable } from './stream-errors';
-import { errorFromStreamPayload } from './http-errors';
-import { SseDecoder, streamSse } from './sse';
+import { argsObject, isObject, nonEmpty } from './json';
+import { sseModel, TypedEventDecoder } from './sse';
+import { completeCall, jsonHeaders, textDelta, type ModelSpec, type StreamedCall } from './stream';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** The API requires max_tokens; used when the request does not set maxOutputTokens. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-export function createAnthropicModel(settings: ProviderSettings): LanguageModel {
-  return {
-    api: 'anthropic',
-    stream: (request, signal) => streamMessages(settings, request, signal),
-  };
-}
+const MESSAGES: ModelSpec = { api: 'anthropic', path: '/messages', headers: buildAnthropicHeaders, body: buildAnthropicRequestBody };
 
-async function* streamMessages(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  return yield* streamSse(
-    settings,
-    { model: request.model, signal, path: '/messages', headers: buildAnthropicHeaders(settings), body: buildAnthropicRequestBody(request) },
-    (ctx) => new MessagesStreamDecoder(ctx),
-  );
+export function createAnthropicModel(settings: ProviderSettings): LanguageModel {
+  return sseModel(settings, MESSAGES, (ctx) => new MessagesStreamDecoder(ctx));
 }
 
 export function buildAnthropicHeaders(settings: ProviderSettings): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'anthropic-version': ANTHROPIC_VERSION,
-    // Without it the API refuses browser (CORS) requests with a 401.
-    'anthropic-dangerous-direct-browser-access': 'true',
-  };
-  const key = settings.apiKey?.trim();
-  if (key) headers['x-api-key'] = key;
-  return { ...headers, ...settings.headers };
+  // Without anthropic-dangerous-direct-browser-access the API refuses browser (CORS) requests with a 401.
+  return jsonHeaders(settings, 'x-api-key', '', { 'anthropic-version': ANTHROPIC_VERSION, 'anthropic-dangerous-direct-browser-access': 'true' });
 }
 
 type Block = Record<string, unknown>;
@@ -123,34 +106,17 @@ const FINISH_REASONS: Record<string, FinishReason> = {
   refusal: 'content-filter',
 };
 
-interface PendingCall {
-  slot: number;
-  id: string;
-  name: string;
-  argsText: string;
-  /** `input` of content_block_start when it is not the usual empty `{}`. */
-  inputObject?: Record<string, unknown>;
-  done: boolean;
-}
-
 /** Event-by-event state of one reply; every method returns the parts to emit next. */
-class MessagesStreamDecoder extends SseDecoder {
+class MessagesStreamDecoder extends TypedEventDecoder {
   private messageId?: string;
   private stopReason?: string;
   private inputTokens?: number;
   private outputTokens?: number;
-  private readonly calls: PendingCall[] = [];
+  private readonly calls: StreamedCall[] = [];
   /** Content block index → tool call; other block types are not tracked. */
-  private readonly blocks = new Map<number, PendingCall>();
+  private readonly blocks = new Map<number, StreamedCall>();
 
-  event(name: string | undefined, data: string): StreamPart[] {
-    this.received++;
-    const payload = tryParse(data);
-    // The `type` in the JSON is authoritative; the `event:` name is the fallback.
-    const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
-    if (type === 'error' || name === 'error') return this.error(errorFromStreamPayload(payload ?? data, this.ctx));
-    if (payload === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
-    if (!isObject(payload)) return [];
+  protected typed(type: string | undefined, payload: Record<string, unknown>): StreamPart[] {
     switch (type) {
       case 'message_start':
         return this.messageStart(payload);
@@ -202,18 +168,12 @@ class MessagesStreamDecoder extends SseDecoder {
   private blockStart(payload: Record<string, unknown>): StreamPart[] {
     const block = isObject(payload.content_block) ? payload.content_block : {};
     const index = typeof payload.index === 'number' ? payload.index : undefined;
+    const text = textOrThinking(block, 'text', 'thinking');
+    if (text) return text;
     switch (block.type) {
-      case 'text': {
-        const text = nonEmpty(block.text);
-        return text ? [{ type: 'text-delta', text }] : [];
-      }
-      case 'thinking': {
-        const text = nonEmpty(block.thinking);
-        return text ? [{ type: 'reasoning-delta', text }] : [];
-      }
       case 'tool_use': {
         const slot = this.calls.length;
-        const call: PendingCall = { slot, id: nonEmpty(block.id) ?? `toolu_${slot}`, name: nonEmpty(block.name) ?? '', argsText: '', done: false };
+        const call: StreamedCall = { slot, id: nonEmpty(block.id) ?? `toolu_${slot}`, name: nonEmpty(block.name) ?? '', argsText: '', done: false };
         if (isObject(block.input) && Object.keys(block.input).length > 0) call.inputObject = block.input;
         this.calls.push(call);
         if (index !== undefined) this.blocks.set(index, call);
@@ -227,15 +187,9 @@ class MessagesStreamDecoder extends SseDecoder {
 
   private blockDelta(payload: Record<string, unknown>): StreamPart[] {
     const delta = isObject(payload.delta) ? payload.delta : {};
+    const text = textOrThinking(delta, 'text_delta', 'thinking_delta');
+    if (text) return text;
     switch (delta.type) {
-      case 'text_delta': {
-        const text = nonEmpty(delta.text);
-        return text ? [{ type: 'text-delta', text }] : [];
-      }
-      case 'thinking_delta': {
-        const text = nonEmpty(delta.thinking);
-        return text ? [{ type: 'reasoning-delta', text }] : [];
-      }
       case 'input_json_delta': {
         const call = typeof payload.index === 'number' ? this.blocks.get(payload.index) : undefined;
         const text = nonEmpty(delta.partial_json);
@@ -267,29 +221,14 @@ class MessagesStreamDecoder extends SseDecoder {
     return this.finishReply(
       raw,
       FINISH_REASONS,
-      this.calls.map((call) => completeCall(call, raw)),
+      this.calls.map((call) => completeCall(call, raw === 'max_tokens')),
     );
   }
 }
 
-function completeCall(call: PendingCall, stopReason: string | undefined): StreamPart {
-  const { slot: index, id, name, argsText } = call;
-  if (!name) return { type: 'tool-call-invalid', index, id, name, argsText, reason: 'the model sent a tool call without a name' };
-  const text = argsText.trim();
-  // A tool without arguments may send no input_json_delta at all, or only "".
-  if (text === '') return { type: 'tool-call', index, id, name, args: call.inputObject ?? {} };
-  try {
-    const args: unknown = JSON.parse(text);
-    return { type: 'tool-call', index, id, name, args: args ?? {} };
-  } catch (e) {
-    const cut = stopReason === 'max_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
-    return {
-      type: 'tool-call-invalid',
-      index,
-      id,
-      name,
-      argsText,
-      reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}`,
-    };
-  }
+/** The text or thinking a block starts with (types `text`, `thinking`) or a delta adds (`text_delta`, `thinking_delta`); undefined for other types. */
+function textOrThinking(part: Record<string, unknown>, text: string, thinking: string): StreamPart[] | undefined {
+  if (part.type === text) return textDelta('text-delta', part.text);
+  if (part.type === thinking) return textDelta('reasoning-delta', part.thinking);
+  return undefined;
 }

@@ -15,8 +15,8 @@ import { ProviderError } from './errors';
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { damagedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { SseDecoder, streamSse } from './sse';
-import type { Usage } from './stream';
+import { SseDecoder, sseModel } from './sse';
+import { jsonHeaders, type ModelSpec, type Usage } from './stream';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
 export interface GeminiOptions {
@@ -26,32 +26,18 @@ export interface GeminiOptions {
 
 export function createGeminiModel(settings: ProviderSettings, options: GeminiOptions = {}): LanguageModel {
   const generateId = options.generateId ?? randomCallId;
-  return {
-    api: 'gemini',
-    stream: (request, signal) => streamGemini(settings, request, signal, generateId),
-  };
+  return sseModel(settings, STREAM_CONTENT, (ctx) => new GeminiStreamDecoder(ctx, generateId));
 }
 
-async function* streamGemini(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal, generateId: () => string): AsyncGenerator<StreamPart> {
-  const model = request.model.replace(/^models\//, '');
-  return yield* streamSse(
-    settings,
-    {
-      model: request.model,
-      signal,
-      path: `/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-      headers: buildGeminiHeaders(settings),
-      body: buildGeminiRequestBody(request),
-    },
-    (ctx) => new GeminiStreamDecoder(ctx, generateId),
-  );
-}
+const STREAM_CONTENT: ModelSpec = {
+  api: 'gemini',
+  path: (request) => `/models/${encodeURIComponent(request.model.replace(/^models\//, ''))}:streamGenerateContent?alt=sse`,
+  headers: buildGeminiHeaders,
+  body: buildGeminiRequestBody,
+};
 
 export function buildGeminiHeaders(settings: ProviderSettings): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  const key = settings.apiKey?.trim();
-  if (key) headers['x-goog-api-key'] = key;
-  return { ...headers, ...settings.headers };
+  return jsonHeaders(settings, 'x-goog-api-key');
 }
 
 // ---------------------------------------------------------------------------------------

@@ -8,12 +8,12 @@ there); those after the last value are kept and reported once at the end (a pret
 error object spans several lines).
 `openNdjsonStream` does the POST in front of it (stream.ts's openStream). openEventStream cannot
 be reused because it reads any `…json` content type (which `application/x-ndjson` is) as a
-one-shot error body. `streamNdjson` is stream.ts's streamReply for NDJSON adapters.
+one-shot error body. `ndjsonModel` is stream.ts's replyModel for NDJSON adapters.
 \*/
 import { ProviderError } from './errors';
 import type { ErrorContext } from './http-errors';
-import { openStream, readText, ReplyDecoder, streamReply, type OpenStreamOptions, type ReadOptions, type StreamFormat, type StreamRequest } from './stream';
-import type { ProviderSettings, StreamPart } from './types';
+import { openStream, readText, ReplyDecoder, replyModel, type ModelSpec, type OpenStreamOptions, type ReadOptions, type StreamFormat } from './stream';
+import type { LanguageModel, ProviderSettings, StreamPart } from './types';
 
 export type NdjsonItem =
   /** One parsed line. */
@@ -70,8 +70,7 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, options: Rea
   for await (const { text, end } of readText(body, options)) {
     if (!end) {
       pending += text;
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
         const items = parse(pending.slice(0, nl));
         pending = pending.slice(nl + 1);
         yield* items;
@@ -92,15 +91,14 @@ export abstract class NdjsonDecoder extends ReplyDecoder {
   abstract invalid(text: string): StreamPart[];
 }
 
-const NDJSON: StreamFormat<NdjsonItem> = { open: openNdjsonStream, read: readNdjson };
-
-/** One streaming POST of an NDJSON adapter (stream.ts's streamReply). */
-export function streamNdjson(
-  settings: ProviderSettings,
-  request: StreamRequest,
-  makeDecoder: (ctx: ErrorContext) => NdjsonDecoder,
-): AsyncGenerator<StreamPart> {
-  return streamReply(settings, request, NDJSON, makeDecoder, (decoder, item) =>
+const NDJSON: StreamFormat<NdjsonItem, NdjsonDecoder> = {
+  open: openNdjsonStream,
+  read: readNdjson,
+  feed: (decoder, item) =>
     item.kind === 'value' ? decoder.value(item.value) : item.kind === 'invalid' ? decoder.invalid(item.text) : decoder.residue(item.text),
-  );
+};
+
+/** The LanguageModel of an NDJSON adapter (stream.ts's replyModel). */
+export function ndjsonModel(settings: ProviderSettings, spec: ModelSpec, makeDecoder: (ctx: ErrorContext) => NdjsonDecoder): LanguageModel {
+  return replyModel(settings, spec, NDJSON, makeDecoder);
 }

@@ -9,31 +9,15 @@ more of the stream after it damages the reply (its words are lost).
 import { argsObject, isObject, nonEmpty, tryParse } from './json';
 import { damagedError, residueError, unreadable } from './stream-errors';
 import { errorFromStreamPayload, type ErrorContext } from './http-errors';
-import { NdjsonDecoder, streamNdjson } from './ndjson';
-import type { Usage } from './stream';
+import { NdjsonDecoder, ndjsonModel } from './ndjson';
+import { bearerHeaders, type ModelSpec, type Usage } from './stream';
 import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
 
+// Plain Ollama needs no key; one behind a proxy (or ollama.com) takes a Bearer token.
+const CHAT: ModelSpec = { api: 'ollama', path: '/api/chat', headers: bearerHeaders, body: buildOllamaRequestBody };
+
 export function createOllamaModel(settings: ProviderSettings): LanguageModel {
-  return {
-    api: 'ollama',
-    stream: (request, signal) => streamOllama(settings, request, signal),
-  };
-}
-
-async function* streamOllama(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  return yield* streamNdjson(
-    settings,
-    { model: request.model, signal, path: '/api/chat', headers: buildOllamaHeaders(settings), body: buildOllamaRequestBody(request) },
-    (ctx) => new OllamaStreamDecoder(ctx),
-  );
-}
-
-export function buildOllamaHeaders(settings: ProviderSettings): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  const key = settings.apiKey?.trim();
-  // Plain Ollama needs no key; one behind a proxy (or ollama.com) takes a Bearer token.
-  if (key) headers.authorization = `Bearer ${key}`;
-  return { ...headers, ...settings.headers };
+  return ndjsonModel(settings, CHAT, (ctx) => new OllamaStreamDecoder(ctx));
 }
 
 export function buildOllamaRequestBody(request: ModelRequest): Record<string, unknown> {

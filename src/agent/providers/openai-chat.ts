@@ -9,41 +9,14 @@ damaged, never as a normal reply.
 import { isObject, nonEmpty, tryParse } from './json';
 import { damagedError, unreadable } from './stream-errors';
 import { errorFromStreamPayload } from './http-errors';
-import { SseDecoder, streamSse } from './sse';
-import type { Usage } from './stream';
-import {
-  dataUrl,
-  type FinishReason,
-  type ImagePart,
-  type LanguageModel,
-  type ModelMessage,
-  type ModelRequest,
-  type ProviderSettings,
-  type StreamPart,
-  type ToolSpec,
-} from './types';
+import { SseDecoder, sseModel } from './sse';
+import { bearerHeaders, type ModelSpec, type Usage } from './stream';
+import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+const CHAT: ModelSpec = { api: 'openai-chat', path: '/chat/completions', headers: bearerHeaders, body: buildRequestBody };
 
 export function createOpenAIChatModel(settings: ProviderSettings): LanguageModel {
-  return {
-    api: 'openai-chat',
-    stream: (request, signal) => streamChat(settings, request, signal),
-  };
-}
-
-async function* streamChat(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  return yield* streamSse(
-    settings,
-    { model: request.model, signal, path: '/chat/completions', headers: buildHeaders(settings), body: buildRequestBody(request) },
-    (ctx) => new ChatStreamDecoder(ctx),
-  );
-}
-
-export function buildHeaders(settings: ProviderSettings): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  const key = settings.apiKey?.trim();
-  // Local servers (Ollama, llama.cpp) need no key, and some reject an empty Bearer.
-  if (key) headers.authorization = `Bearer ${key}`;
-  return { ...headers, ...settings.headers };
+  return sseModel(settings, CHAT, (ctx) => new ChatStreamDecoder(ctx));
 }
 
 export function buildRequestBody(request: ModelRequest): Record<string, unknown> {
@@ -84,6 +57,11 @@ function toWireMessages(messages: ModelMessage[]): Record<string, unknown>[] {
   }
   flush();
   return out;
+}
+
+/** `data:<type>;base64,<data>`, the form of the OpenAI APIs. */
+export function dataUrl(image: ImagePart): string {
+  return `data:${image.mediaType};base64,${image.data}`;
 }
 
 function imagePart(image: ImagePart): Record<string, unknown> {
@@ -142,7 +120,7 @@ class ChatStreamDecoder extends SseDecoder {
     if (chunk === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
     // Other text: gateways re-wrapping keep-alives (`data: : OPENROUTER…`); ignore.
     if (!isObject(chunk)) return [];
-    const usage = readUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? readUsage(chunk.x_groq.usage) : undefined);
+    const usage = readChatUsage(chunk.usage) ?? (isObject(chunk.x_groq) ? readChatUsage(chunk.x_groq.usage) : undefined);
     if (usage) this.usage = usage;
     // OpenAI `data: {"error":…}`, and OpenRouter's error next to choices (cc04).
     if (chunk.error !== undefined && chunk.error !== null) return this.error(errorFromStreamPayload(chunk, this.ctx));
@@ -281,12 +259,19 @@ function parseArgs(call: PendingCall): { ok: true; args: unknown } | { ok: false
   }
 }
 
-function readUsage(u: unknown): Usage | undefined {
+function readChatUsage(u: unknown): Usage | undefined {
+  return readOpenAIUsage(u, 'prompt_tokens', 'completion_tokens');
+}
+
+/** The token counts of the OpenAI APIs: `<input>`, `<output>` and `<output>_details.reasoning_tokens`; undefined without the first two. */
+export function readOpenAIUsage(u: unknown, input: string, output: string): Usage | undefined {
   if (!isObject(u)) return undefined;
   const usage: Usage = { type: 'usage' };
-  if (typeof u.prompt_tokens === 'number') usage.inputTokens = u.prompt_tokens;
-  if (typeof u.completion_tokens === 'number') usage.outputTokens = u.completion_tokens;
-  const details = u.completion_tokens_details;
+  const inputTokens = u[input];
+  if (typeof inputTokens === 'number') usage.inputTokens = inputTokens;
+  const outputTokens = u[output];
+  if (typeof outputTokens === 'number') usage.outputTokens = outputTokens;
+  const details = u[`${output}_details`];
   if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
   return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
 }

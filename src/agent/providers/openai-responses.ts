@@ -8,37 +8,16 @@ argument deltas) but are reported complete only at the terminal point, so an err
 never leaves a complete-looking call behind.
 \*/
 import type { ProviderError } from './errors';
-import { isObject, nonEmpty, tryParse } from './json';
-import { damagedError, unreadable } from './stream-errors';
-import { errorFromStreamPayload } from './http-errors';
-import { buildHeaders } from './openai-chat';
-import { SseDecoder, streamSse } from './sse';
-import type { Usage } from './stream';
-import {
-  dataUrl,
-  type FinishReason,
-  type ImagePart,
-  type LanguageModel,
-  type ModelMessage,
-  type ModelRequest,
-  type ProviderSettings,
-  type StreamPart,
-  type ToolSpec,
-} from './types';
+import { isObject, nonEmpty } from './json';
+import { dataUrl, readOpenAIUsage } from './openai-chat';
+import { sseModel, TypedEventDecoder } from './sse';
+import { bearerHeaders, completeCall, textDelta, type ModelSpec, type StreamedCall, type Usage } from './stream';
+import type { FinishReason, ImagePart, LanguageModel, ModelMessage, ModelRequest, ProviderSettings, StreamPart, ToolSpec } from './types';
+
+const RESPONSES: ModelSpec = { api: 'openai-responses', path: '/responses', headers: bearerHeaders, body: buildResponsesRequestBody };
 
 export function createOpenAIResponsesModel(settings: ProviderSettings): LanguageModel {
-  return {
-    api: 'openai-responses',
-    stream: (request, signal) => streamResponses(settings, request, signal),
-  };
-}
-
-async function* streamResponses(settings: ProviderSettings, request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-  return yield* streamSse(
-    settings,
-    { model: request.model, signal, path: '/responses', headers: buildHeaders(settings), body: buildResponsesRequestBody(request) },
-    (ctx) => new ResponsesStreamDecoder(ctx),
-  );
+  return sseModel(settings, RESPONSES, (ctx) => new ResponsesStreamDecoder(ctx));
 }
 
 export function buildResponsesRequestBody(request: ModelRequest): Record<string, unknown> {
@@ -92,39 +71,21 @@ const INCOMPLETE_REASONS: Record<string, FinishReason> = {
   content_filter: 'content-filter',
 };
 
-interface PendingCall {
-  slot: number;
-  id: string;
-  name: string;
-  argsText: string;
-  /** output_item.done was seen: the arguments are final. */
-  done: boolean;
-}
-
 /** Event-by-event state of one reply; every method returns the parts to emit next. */
-class ResponsesStreamDecoder extends SseDecoder {
-  private readonly calls: PendingCall[] = [];
+class ResponsesStreamDecoder extends TypedEventDecoder {
+  private readonly calls: StreamedCall[] = [];
   /** Output item id and output_index → tool call. */
-  private readonly byItemId = new Map<string, PendingCall>();
-  private readonly byOutputIndex = new Map<number, PendingCall>();
+  private readonly byItemId = new Map<string, StreamedCall>();
+  private readonly byOutputIndex = new Map<number, StreamedCall>();
   /** Which reasoning part the last reasoning delta belonged to, to separate summary parts. */
   private reasoningPart?: string;
 
-  event(name: string | undefined, data: string): StreamPart[] {
-    this.received++;
-    const payload = tryParse(data);
-    // The `type` in the JSON is authoritative; the `event:` name is the fallback.
-    const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
-    if (type === 'error' || name === 'error') return this.error(this.streamError(payload ?? data));
-    if (payload === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
-    if (!isObject(payload)) return [];
+  protected typed(type: string | undefined, payload: Record<string, unknown>): StreamPart[] {
     switch (type) {
       case 'response.output_text.delta':
-      case 'response.refusal.delta': {
+      case 'response.refusal.delta':
         // A refusal is the model's answer to the user, so it is shown like text.
-        const text = nonEmpty(payload.delta);
-        return text ? [{ type: 'text-delta', text }] : [];
-      }
+        return textDelta('text-delta', payload.delta);
       case 'response.reasoning_summary_text.delta':
         return this.reasoning(payload, `summary:${String(payload.item_id)}:${String(payload.summary_index)}`);
       case 'response.reasoning_text.delta':
@@ -172,7 +133,7 @@ class ResponsesStreamDecoder extends SseDecoder {
     const item = isObject(payload.item) ? payload.item : {};
     if (item.type !== 'function_call') return [];
     const slot = this.calls.length;
-    const call: PendingCall = {
+    const call: StreamedCall = {
       slot,
       id: nonEmpty(item.call_id) ?? nonEmpty(item.id) ?? `call_${slot}`,
       name: nonEmpty(item.name) ?? '',
@@ -192,7 +153,7 @@ class ResponsesStreamDecoder extends SseDecoder {
     return out;
   }
 
-  private findCall(payload: Record<string, unknown>): PendingCall | undefined {
+  private findCall(payload: Record<string, unknown>): StreamedCall | undefined {
     const itemId = nonEmpty(payload.item_id) ?? (isObject(payload.item) ? nonEmpty(payload.item.id) : undefined);
     const byId = itemId ? this.byItemId.get(itemId) : undefined;
     if (byId) return byId;
@@ -203,7 +164,7 @@ class ResponsesStreamDecoder extends SseDecoder {
    * The full argument string of `.done` events is authoritative; deltas that were missed
    * are sent as one more delta so the live view matches what is completed at the end.
    */
-  private finalArguments(call: PendingCall | undefined, args: unknown, closes: boolean): StreamPart[] {
+  private finalArguments(call: StreamedCall | undefined, args: unknown, closes: boolean): StreamPart[] {
     if (!call || call.done) return [];
     const out: StreamPart[] = [];
     if (typeof args === 'string' && args !== call.argsText) {
@@ -226,7 +187,7 @@ class ResponsesStreamDecoder extends SseDecoder {
     return this.finishReply(
       raw,
       INCOMPLETE_REASONS,
-      this.calls.map((call) => completeCall(call, raw)),
+      this.calls.map((call) => completeCall(call, raw === 'max_output_tokens')),
     );
   }
 
@@ -238,44 +199,15 @@ class ResponsesStreamDecoder extends SseDecoder {
   }
 
   /** The documented flat `{type:"error",code,message,param}` and the nested `{error:{…}}` of or04. */
-  private streamError(payload: unknown): ProviderError {
+  protected override streamError(payload: unknown): ProviderError {
     if (isObject(payload) && !isObject(payload.error) && (typeof payload.message === 'string' || typeof payload.code === 'string')) {
       const { message, code, param } = payload;
-      return errorFromStreamPayload({ error: { message, code, param } }, this.ctx);
+      return super.streamError({ error: { message, code, param } });
     }
-    return errorFromStreamPayload(payload, this.ctx);
-  }
-}
-
-function completeCall(call: PendingCall, incompleteReason: string | undefined): StreamPart {
-  const { slot: index, id, name, argsText } = call;
-  if (!name) return { type: 'tool-call-invalid', index, id, name, argsText, reason: 'the model sent a tool call without a name' };
-  const text = argsText.trim();
-  // A tool without arguments may send "" or nothing at all.
-  if (text === '') return { type: 'tool-call', index, id, name, args: {} };
-  try {
-    const args: unknown = JSON.parse(text);
-    return { type: 'tool-call', index, id, name, args: args ?? {} };
-  } catch (e) {
-    const cut =
-      incompleteReason === 'max_output_tokens' ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
-    return {
-      type: 'tool-call-invalid',
-      index,
-      id,
-      name,
-      argsText,
-      reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}`,
-    };
+    return super.streamError(payload);
   }
 }
 
 function readUsage(u: unknown): Usage | undefined {
-  if (!isObject(u)) return undefined;
-  const usage: Usage = { type: 'usage' };
-  if (typeof u.input_tokens === 'number') usage.inputTokens = u.input_tokens;
-  if (typeof u.output_tokens === 'number') usage.outputTokens = u.output_tokens;
-  const details = u.output_tokens_details;
-  if (isObject(details) && typeof details.reasoning_tokens === 'number') usage.reasoningTokens = details.reasoning_tokens;
-  return usage.inputTokens === undefined && usage.outputTokens === undefined ? undefined : usage;
+  return readOpenAIUsage(u, 'input_tokens', 'output_tokens');
 }

@@ -10,8 +10,7 @@ import { buildAnthropicHeaders } from './anthropic';
 import { errorFromFetchFailure, errorFromHttp, parseErrorBody, type ErrorBodyInfo } from './http-errors';
 import { buildGeminiHeaders } from './gemini';
 import { isObject } from './json';
-import { buildOllamaHeaders } from './ollama';
-import { buildHeaders } from './openai-chat';
+import { bearerHeaders } from './stream';
 import type { FetchFn, ProviderSettings } from './types';
 
 export interface ProbeInput {
@@ -49,13 +48,13 @@ const openAiList = (body: unknown): string[] | undefined => (isObject(body) && A
 const PROBES: Record<string, ApiProbe> = {
   'openai-chat': {
     list: { path: '/models' },
-    headers: buildHeaders,
+    headers: bearerHeaders,
     readList: openAiList,
     chat: (model) => ({ path: '/chat/completions', body: { model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1 } }),
   },
   'openai-responses': {
     list: { path: '/models' },
-    headers: buildHeaders,
+    headers: bearerHeaders,
     readList: openAiList,
     // 16 is the least max_output_tokens the Responses API accepts.
     chat: (model) => ({ path: '/responses', body: { model, input: 'Hi', max_output_tokens: 16, store: false } }),
@@ -78,7 +77,7 @@ const PROBES: Record<string, ApiProbe> = {
   },
   ollama: {
     list: { path: '/api/tags' },
-    headers: buildOllamaHeaders,
+    headers: bearerHeaders,
     readList: (body) => (isObject(body) && Array.isArray(body.models) ? ids(body.models, 'name') : undefined),
     chat: (model) => ({ path: '/api/chat', body: { model, messages: [{ role: 'user', content: 'Hi' }], stream: false, options: { num_predict: 1 } } }),
   },

@@ -6,14 +6,15 @@ reads survives) and framed by eventsource-parser (CR/LF/CRLF, comments, `event:`
 written into the stream, as Vertex does) are kept and reported once at the end, so the
 adapter can decide whether they are an error.
 `openEventStream` does the POST in front of it (stream.ts's openStream), refusing bodies that
-are JSON or HTML instead of a stream; `streamSse` is stream.ts's streamReply for SSE adapters.
+are JSON or HTML instead of a stream; `sseModel` is stream.ts's replyModel for SSE adapters.
 \*/
 import { createParser } from 'eventsource-parser';
 import { ProviderError } from './errors';
-import { errorFromFetchFailure, errorFromHttp, parseErrorBody, type ErrorContext } from './http-errors';
-import { unreadable } from './stream-errors';
-import { openStream, readText, ReplyDecoder, streamReply, type OpenStreamOptions, type ReadOptions, type StreamFormat, type StreamRequest } from './stream';
-import type { ProviderSettings, StreamPart } from './types';
+import { errorFromFetchFailure, errorFromHttp, errorFromStreamPayload, parseErrorBody, type ErrorContext } from './http-errors';
+import { isObject, tryParse } from './json';
+import { damagedError, unreadable } from './stream-errors';
+import { openStream, readText, ReplyDecoder, replyModel, type ModelSpec, type OpenStreamOptions, type ReadOptions, type StreamFormat } from './stream';
+import type { LanguageModel, ProviderSettings, StreamPart } from './types';
 
 /**
  * Sends the request and returns the event-stream body. Throws ProviderError for everything
@@ -87,13 +88,43 @@ export abstract class SseDecoder extends ReplyDecoder {
   abstract event(name: string | undefined, data: string): StreamPart[];
 }
 
-const SSE: StreamFormat<SseItem> = { open: openEventStream, read: readSse };
+/**
+ * The decoder of an API whose every event is a JSON object naming its own `type` (Anthropic
+ * Messages, OpenAI Responses): an `error` event ends the reply with its error, an event that
+ * cannot be read damages it, other text (keep-alives) is passed over.
+ */
+export abstract class TypedEventDecoder extends SseDecoder {
+  event(name: string | undefined, data: string): StreamPart[] {
+    this.received++;
+    const payload = tryParse(data);
+    // The `type` in the JSON is authoritative; the `event:` name is the fallback.
+    const type = isObject(payload) && typeof payload.type === 'string' ? payload.type : name;
+    if (type === 'error' || name === 'error') return this.error(this.streamError(payload ?? data));
+    if (payload === undefined && unreadable(data)) return this.error(damagedError(data, this.ctx));
+    if (!isObject(payload)) return [];
+    return this.typed(type, payload);
+  }
 
-/** One streaming POST of an SSE adapter (stream.ts's streamReply). */
-export function streamSse(settings: ProviderSettings, request: StreamRequest, makeDecoder: (ctx: ErrorContext) => SseDecoder): AsyncGenerator<StreamPart> {
-  return streamReply(settings, request, SSE, makeDecoder, (decoder, item) => {
+  /** The parts of one event's JSON object. */
+  protected abstract typed(type: string | undefined, payload: Record<string, unknown>): StreamPart[];
+
+  /** The error an `error` event carries (its JSON, else its text). */
+  protected streamError(payload: unknown): ProviderError {
+    return errorFromStreamPayload(payload, this.ctx);
+  }
+}
+
+const SSE: StreamFormat<SseItem, SseDecoder> = {
+  open: openEventStream,
+  read: readSse,
+  feed: (decoder, item) => {
     // The body ended inside an event that cannot be read: the stream was cut there (eof says so), not damaged.
     if (item.kind === 'event' && item.cut && unreadable(item.data)) return [];
     return item.kind === 'event' ? decoder.event(item.event, item.data) : decoder.residue(item.text);
-  });
+  },
+};
+
+/** The LanguageModel of an SSE adapter (stream.ts's replyModel). */
+export function sseModel(settings: ProviderSettings, spec: ModelSpec, makeDecoder: (ctx: ErrorContext) => SseDecoder): LanguageModel {
+  return replyModel(settings, spec, SSE, makeDecoder);
 }

@@ -8,13 +8,16 @@ in ndjson.ts) and whatever the API:
   reading stops early.
 - `streamReply`: open, read, feed each item to the adapter's decoder, and end with exactly what
   the decoder says at the end, on a failure, or once it has seen the terminal item.
+- `replyModel`: an adapter's LanguageModel, from its ModelSpec (api, path, headers, body), its
+  wire format and its decoder; `jsonHeaders`, the headers they send.
 - `ReplyDecoder`: the decoder's end of it: text outside the format, the body's end (complete or
   truncated), a failed read, an error part, and the finish part after the tool calls and usage.
 \*/
 import { ProviderError } from './errors';
 import { errorFromFetchFailure, errorFromResponse, type ErrorContext } from './http-errors';
+import { nonEmpty } from './json';
 import { readFailure, residueError, truncatedError } from './stream-errors';
-import type { FetchFn, FinishReason, ProviderSettings, StreamPart } from './types';
+import type { FetchFn, FinishReason, LanguageModel, ModelRequest, ProviderSettings, StreamPart } from './types';
 
 /** Used when the settings give no idle timeout: long enough for a local model to load. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -170,10 +173,59 @@ export interface StreamRequest {
   body: unknown;
 }
 
-/** How one wire format opens a stream and splits its body into items. */
-export interface StreamFormat<Item> {
+/** How one wire format opens a stream, splits its body into items and hands each to its kind of decoder. */
+export interface StreamFormat<Item, D extends ReplyDecoder> {
   open(opts: OpenStreamOptions): Promise<ReadableStream<Uint8Array>>;
   read(body: ReadableStream<Uint8Array>, options: ReadOptions): AsyncIterable<Item>;
+  /** The parts one item makes. */
+  feed(decoder: D, item: Item): StreamPart[];
+}
+
+/** The request side of an adapter: what its model sends for each ModelRequest. */
+export interface ModelSpec {
+  /** The LanguageModel's `api`. */
+  api: string;
+  /** Appended to the base URL. */
+  path: string | ((request: ModelRequest) => string);
+  headers(settings: ProviderSettings): Record<string, string>;
+  /** Sent as JSON. */
+  body(request: ModelRequest): unknown;
+}
+
+/** An adapter's LanguageModel: each `stream` is one streamReply of the request its spec builds, read by a new decoder. */
+export function replyModel<Item, D extends ReplyDecoder>(
+  settings: ProviderSettings,
+  spec: ModelSpec,
+  format: StreamFormat<Item, D>,
+  makeDecoder: (ctx: ErrorContext) => D,
+): LanguageModel {
+  return {
+    api: spec.api,
+    async *stream(request, signal) {
+      const path = typeof spec.path === 'string' ? spec.path : spec.path(request);
+      return yield* streamReply(
+        settings,
+        { model: request.model, signal, path, headers: spec.headers(settings), body: spec.body(request) },
+        format,
+        makeDecoder,
+      );
+    },
+  };
+}
+
+/**
+ * The headers of an adapter's JSON POST: the content type, the API's fixed headers, the key in
+ * the API's key header (left out when no key is set: local servers need none, and some reject
+ * an empty one), and the settings' own headers over all of them.
+ */
+export function jsonHeaders(settings: ProviderSettings, keyHeader: string, keyPrefix = '', fixed: Record<string, string> = {}): Record<string, string> {
+  const key = settings.apiKey?.trim();
+  return { 'content-type': 'application/json', ...fixed, ...(key ? { [keyHeader]: keyPrefix + key } : {}), ...settings.headers };
+}
+
+/** The headers of the OpenAI APIs and of Ollama (behind a proxy or at ollama.com): the key as a Bearer token. */
+export function bearerHeaders(settings: ProviderSettings): Record<string, string> {
+  return jsonHeaders(settings, 'authorization', 'Bearer ');
 }
 
 /**
@@ -184,9 +236,8 @@ export interface StreamFormat<Item> {
 export async function* streamReply<Item, D extends ReplyDecoder>(
   settings: ProviderSettings,
   request: StreamRequest,
-  format: StreamFormat<Item>,
+  format: StreamFormat<Item, D>,
   makeDecoder: (ctx: ErrorContext) => D,
-  feed: (decoder: D, item: Item) => StreamPart[],
 ): AsyncGenerator<StreamPart> {
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const ctx: ErrorContext = { baseUrl, model: request.model };
@@ -203,7 +254,7 @@ export async function* streamReply<Item, D extends ReplyDecoder>(
   const decoder = makeDecoder(ctx);
   try {
     for await (const item of format.read(body, { idleTimeoutMs, signal, source: baseUrl })) {
-      yield* feed(decoder, item);
+      yield* format.feed(decoder, item);
       if (decoder.ended) return;
     }
     yield* decoder.eof();
@@ -273,5 +324,46 @@ export abstract class ReplyDecoder {
     out.push(raw ? { type: 'finish', reason, raw } : { type: 'finish', reason });
     this.ended = true;
     return out;
+  }
+}
+
+/** A text or reasoning delta, or no part for an empty one (servers send "" and null for nothing). */
+export function textDelta(type: 'text-delta' | 'reasoning-delta', value: unknown): StreamPart[] {
+  const text = nonEmpty(value);
+  return text ? [{ type, text }] : [];
+}
+
+/** A tool call whose arguments stream as JSON text, until its block or item closes. */
+export interface StreamedCall {
+  slot: number;
+  id: string;
+  name: string;
+  argsText: string;
+  /** The arguments when no argument text comes (Anthropic: `input` of content_block_start when it is not the usual empty `{}`). */
+  inputObject?: Record<string, unknown>;
+  /** Its block or item closed: the arguments are final. */
+  done: boolean;
+}
+
+/** A streamed call as it ends the reply: complete, or invalid without a name or valid JSON; `cutByLimit`: the reply hit the token limit. */
+export function completeCall(call: StreamedCall, cutByLimit: boolean): StreamPart {
+  const { slot: index, id, name, argsText } = call;
+  if (!name) return { type: 'tool-call-invalid', index, id, name, argsText, reason: 'the model sent a tool call without a name' };
+  const text = argsText.trim();
+  // A tool without arguments may send no argument text at all, or only "".
+  if (text === '') return { type: 'tool-call', index, id, name, args: call.inputObject ?? {} };
+  try {
+    const args: unknown = JSON.parse(text);
+    return { type: 'tool-call', index, id, name, args: args ?? {} };
+  } catch (e) {
+    const cut = cutByLimit ? ' (the reply was cut off by the token limit)' : !call.done ? ' (the tool call was never closed)' : '';
+    return {
+      type: 'tool-call-invalid',
+      index,
+      id,
+      name,
+      argsText,
+      reason: `the arguments are not valid JSON${cut}: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
 }

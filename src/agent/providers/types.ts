@@ -31,11 +31,6 @@ export type ModelMessage =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string; images?: ImagePart[] };
 
-/** `data:<type>;base64,<data>`, the form of the OpenAI APIs. */
-export function dataUrl(image: ImagePart): string {
-  return `data:${image.mediaType};base64,${image.data}`;
-}
-
 /** A tool offered to the model for native function calling; `parameters` is JSON Schema. */
 export interface ToolSpec {
   name: string;
