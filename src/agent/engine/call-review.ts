@@ -7,6 +7,7 @@ text. A tool's own error never escapes here: it becomes "no targets", a refusal 
 Shared by a turn's calls (tool-phase.ts) and calls from outside a turn
 (runner/external-session.ts), so both are judged and shown alike.
 \*/
+import { CONFIRM_ONLY_CHOICES } from '../store/approval-choices';
 import type { NewMessage } from '../store/chat-store';
 import { userVersion } from '../store/user-version';
 import type { ToolContext, ToolDefinition } from '../tools/tool';
@@ -17,8 +18,6 @@ import type { ToolCallRequest } from './tool-executor';
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 /** Chat field: tools the user allowed "in this chat". */
 export const CHAT_ALLOWED_TOOLS = 'agent-allowed-tools';
-/** The choices that decide a call of a confirm-only tool: each call asks again. */
-export const CONFIRM_ONLY_CHOICES = ['once', 'deny'] as const;
 
 /** The rule that let a call run without asking, as its message records it: an agent's rule names the agent. */
 export function recordedRule(rule: AllowingRule | undefined, agent: string): AllowingRule | undefined {

@@ -37,17 +37,6 @@ import { runToolPhase, toolTurn } from './tool-phase';
 // The chat fields a turn writes, where the runner and the library (lib.ts) take them from.
 export { CHAT_ALLOWED_TOOLS } from './call-review';
 export { CHAT_CONTEXT_USAGE } from './model-round';
-// TEMPORARY, until runner/external-session.ts (being changed by another change now) imports them from call-review.ts.
-export {
-  CONFIRM_ONLY_CHOICES,
-  DEFAULT_APPROVAL_TIMEOUT_SECONDS,
-  callTargets,
-  editableTitle,
-  plannedChanges,
-  recordedRule,
-  safePreview,
-  withUserVersion,
-} from './call-review';
 
 export const DEFAULT_MAX_ROUNDS = 20;
 

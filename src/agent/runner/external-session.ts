@@ -15,19 +15,17 @@ read tools only, under the same approval rules (a denied read is denied; one tha
 confirmation is refused, since nobody can be asked), and changes nothing.
 \*/
 import * as z from 'zod/mini';
-import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule } from '../engine/approval';
+import { evaluateApproval, hasPatterns, parseApprovalConfig, type AllowingRule, type ApprovalConfig, type ApprovalDecision } from '../engine/approval';
 import {
   CHAT_ALLOWED_TOOLS,
   DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  approvalMessage,
   callTargets,
-  editableTitle,
   plannedChanges,
   recordedRule,
-  safePreview,
   withUserVersion,
-} from '../engine/loop';
+} from '../engine/call-review';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
-import { CONFIRM_ONLY_CHOICES } from '../store/approval-choices';
 import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
 import { canTransition } from '../store/status';
@@ -51,6 +49,16 @@ export interface ExternalToolSpec {
 }
 
 export type ExternalCallResult = { content: string; isError: boolean } | { unknownTool: string };
+
+/** One call of a writer's session, checked and ready: its tool, the agent, the titles the rules saw, how its context is made. */
+interface CallRequest {
+  call: ToolCallRequest;
+  tool: ToolDefinition;
+  agent: AgentDefinition;
+  targets: string[] | null | undefined;
+  context: (signal?: AbortSignal, request?: ToolCallRequest) => ToolContext;
+  signal: AbortSignal;
+}
 
 let callCounter = 0;
 
@@ -115,7 +123,7 @@ export class ExternalToolSession {
       };
     const parsed = tool.parameters.safeParse(args ?? {});
     if (!parsed.success) return { content: `Invalid arguments for ${name}:\n${z.prettifyError(parsed.error)}`, isError: true };
-    let approvals;
+    let approvals: ApprovalConfig;
     try {
       approvals = parseApprovalConfig(agent['agent-approval'], agent.title);
     } catch (e) {
@@ -140,8 +148,13 @@ export class ExternalToolSession {
         return { content: `${name} needs the user's confirmation here, which a read-only session cannot ask for. Nothing was done.`, isError: true };
       return toResult((await this.execute(call, tool, agent, signal, context))[0]!);
     }
+    return this.recordedCall({ call, tool, agent, targets, context, signal }, verdict);
+  }
 
-    const { chat } = this.record;
+  /** A writer's call, recorded in the session's chat as a turn's call is: the call, its approval when it needs one, its result. */
+  private async recordedCall(request: CallRequest, verdict: ApprovalDecision): Promise<ExternalCallResult> {
+    const { call, tool, agent, context, signal } = request;
+    const { chat } = this.record!;
     this.running++;
     this.settle();
     try {
@@ -155,35 +168,9 @@ export class ExternalToolSession {
         return this.finish({ call, status: 'denied', content: `Not allowed: ${verdict.reason}.`, durationMs: 0, outcome: 'rule-denied' });
       let pendingTitle: string | undefined;
       if (verdict.decision === 'confirm') {
-        const planned = plannedChanges(tool, call.args, () => context());
-        if ('refused' in planned) return this.finish({ call, status: 'error', content: planned.refused, durationMs: 0 });
-        const expires = Date.now() + (agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
-        pendingTitle = this.runner.store.appendMessage(chat, {
-          role: 'tool',
-          text: tool.preview ? safePreview(tool, call.args, () => context()) : '',
-          toolName: name,
-          toolCallId: call.id,
-          toolArgs: call.args,
-          toolStatus: 'pending',
-          approvalExpires: String(expires),
-          toolChanges: planned.changes,
-          approvalChoices: tool.confirmOnly ? [...CONFIRM_ONLY_CHOICES] : undefined,
-          approvalTargets: targets ?? callTargets(tool, call.args, () => context()) ?? undefined,
-          approvalEdit: editableTitle(tool, call.args),
-        });
-        this.runner.bus.emit({ type: 'waiting', chat, message: pendingTitle, reason: 'approval' });
-        this.settle();
-        await this.decision(pendingTitle, expires, signal);
-        const fields = this.runner.store.wiki.getFields(pendingTitle);
-        if (!fields || fields['tool-status'] !== 'pending') return { content: `Denied: ${fields?.text || 'the call was closed'}`, isError: true };
-        if (fields.approval === 'deny')
-          return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0, outcome: 'user-denied' }, pendingTitle);
-        if (!fields.approval) {
-          const why = signal.aborted
-            ? 'Denied: the MCP client canceled the call before the user decided.'
-            : 'Timed out: nobody confirmed it in time, so it was denied.';
-          return this.finish({ call, status: 'denied', content: why, durationMs: 0, outcome: signal.aborted ? 'canceled' : 'expired' }, pendingTitle);
-        }
+        const confirmed = await this.confirmation(request);
+        if (typeof confirmed !== 'string') return confirmed;
+        pendingTitle = confirmed;
       }
       const decided = pendingTitle ? this.runner.store.wiki.getFields(pendingTitle) : undefined;
       const [result] = await this.execute(decided ? withUserVersion(call, decided) : call, tool, agent, signal, context);
@@ -192,6 +179,37 @@ export class ExternalToolSession {
       this.running--;
       this.settle();
     }
+  }
+
+  /**
+   * Put the call to the user as a pending tool message and wait for their decision. The title
+   * of the message when they allowed it; otherwise the call's result (refused by the write
+   * gate, denied, timed out, canceled by the client or closed).
+   */
+  private async confirmation(request: CallRequest): Promise<string | ExternalCallResult> {
+    const { call, tool, agent, targets, context, signal } = request;
+    const { chat } = this.record!;
+    const planned = plannedChanges(tool, call.args, () => context());
+    if ('refused' in planned) return this.finish({ call, status: 'error', content: planned.refused, durationMs: 0 });
+    const expires = Date.now() + (agent['agent-approval-timeout'] ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS) * 1000;
+    const pendingTitle = this.runner.store.appendMessage(
+      chat,
+      approvalMessage(tool, call, () => context(), planned, targets, expires),
+    );
+    this.runner.bus.emit({ type: 'waiting', chat, message: pendingTitle, reason: 'approval' });
+    this.settle();
+    await this.decision(pendingTitle, expires, signal);
+    const fields = this.runner.store.wiki.getFields(pendingTitle);
+    if (fields?.['tool-status'] !== 'pending') return { content: `Denied: ${fields?.text || 'the call was closed'}`, isError: true };
+    if (fields.approval === 'deny')
+      return this.finish({ call, status: 'denied', content: 'Denied: the user denied it.', durationMs: 0, outcome: 'user-denied' }, pendingTitle);
+    if (!fields.approval) {
+      const why = signal.aborted
+        ? 'Denied: the MCP client canceled the call before the user decided.'
+        : 'Timed out: nobody confirmed it in time, so it was denied.';
+      return this.finish({ call, status: 'denied', content: why, durationMs: 0, outcome: signal.aborted ? 'canceled' : 'expired' }, pendingTitle);
+    }
+    return pendingTitle;
   }
 
   /** End the session: calls still waiting are denied, the chat stops listening for decisions. */
