@@ -3,15 +3,18 @@
 //   dist/<plugin>.json  the same plugin as one JSON tiddler, to drag into any wiki
 // and the plugins a wiki installs for itself into dist/library/, a TiddlyWiki plugin library
 // (build-library.mjs) that "Get more plugins" opens.
-// A `.ts` file with a sibling `.ts.meta` is an entry point: esbuild bundles it into a CommonJS
-// module whose title ends in `.js`. Every other file except TypeScript sources is copied.
+// A `.ts` file with a sibling `.ts.meta` is an entry point: a CommonJS module whose title ends
+// in `.js`. bundle-modules.mjs bundles a plugin's entry points together, so a source file that
+// several of them import is in one module, not in each (code shared by several entry points is
+// in `chunks/<hash>.js`, library modules they require). Every other file except TypeScript
+// sources is copied.
 // Flags: --dev (inline source maps, no minification), --quiet.
-import esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { buildLibrary } from './build-library.mjs';
+import { bundleModules } from './bundle-modules.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,13 +23,6 @@ const OUT = path.join(ROOT, 'plugins');
 const DIST = path.join(ROOT, 'dist');
 const dev = process.argv.includes('--dev');
 const quiet = process.argv.includes('--quiet');
-
-// zod assigns two globals on load; TiddlyWiki's module sandbox warns about every global
-// assignment, so declare them up front as non-enumerable.
-const ZOD_GLOBALS_BANNER =
-  '(function(g){["__zod_globalConfig","__zod_globalRegistry"].forEach(function(k){' +
-  'if(!Object.prototype.hasOwnProperty.call(g,k))Object.defineProperty(g,k,{value:undefined,writable:true,configurable:true,enumerable:false});' +
-  '});})(globalThis);';
 
 function walk(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -47,9 +43,9 @@ function readMeta(file) {
 function writeMeta(file, fields) {
   fs.writeFileSync(
     file,
-    Object.entries(fields)
+    `${Object.entries(fields)
       .map(([k, v]) => `${k}: ${v}`)
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
 }
 
@@ -64,43 +60,40 @@ async function buildPlugin(name) {
   fs.mkdirSync(outDir, { recursive: true });
 
   const files = walk(srcDir);
-  const entries = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && fs.existsSync(f + '.meta'));
+  const entries = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && fs.existsSync(`${f}.meta`));
   for (const file of files) {
     const rel = path.relative(srcDir, file);
     if (file.endsWith('.ts') || file.endsWith('.ts.meta')) continue;
     fs.mkdirSync(path.dirname(path.join(outDir, rel)), { recursive: true });
     fs.copyFileSync(file, path.join(outDir, rel));
   }
+  const metas = new Map();
   for (const entry of entries) {
-    const rel = path.relative(srcDir, entry).replace(/\.ts$/, '.js');
-    const meta = readMeta(entry + '.meta');
+    const meta = readMeta(`${entry}.meta`);
     meta.title = meta.title.replace(/\.ts$/, '.js');
-    fs.mkdirSync(path.dirname(path.join(outDir, rel)), { recursive: true });
-    writeMeta(path.join(outDir, rel + '.meta'), meta);
+    metas.set(path.join(outDir, path.relative(srcDir, entry).replace(/\.ts$/, '.js')), meta);
   }
-  const result = await esbuild.build({
-    entryPoints: entries,
-    outdir: outDir,
-    outbase: srcDir,
-    bundle: true,
-    format: 'cjs',
-    platform: server ? 'node' : 'browser',
-    target: server ? 'node20' : 'es2020',
+  const modules = await bundleModules({
+    entries,
+    srcDir,
+    outDir,
+    pluginTitle: info.title,
+    titleOf: (output) => metas.get(output).title,
+    server,
+    dev,
     // `$:/…` are other TiddlyWiki modules; `vm`, `node:*` and jsdom are only required under Node
     // (runner/host.ts, runner/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
     // The server plugin requires the MCP SDK from node_modules at run time (server/mcp/,
     // server/mcp-sdk.ts), so it runs in Node's own context and loads only when first used.
     external: ['$:/*', 'vm', 'node:*', 'jsdom', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'zod/*'] : [])],
-    // TiddlyWiki runs modules in a sandbox without Node's `global`.
-    define: server ? { global: 'globalThis' } : undefined,
-    minify: !dev,
-    sourcemap: dev ? 'inline' : false,
-    legalComments: 'none',
-    banner: { js: ZOD_GLOBALS_BANNER },
-    metafile: true,
-    logLevel: 'warning',
   });
-  const jsBytes = Object.entries(result.metafile.outputs).reduce((n, [, o]) => n + o.bytes, 0);
+  for (const module of modules) {
+    fs.mkdirSync(path.dirname(module.path), { recursive: true });
+    fs.writeFileSync(module.path, module.text);
+    // A chunk is a library module: compiled when a module that needs it is.
+    writeMeta(`${module.path}.meta`, metas.get(module.path) ?? { title: module.title, type: 'application/javascript', 'module-type': 'library' });
+  }
+  const jsBytes = modules.reduce((n, m) => n + Buffer.byteLength(m.text), 0);
 
   // The JSON plugin tiddler, made by TiddlyWiki itself from the folder.
   const $tw = require('tiddlywiki').TiddlyWiki();
@@ -109,7 +102,7 @@ async function buildPlugin(name) {
   const plugin = $tw.loadPluginFolder(outDir);
   fs.mkdirSync(DIST, { recursive: true });
   fs.writeFileSync(path.join(DIST, `${name}.json`), JSON.stringify(plugin));
-  return { name, title: info.title, jsBytes, modules: entries.length, plugin, server };
+  return { name, title: info.title, jsBytes, modules: modules.length, chunks: modules.length - entries.length, plugin, server };
 }
 
 const started = Date.now();
@@ -119,7 +112,7 @@ for (const name of plugins) results.push(await buildPlugin(name));
 const library = await buildLibrary(results.filter((r) => !r.server).map((r) => r.plugin));
 if (!quiet) {
   for (const r of results) {
-    console.log(`built ${r.title}: ${r.modules} module(s), ${(r.jsBytes / 1024).toFixed(1)} KiB of ${dev ? '' : 'minified '}JS`);
+    console.log(`built ${r.title}: ${r.modules} module(s) (${r.chunks} shared), ${(r.jsBytes / 1024).toFixed(1)} KiB of ${dev ? '' : 'minified '}JS`);
   }
   console.log(`plugin library in dist/library: ${library.join(', ')}`);
   console.log(`build took ${Date.now() - started} ms`);

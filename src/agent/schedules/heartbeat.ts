@@ -7,6 +7,7 @@ scheduler runs both the same way; its next run is kept on the chat (`agent-heart
 so every page can show it.
 \*/
 import { ChatStore } from '../store/chat-store';
+import { LISTED_CHAT_STEPS } from '../store/listed-chats';
 import type { WikiPort } from '../store/wiki-port';
 import { parseActiveHours, type Schedule } from './schedule';
 
@@ -55,7 +56,7 @@ export function heartbeats(wiki: WikiPort): HeartbeatEntry[] {
   const store = new ChatStore(wiki);
   const beats = new Map<string, Beat | undefined | Error>();
   const out: HeartbeatEntry[] = [];
-  for (const chat of wiki.filter('[field:agent-heartbeat[yes]has[agent]!has[agent-parent]!has[agent-hidden]!has[draft.of]]')) {
+  for (const chat of wiki.filter(`[field:agent-heartbeat[yes]has[agent]${LISTED_CHAT_STEPS}!has[draft.of]]`)) {
     const agent = wiki.getFields(chat)!.agent!;
     if (!beats.has(agent)) {
       try {

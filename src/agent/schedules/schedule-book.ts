@@ -7,6 +7,7 @@ a user may tag any tiddler `$:/tags/AI/Schedule`.
 \*/
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { isPart, SCHEDULE_PREFIX } from '../store/chat-parts';
+import { isUnlistedChat } from '../store/listed-chats';
 import { checkTimeZone, finished, isoTime, nextRunAfter, parseActiveHours, parseSchedule, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedule';
 
 /** Enabled schedules one chat may have (the tools refuse more). */
@@ -54,8 +55,7 @@ export class ScheduleBook {
 
   /** Whether `chat` is a sub-agent's hidden chat (it cannot be woken, so it cannot schedule). */
   isSubAgentChat(chat: string): boolean {
-    const fields = this.wiki.getFields(chat);
-    return !!(fields?.['agent-parent'] || fields?.['agent-hidden']);
+    return isUnlistedChat(this.wiki.getFields(chat));
   }
 
   /** What is wrong with a schedule tiddler, or '' when it can run. */
