@@ -73,7 +73,7 @@ async function wholeTurn() {
     if (e.type === 'text-delta') deltas++;
   });
   const started = performance.now();
-  const result = await runner.send(chat, 'go');
+  const result = await runner.submit({ kind: 'send', chat, text: 'go' });
   const ms = performance.now() - started;
   unsubscribe();
   if (result.status !== 'completed' || deltas !== N) throw new Error(`turn ended ${result.status} after ${deltas} deltas: ${result.error}`);

@@ -175,7 +175,7 @@ try {
       for (let turn = 0; turn < TURNS; turn++) {
         const status = await page.evaluate(async (text) => {
           const runner = $tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '').getRunner();
-          return (await runner.send('Bench chat', text)).status;
+          return (await runner.submit({ kind: 'send', chat: 'Bench chat', text })).status;
         }, `turn ${turn}`);
         if (status !== 'completed') throw new Error(`turn ended ${status}`);
       }

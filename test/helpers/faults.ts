@@ -13,7 +13,6 @@ import { agentLib, bootWiki, type TW } from './tw';
 import { defaultReply, getTiddler, post, serverWikiFolder, startServer, tiddlerFiles, watch, type MockLlm, type SseClient, type TwServer } from './server';
 
 export type Fields = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Script = Record<string, any>;
 
 export const PROVIDER = 'Fault provider';
@@ -417,13 +416,17 @@ export async function browserRunner(mock: MockLlm): Promise<FaultRunner> {
     name: 'browser',
     async send(chat, text) {
       if (!$tw.wiki.tiddlerExists(chat)) $tw.wiki.addTiddler({ title: chat, agent: AGENT, 'agent-status': 'idle', text: '' });
-      return (await runner.send(chat, text)).status;
+      return (await runner.submit({ kind: 'send', chat, text })).status;
     },
-    retry: async (chat, message) => (await runner.retry(chat, message)).status,
-    stop: async (chat) => runner.stop(chat),
+    retry: async (chat, message) => (await runner.submit({ kind: 'retry', chat, message })).status,
+    stop: async (chat) => runner.submit({ kind: 'stop', chat }),
     words: (chat) =>
       new Promise<void>((resolve) => {
-        const off = runner.bus.subscribe(chat, (e: { type: string }) => e.type === 'text-delta' && (off(), resolve()));
+        const off = runner.bus.subscribe(chat, (e: { type: string }) => {
+          if (e.type !== 'text-delta') return;
+          off();
+          resolve();
+        });
       }),
     messages: async (chat) =>
       ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[])
@@ -453,7 +456,9 @@ export async function serverRunner(mock: MockLlm, chats: string[]): Promise<Faul
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n')}\n\n${f.text ?? ''}`;
   const setup = [...setupTiddlers(mock.url), ...chats.map((title) => ({ title, agent: AGENT, 'agent-status': 'idle' }))];
-  setup.forEach((f, i) => fs.writeFileSync(path.join(dir, 'tiddlers', `fault-${i}.tid`), tid(f)));
+  setup.forEach((f, i) => {
+    fs.writeFileSync(path.join(dir, 'tiddlers', `fault-${i}.tid`), tid(f));
+  });
   const server = await startServer(dir);
   const url = server.url;
   const clients = new Map<string, Promise<SseClient>>();

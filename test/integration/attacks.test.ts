@@ -40,7 +40,7 @@ async function attack(calls: [string, string, unknown][], agentFields: Record<st
   const reads = read.length ? [toolCalls(...read.map((title, i): [string, string, unknown] => [`read-${i}`, 'wiki-read', { title }]))] : [];
   const { model } = scriptedModel([...reads, toolCalls(...calls), reply('done')]);
   const runner = scriptedRunner(h, model, [...tools, ...extraTools]);
-  const result = await within(runner.send(chat, 'go'), 'the attack turn');
+  const result = await within(runner.submit({ kind: 'send', chat, text: 'go' }), 'the attack turn');
   expect(result.status).toBe('completed');
   const results = new Map(
     h
@@ -148,7 +148,7 @@ describe('writes are checked as they would land', () => {
       ),
       reply('done'),
     ]);
-    await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
+    await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go' }), 'the turn');
     const results = h.messages(chat).filter((m) => m.role === 'tool');
     expect(results.map((m) => m['tool-status'])).toEqual(['error', 'error', 'error', 'error']);
     expect(results[0]!.text).toContain('tagged $:/tags/AI/Provider');
@@ -160,11 +160,11 @@ describe('writes are checked as they would land', () => {
   test('an ordinary note is never taken for an agent definition or a provider profile', async () => {
     h.$tw.wiki.addTiddler({ title: 'Note chat', agent: 'Garden', 'agent-status': 'idle' });
     const runner = scriptedRunner(h, scriptedModel([]).model, tools);
-    expect((await within(runner.send('Note chat', 'go'), 'the turn')).error).toContain(
+    expect((await within(runner.submit({ kind: 'send', chat: 'Note chat', text: 'go' }), 'the turn')).error).toContain(
       '"Garden" is not an agent definition: it must be tagged $:/tags/AI/Agent',
     );
     const chat = h.newChat({ 'agent-provider': 'Garden' }, 'Untagged');
-    expect((await within(runner.send(chat, 'go'), 'the turn')).error).toContain('"Garden" is not a provider profile');
+    expect((await within(runner.submit({ kind: 'send', chat, text: 'go' }), 'the turn')).error).toContain('"Garden" is not a provider profile');
   });
 
   test('a write filter cannot open system tiddlers, and a rename cannot relink into them', async () => {
@@ -232,7 +232,7 @@ describe('writes are checked as they would land', () => {
       }),
     });
     const runner = scriptedRunner(h, scriptedModel([]).model, tools);
-    const { restored } = await runner.rollback(chat, user, true);
+    const { restored } = await runner.submit({ kind: 'rollback', chat, message: user, force: true });
     expect(restored).toEqual(['Fine']);
     expect(h.$tw.wiki.tiddlerExists('Evil')).toBe(false);
     expect(h.$tw.wiki.tiddlerExists('$:/config/Evil')).toBe(false);
@@ -329,7 +329,7 @@ describe('script-bearing HTML is refused in every agent write (issue 23)', () =>
     expect(h.$tw.wiki.tiddlerExists('My embed')).toBe(false);
     const user = h.messages(chat).find((m) => m.role === 'user')!.title!;
     const runner = scriptedRunner(h, scriptedModel([]).model, tools);
-    expect((await runner.rollback(chat, user, true)).restored).toEqual(['My embed']);
+    expect((await runner.submit({ kind: 'rollback', chat, message: user, force: true })).restored).toEqual(['My embed']);
     expect(h.$tw.wiki.getTiddlerText('My embed')).toBe(own.text);
   });
 });
@@ -346,7 +346,7 @@ describe('what the user is asked to approve', () => {
         { title: 'Recipe', modified: '20260101000000000', text: 'Flour, water', tags: ['Food', 'Baking'], fields: { caption: 'Sourdough', servings: '4' } },
       ]),
     ]);
-    expect((await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn')).status).toBe('input-required');
+    expect((await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go' }), 'the turn')).status).toBe('input-required');
     const pending = h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
     const changes = JSON.parse(pending['tool-changes']!);
     expect(Object.keys(changes)).toEqual(['Recipe']);
@@ -358,7 +358,7 @@ describe('what the user is asked to approve', () => {
   test('a call the write gate would refuse is not put to the user; the model gets the refusal', async () => {
     const chat = h.newChat({ 'agent-tools': ALL_TOOLS() }, 'Refused');
     const { model } = scriptedModel([toolCalls(['c1', 'wiki-create', { title: 'Sneaky', text: 'x', tags: ['$:/tags/Global'] }]), reply('ok')]);
-    expect((await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn')).status).toBe('completed');
+    expect((await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go' }), 'the turn')).status).toBe('completed');
     const result = h.messages(chat).find((m) => m.role === 'tool')!;
     expect(result['tool-status']).toBe('error');
     expect(result.text).toContain('tagged $:/tags/Global');
@@ -381,7 +381,7 @@ describe('approval rules match the titles a call touches', () => {
       toolCalls(edit('Drafts/one', 'c1'), edit('Diary', 'c2')),
       reply('done'),
     ]);
-    const result = await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
+    const result = await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go' }), 'the turn');
     expect(result.status).toBe('input-required');
     const messages = h.messages(chat).filter((m) => m.role === 'tool');
     expect(messages.find((m) => m['tool-call-id'] === 'c1')!['tool-status']).toBe('ok');
@@ -477,7 +477,7 @@ describe('hidden tiddlers are absent from every read', () => {
       toolCalls(['c2', 'wiki-edit', { title: 'Secret chat', modified: '', edits: [{ find: 'a', replace: 'b' }] }]),
       reply('done'),
     ]);
-    await within(scriptedRunner(h, model, tools).send(chat, 'go'), 'the turn');
+    await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go' }), 'the turn');
     expect(requests).toHaveLength(3);
     for (const request of requests) expect(JSON.stringify(request)).not.toContain('hunter2');
     expect(JSON.stringify(requests[2])).not.toContain('agent-status');

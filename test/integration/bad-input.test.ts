@@ -2,7 +2,6 @@
 import net from 'node:net';
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
 
 const PROVIDER = 'Bad input: provider';
@@ -11,7 +10,7 @@ const MISSING_KEY = 'TIDDLYAGENT_TEST_KEY_THAT_IS_NOT_SET';
 const SLOW = 20_000; // retryable failures (429, 5xx, network) back off and retry before they fail
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 let closedPort = 0;
 let chatCount = 0;
 
@@ -86,7 +85,7 @@ async function waitFor<T>(what: string, check: () => T | undefined | false, ms =
 
 /** Send, then check the turn failed with the user's message kept and one clear error message last. */
 async function expectFailure(chat: string, text: string, words: RegExp[], partial: boolean) {
-  const result = await runner().send(chat, text);
+  const result = await runner().submit({ kind: 'send', chat, text });
   expect(result.status).toBe('failed');
   expect(status(chat)).toBe('failed');
   const list = messages(chat);
@@ -130,7 +129,6 @@ describe('provider failures end the turn as failed with a clear message', () => 
     async (_name, agentTitle, text, words, partial, retries) => {
       await expectFailure(newChat(agentTitle), text, words(), partial);
       // Never retried once words were shown, nor for errors a retry cannot fix.
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const sent = mock.requests.filter((r: any) => r.body?.messages?.at(-1)?.content === text).length;
       if (!retries) expect(sent).toBe(1);
     },
@@ -143,14 +141,16 @@ test('Stop during a slow reply ends canceled, keeps the partial reply, and abort
   const text = 'mock:slow stop me';
   const firstWord = new Promise<void>((resolve) => {
     const off = runner().bus.subscribe(chat, (e) => {
-      if (e.type === 'text-delta') off(), resolve();
+      if (e.type === 'text-delta') {
+        off();
+        resolve();
+      }
     });
   });
-  const done = runner().send(chat, text);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const done = runner().submit({ kind: 'send', chat, text });
   const request = await waitFor('the mock to receive the request', () => mock.requests.find((r: any) => r.body?.messages?.at(-1)?.content === text));
   await firstWord;
-  runner().stop(chat);
+  runner().submit({ kind: 'stop', chat });
   const result = await done;
 
   expect(result.status).toBe('canceled');
@@ -182,8 +182,8 @@ describe('bad configuration is reported by tiddler and field, before any request
 
 test('a second send during a turn is queued and runs after the first, in order', async () => {
   const chat = newChat();
-  const first = runner().send(chat, 'first message');
-  const second = runner().send(chat, 'second message');
+  const first = runner().submit({ kind: 'send', chat, text: 'first message' });
+  const second = runner().submit({ kind: 'send', chat, text: 'second message' });
   expect(runner().isActive(chat)).toBe(true);
   expect(runner().queued(chat)).toEqual(['second message']);
   expect(messages(chat).map((m) => m.text)).not.toContain('second message');
@@ -217,5 +217,5 @@ test('restore() after a reload marks chats left working as interrupted and leave
   expect(messages(finished)).toEqual([]);
   expect(messages(idle)).toEqual([]);
   // An interrupted chat can be used again.
-  expect((await runner().send(stuck, 'retry')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat: stuck, text: 'retry' })).status).toBe('completed');
 });

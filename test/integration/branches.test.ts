@@ -30,22 +30,22 @@ test('edit and resend forks the chat: the new turn sees only the active path, th
   const chat = h.newChat();
   const s = echoModel();
   const runner = scriptedRunner(h, s.model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
-  await within(runner.send(chat, 'two'), 'turn 2');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'two' }), 'turn 2');
   const first = h.messages(chat)[0]!.title!;
 
-  expect(await within(runner.edit(chat, first, 'uno'), 'the edited turn')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'edit', chat, message: first, text: 'uno' }), 'the edited turn')).toEqual({ status: 'completed' });
   expect(path(chat)).toEqual(['user: uno', 'assistant: Answer 3 to uno']);
   // The prompt of the new turn: the system prompt and the edited message, nothing of the old branch.
   expect(s.requests[2]!.messages.filter((m) => m.role !== 'system').map((m) => m.content)).toEqual(['uno']);
   expect(parked(chat)).toHaveLength(4);
   expect(runner.branches.forks(chat).get(0)).toEqual({ versions: [1, 2], active: 2 });
 
-  await within(runner.switchBranch(chat, 0, 1), 'the switch back');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 1 }), 'the switch back');
   expect(path(chat)).toEqual(['user: one', 'assistant: Answer 1 to one', 'user: two', 'assistant: Answer 2 to two']);
   expect(runner.branches.forks(chat).get(0)).toEqual({ versions: [1, 2], active: 1 });
   // The old branch goes on: its next turn's prompt is that branch, not the edited one.
-  await within(runner.send(chat, 'three'), 'turn on the old branch');
+  await within(runner.submit({ kind: 'send', chat, text: 'three' }), 'turn on the old branch');
   expect(s.requests[3]!.messages.filter((m) => m.role !== 'system').map((m) => m.content)).toEqual([
     'one',
     'Answer 1 to one',
@@ -54,7 +54,7 @@ test('edit and resend forks the chat: the new turn sees only the active path, th
     'three',
   ]);
 
-  await within(runner.switchBranch(chat, 0, 2), 'the switch forward');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 2 }), 'the switch forward');
   expect(path(chat)).toEqual(['user: uno', 'assistant: Answer 3 to uno']);
   expect(h.status(chat)).toBe('completed');
 });
@@ -62,26 +62,26 @@ test('edit and resend forks the chat: the new turn sees only the active path, th
 test('retry keeps each answer as a version; switching brings one back; forks inside a parked branch go and come back with it', async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
-  await within(runner.send(chat, 'q'), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'q' }), 'turn 1');
   const question = h.messages(chat)[0]!.title!;
-  await within(runner.retry(chat, question), 'retry 1');
-  await within(runner.retry(chat, question), 'retry 2');
+  await within(runner.submit({ kind: 'retry', chat, message: question }), 'retry 1');
+  await within(runner.submit({ kind: 'retry', chat, message: question }), 'retry 2');
   expect(path(chat)).toEqual(['user: q', 'assistant: Answer 3 to q']);
   expect(runner.branches.forks(chat).get(1)).toEqual({ versions: [1, 2, 3], active: 3 });
 
-  await within(runner.switchBranch(chat, 1, 1), 'to version 1');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 1, version: 1 }), 'to version 1');
   expect(path(chat)).toEqual(['user: q', 'assistant: Answer 1 to q']);
   expect(runner.branches.forks(chat).get(1)).toEqual({ versions: [1, 2, 3], active: 1 });
-  await within(runner.switchBranch(chat, 1, 2), 'to version 2');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 1, version: 2 }), 'to version 2');
   expect(path(chat)).toEqual(['user: q', 'assistant: Answer 2 to q']);
   // Answering version 2 again adds version 4; 1..3 stay as they were.
-  await within(runner.retry(chat, question), 'retry 3');
+  await within(runner.submit({ kind: 'retry', chat, message: question }), 'retry 3');
   expect(runner.branches.forks(chat).get(1)).toEqual({ versions: [1, 2, 3, 4], active: 4 });
 
   // A fork at the question (an edit) parks the reply's versions with it; switching back restores them.
-  await within(runner.edit(chat, question, 'q2'), 'the edit');
+  await within(runner.submit({ kind: 'edit', chat, message: question, text: 'q2' }), 'the edit');
   expect([...runner.branches.forks(chat).keys()]).toEqual([0]);
-  await within(runner.switchBranch(chat, 0, 1), 'back to q');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 1 }), 'back to q');
   expect(path(chat)).toEqual(['user: q', 'assistant: Answer 4 to q']);
   expect(runner.branches.forks(chat).get(1)).toEqual({ versions: [1, 2, 3, 4], active: 4 });
 });
@@ -89,8 +89,8 @@ test('retry keeps each answer as a version; switching brings one back; forks ins
 test('a retry after an error deletes the error instead of keeping it as a version', async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, scriptedModel([[part.finish('stop')], [part.text('Fine.'), part.finish('stop')]]).model, []);
-  expect((await within(runner.send(chat, 'q'), 'the empty turn')).status).toBe('failed');
-  await within(runner.retry(chat, h.messages(chat)[0]!.title!), 'the retry');
+  expect((await within(runner.submit({ kind: 'send', chat, text: 'q' }), 'the empty turn')).status).toBe('failed');
+  await within(runner.submit({ kind: 'retry', chat, message: h.messages(chat)[0]!.title! }), 'the retry');
   expect(path(chat)).toEqual(['user: q', 'assistant: Fine.']);
   expect(parked(chat)).toEqual([]);
 });
@@ -98,23 +98,23 @@ test('a retry after an error deletes the error instead of keeping it as a versio
 test('deleting a turn deletes the versions parked at its forks (and the branches inside them), and leaves other forks alone', async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
-  await within(runner.send(chat, 'two'), 'turn 2');
-  await within(runner.send(chat, 'three'), 'turn 3');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'two' }), 'turn 2');
+  await within(runner.submit({ kind: 'send', chat, text: 'three' }), 'turn 3');
   const turnStart = (text: string) => h.messages(chat).find((m) => m.role === 'user' && m.text === text)!.title!;
-  await within(runner.retry(chat, turnStart('three')), 'retry of turn 3');
-  await within(runner.edit(chat, turnStart('two'), 'two, edited'), 'edit of turn 2');
-  await within(runner.retry(chat, turnStart('two, edited')), 'retry of the edited turn 2');
+  await within(runner.submit({ kind: 'retry', chat, message: turnStart('three') }), 'retry of turn 3');
+  await within(runner.submit({ kind: 'edit', chat, message: turnStart('two'), text: 'two, edited' }), 'edit of turn 2');
+  await within(runner.submit({ kind: 'retry', chat, message: turnStart('two, edited') }), 'retry of the edited turn 2');
   const forkOf = (title: string) => h.$tw.wiki.getTiddler(title).fields['agent-branch-at'];
   // Forks at turn 2's message (2) and its reply (3), and turn 3's retry (5) parked inside the old turn 2.
   expect(new Set(parked(chat).map(forkOf))).toEqual(new Set(['2', '3', '5']));
   // Turn 1 has no fork: deleting it leaves every version where it was.
   const before = parked(chat);
-  await runner.deleteTurn(chat, turnStart('one'));
+  await runner.submit({ kind: 'delete-turn', chat, message: turnStart('one') });
   expect(parked(chat)).toEqual(before);
   // The edited turn 2 holds both forks (its message and its reply), and the branch parked inside
   // the old turn 2 (turn 3's retry): all of them go with it.
-  await runner.deleteTurn(chat, turnStart('two, edited'));
+  await runner.submit({ kind: 'delete-turn', chat, message: turnStart('two, edited') });
   expect(parked(chat)).toEqual([]);
   expect(path(chat)).toEqual([]);
 });
@@ -122,7 +122,7 @@ test('deleting a turn deletes the versions parked at its forks (and the branches
 test("a turn's journal goes with its branch and comes back with it", async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
   const first = h.messages(chat)[0]!.title!;
   const journal = `$:/ai/journal/${chat}/000000`;
   h.$tw.wiki.addTiddler({
@@ -133,13 +133,13 @@ test("a turn's journal goes with its branch and comes back with it", async () =>
     text: '{"Note":{"before":null,"after":{"title":"Note"}}}',
   });
 
-  await within(runner.edit(chat, first, 'uno'), 'the edit');
+  await within(runner.submit({ kind: 'edit', chat, message: first, text: 'uno' }), 'the edit');
   expect(h.$tw.wiki.tiddlerExists(journal)).toBe(false);
   const kept = parked(chat).find((t) => t.includes('/journal/'))!;
   expect(h.fields(kept)).toMatchObject({ 'agent-branch-chat': chat, 'agent-turn': first });
   expect(h.fields(kept)['agent-chat-journal']).toBeUndefined();
 
-  await within(runner.switchBranch(chat, 0, 1), 'the switch back');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 1 }), 'the switch back');
   expect(h.fields(journal)).toMatchObject({ 'agent-chat-journal': chat, 'agent-turn': first });
   expect(parked(chat).some((t) => t.includes('/journal/'))).toBe(false);
 });
@@ -149,28 +149,28 @@ test('edit, retry and switch are refused while a turn runs or waits, and for ver
   const started = deferred();
   const s = scriptedModel([[part.text('A.'), part.finish('stop')], [part.text('B.'), part.finish('stop')], hangingStep(started)]);
   const runner = scriptedRunner(h, s.model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
   const first = h.messages(chat)[0]!.title!;
-  await within(runner.retry(chat, first), 'retry');
-  const running = runner.send(chat, 'two');
+  await within(runner.submit({ kind: 'retry', chat, message: first }), 'retry');
+  const running = runner.submit({ kind: 'send', chat, text: 'two' });
   await within(started.promise, 'the hanging turn');
   const before = path(chat);
-  await expect(runner.edit(chat, first, 'uno')).rejects.toMatchObject({ code: 'conflict' });
-  await expect(runner.switchBranch(chat, 1, 1)).rejects.toMatchObject({ code: 'conflict' });
+  await expect(runner.submit({ kind: 'edit', chat, message: first, text: 'uno' })).rejects.toMatchObject({ code: 'conflict' });
+  await expect(runner.submit({ kind: 'switch-branch', chat, at: 1, version: 1 })).rejects.toMatchObject({ code: 'conflict' });
   expect(path(chat)).toEqual(before);
-  await runner.stop(chat);
+  await runner.submit({ kind: 'stop', chat });
   await within(running, 'the stopped turn');
 
-  await expect(runner.switchBranch(chat, 1, 7)).rejects.toMatchObject({ code: 'not-found' });
-  await expect(runner.switchBranch(chat, 5, 1)).rejects.toMatchObject({ code: 'not-found' });
-  await expect(runner.edit(chat, first, '  ')).rejects.toMatchObject({ code: 'bad-request' });
-  await expect(runner.edit(chat, h.messages(chat)[1]!.title!, 'x')).rejects.toMatchObject({ code: 'not-found' });
+  await expect(runner.submit({ kind: 'switch-branch', chat, at: 1, version: 7 })).rejects.toMatchObject({ code: 'not-found' });
+  await expect(runner.submit({ kind: 'switch-branch', chat, at: 5, version: 1 })).rejects.toMatchObject({ code: 'not-found' });
+  await expect(runner.submit({ kind: 'edit', chat, message: first, text: '  ' })).rejects.toMatchObject({ code: 'bad-request' });
+  await expect(runner.submit({ kind: 'edit', chat, message: h.messages(chat)[1]!.title!, text: 'x' })).rejects.toMatchObject({ code: 'not-found' });
 });
 
 test("a tiddler outside the chat's branch folder is never taken for a version, whatever its fields", async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
   // Hand-made (an import, a plugin): the fields of a parked reply, under another title.
   h.$tw.wiki.addTiddler({
     title: 'Forged version',
@@ -183,14 +183,14 @@ test("a tiddler outside the chat's branch folder is never taken for a version, w
     text: 'Forged reply',
   });
   expect(runner.branches.forks(chat).size).toBe(0);
-  await expect(runner.switchBranch(chat, 1, 1)).rejects.toMatchObject({ code: 'not-found' });
+  await expect(runner.submit({ kind: 'switch-branch', chat, at: 1, version: 1 })).rejects.toMatchObject({ code: 'not-found' });
   expect(path(chat)).toEqual(['user: one', 'assistant: Answer 1 to one']);
 });
 
 test('after a crash, an edit that had not started leaves the chat as it was; one cut off after its fork keeps both branches and says it was interrupted', async () => {
   const chat = h.newChat();
   const runner = scriptedRunner(h, echoModel().model, []);
-  await within(runner.send(chat, 'one'), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
   const first = h.messages(chat)[0]!.title!;
   const before = path(chat);
   const restart = (op: Record<string, unknown>) => {
@@ -221,6 +221,6 @@ test('after a crash, an edit that had not started leaves the chat as it was; one
   expect(h.messages(chat).map((m) => m.role)).toEqual(['user', 'error']);
   expect(h.status(chat)).toBe('interrupted');
   expect(runner.branches.forks(chat).get(0)).toEqual({ versions: [1, 2], active: 2 });
-  await within(runner.switchBranch(chat, 0, 1), 'the old branch back');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 1 }), 'the old branch back');
   expect(path(chat)).toEqual(before);
 });

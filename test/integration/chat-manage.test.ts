@@ -9,7 +9,6 @@ import path from 'node:path';
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 import { post, serverWikiFolder, startServer, tiddlerFiles, until, WRITE_HEADERS, type MockLlm, type TwServer } from '../helpers/server';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
@@ -47,10 +46,10 @@ function newChat(title = `Manage chat ${++count}`): string {
 /** A chat with one real turn plus, by hand, everything else a chat can own (as the runner writes them). */
 async function furnishedChat(): Promise<{ chat: string; user: string; child: string }> {
   const chat = newChat();
-  await runner().send(chat, 'Hello, furnished chat');
+  await runner().submit({ kind: 'send', chat, text: 'Hello, furnished chat' });
   const user = titles(`[field:agent-chat[${chat}]role[user]]`)[0]!;
   // Answered again: the first reply is parked as a version under $:/ai/branches/<chat>/.
-  await runner().retry(chat, user);
+  await runner().submit({ kind: 'retry', chat, message: user });
   const seq = user.slice(user.lastIndexOf('/') + 1);
   const image = `$:/ai/images/${chat}/1`;
   const child = `$:/ai/sub-agents/${chat}/1`;
@@ -79,7 +78,7 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   const { chat, user } = await furnishedChat();
   const to = `${chat} renamed`;
   const before = titles(`[field:agent-chat[${chat}]has[agent-seq]]`).length;
-  await runner().rename(chat, to);
+  await runner().submit({ kind: 'rename', chat, to });
   expect(fields(chat)).toBeUndefined();
   expect(fields(to)).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
   // Nothing keyed by the old title is left, under any prefix or field.
@@ -107,7 +106,7 @@ test('rename moves the chat and everything keyed by its title, and leaves nothin
   expect(fields(`$:/ai/messages/$:/ai/sub-agents/${to}/1/000000`)?.['agent-chat']).toBe(`$:/ai/sub-agents/${to}/1`);
   // The renamed chat works: a turn sees its history.
   const requests = mock.requests.length;
-  await runner().send(to, 'and after the rename');
+  await runner().submit({ kind: 'send', chat: to, text: 'and after the rename' });
   const sent = mock.requests
     .slice(requests)
     .at(-1)!
@@ -119,13 +118,13 @@ test('a rename waits for the running turn; a message sent behind it runs under t
   const chat = newChat();
   let release!: () => void;
   mock.queue({ text: 'the held reply', hold: new Promise<void>((r) => (release = r)) });
-  const first = runner().send(chat, 'held turn');
+  const first = runner().submit({ kind: 'send', chat, text: 'held turn' });
   await until('the held request', () =>
     mock.requests.some((r: { body: { messages: { content: unknown }[] } }) => r.body.messages.at(-1)?.content === 'held turn'),
   );
   const to = `${chat} while busy`;
-  const renamed = runner().rename(chat, to);
-  const second = runner().send(chat, 'queued behind the rename');
+  const renamed = runner().submit({ kind: 'rename', chat, to });
+  const second = runner().submit({ kind: 'send', chat, text: 'queued behind the rename' });
   // Still the old chat while its turn runs.
   await new Promise((resolve) => setImmediate(resolve));
   expect(fields(chat)).toBeDefined();
@@ -158,12 +157,12 @@ test('a blank, system, unsafe or existing title is refused, and nothing moves', 
     [AGENT, /already exists/],
   ];
   for (const [to, why] of cases) {
-    await expect(runner().rename(chat, to)).rejects.toThrow(why);
+    await expect(runner().submit({ kind: 'rename', chat, to })).rejects.toThrow(why);
   }
   expect(fields(chat)).toBeDefined();
   expect(fields('Existing note')?.text).toBe('The user wrote this.');
   expect(fields(AGENT)?.tags).toBe('$:/tags/AI/Agent');
-  await expect(runner().rename('No such chat', 'Anything')).rejects.toThrow(/does not exist/);
+  await expect(runner().submit({ kind: 'rename', chat: 'No such chat', to: 'Anything' })).rejects.toThrow(/does not exist/);
 });
 
 describe('automatic title after the first turn', () => {
@@ -182,7 +181,7 @@ describe('automatic title after the first turn', () => {
     const chat = defaultChat();
     const asked = titleRequests().length;
     mock.queueTitles({ text: 'Garden plans for spring' });
-    await runner().send(chat, 'Help me plan my garden for spring');
+    await runner().submit({ kind: 'send', chat, text: 'Help me plan my garden for spring' });
     expect(fields(chat)).toBeUndefined();
     expect(fields('Garden plans for spring')).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
     const request = titleRequests().slice(asked);
@@ -192,7 +191,7 @@ describe('automatic title after the first turn', () => {
     // Only the turn's two messages: the side request wrote nothing.
     expect(titles('[field:agent-chat[Garden plans for spring]has[agent-seq]]')).toHaveLength(2);
     // A second turn asks nothing more.
-    await runner().send('Garden plans for spring', 'And in summer?');
+    await runner().submit({ kind: 'send', chat: 'Garden plans for spring', text: 'And in summer?' });
     expect(titleRequests().length).toBe(asked + 1);
     expect(fields('Garden plans for spring')).toBeDefined();
   });
@@ -205,7 +204,7 @@ describe('automatic title after the first turn', () => {
     const chat = defaultChat();
     const before = titles('[has[agent]]');
     mock.queueTitles(script);
-    await runner().send(chat, "What's in [[Existing note]]?\nPlease read {{Existing note}} carefully and summarise it for me today");
+    await runner().submit({ kind: 'send', chat, text: "What's in [[Existing note]]?\nPlease read {{Existing note}} carefully and summarise it for me today" });
     expect(fields(chat)).toBeUndefined();
     const renamed = titles('[has[agent]]').filter((t) => !before.includes(t));
     expect(renamed).toHaveLength(1);
@@ -221,7 +220,7 @@ describe('automatic title after the first turn', () => {
   ])('a hostile model title (%s) never becomes a system title, markup or another tiddler', async (_what, text, expected) => {
     const chat = defaultChat();
     mock.queueTitles({ text });
-    await runner().send(chat, 'Hello hostile title');
+    await runner().submit({ kind: 'send', chat, text: 'Hello hostile title' });
     expect(fields(chat)).toBeUndefined();
     expect(fields(expected)).toMatchObject({ agent: AGENT, 'agent-renamed-from': chat });
     expect(fields('Existing note')?.text).toBe('The user wrote this.');
@@ -233,7 +232,7 @@ describe('automatic title after the first turn', () => {
     try {
       const chat = newChat('对话');
       const asked = mock.requests.length;
-      await runner().send(chat, '你好，请帮我整理花园笔记。');
+      await runner().submit({ kind: 'send', chat, text: '你好，请帮我整理花园笔记。' });
       const request = mock.requests
         .slice(asked)
         .find((r: { body: { messages: { content: unknown }[] } }) => String(r.body.messages[0]?.content).startsWith('为这段对话命名：'));
@@ -244,7 +243,7 @@ describe('automatic title after the first turn', () => {
       // The model's answer unusable: the first sentence of the message, without its greeting, in characters.
       const second = newChat('对话');
       mock.queueTitles({ text: '这是一段关于如何在春天规划花园并安排浇水时间以及购买工具的对话' });
-      await runner().send(second, '你好！请把我所有关于花园和阳台种植的笔记都按照季节重新分类整理成清单');
+      await runner().submit({ kind: 'send', chat: second, text: '你好！请把我所有关于花园和阳台种植的笔记都按照季节重新分类整理成清单' });
       expect(fields('请把我所有关于花园和阳台种植的笔…')).toMatchObject({ agent: AGENT, 'agent-renamed-from': second });
       expect(titles('[has[agent]prefix[Chat about]]')).toEqual([]);
     } finally {
@@ -254,11 +253,11 @@ describe('automatic title after the first turn', () => {
 
   test('no automatic title for a chat the user named, or with the setting off', async () => {
     const named = newChat('My own chat name');
-    await runner().send(named, 'hello there');
+    await runner().submit({ kind: 'send', chat: named, text: 'hello there' });
     expect(fields('My own chat name')).toBeDefined();
     $tw.wiki.addTiddler({ title: '$:/config/tiddlyagent/auto-title', text: 'no' });
     const chat = defaultChat();
-    await runner().send(chat, 'hello there');
+    await runner().submit({ kind: 'send', chat, text: 'hello there' });
     expect(fields(chat)).toBeDefined();
     $tw.wiki.deleteTiddler('$:/config/tiddlyagent/auto-title');
   });
@@ -266,11 +265,11 @@ describe('automatic title after the first turn', () => {
 
 test("a chat in the bin takes no message; delete forever removes the chat and all it owns, not the user's schedule", async () => {
   const { chat } = await furnishedChat();
-  await expect(runner().deleteChat(chat)).rejects.toThrow(/not in the bin/);
+  await expect(runner().submit({ kind: 'delete-chat', chat })).rejects.toThrow(/not in the bin/);
   $tw.wiki.addTiddler(new $tw.Tiddler($tw.wiki.getTiddler(chat), { 'agent-deleted': '20260101000000000' }));
-  await expect(runner().send(chat, 'hello?')).rejects.toThrow(/in the bin/);
+  await expect(runner().submit({ kind: 'send', chat, text: 'hello?' })).rejects.toThrow(/in the bin/);
   expect(runner().isFree(chat)).toBe(false);
-  await runner().deleteChat(chat);
+  await runner().submit({ kind: 'delete-chat', chat });
   expect(fields(chat)).toBeUndefined();
   expect(titles(`[prefix[$:/ai/]search:title:literal[${chat}/]]`)).toEqual([]);
   expect(titles(`[prefix[$:/ai/todo/${chat}]]`)).toEqual([]);

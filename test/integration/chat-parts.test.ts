@@ -7,7 +7,6 @@
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 import type { MockLlm } from '../helpers/server';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
@@ -42,9 +41,9 @@ const seqOf = (title: string) => title.slice(title.lastIndexOf('/') + 1);
 /** A chat with one real turn answered twice (a parked version) and, by hand, every other part a chat can own. */
 async function furnish(chat: string): Promise<{ user: string }> {
   add({ title: chat, agent: AGENT, 'agent-status': 'idle', text: '' });
-  await runner().send(chat, `Hello from ${chat}`);
+  await runner().submit({ kind: 'send', chat, text: `Hello from ${chat}` });
   const user = $tw.wiki.filterTiddlers('[field:agent-chat<c>role[user]]', $tw.rootWidget.makeFakeWidgetWithVariables({ c: chat }))[0] as string;
-  await runner().retry(chat, user);
+  await runner().submit({ kind: 'retry', chat, message: user });
   const image = `$:/ai/images/${chat}/1`;
   const child = `$:/ai/sub-agents/${chat}/1`;
   add({
@@ -93,7 +92,7 @@ async function nested(): Promise<{ proj: string; priv: string; projUser: string;
 }
 
 /** `…/Private`'s tiddlers are all there, unchanged. */
-function untouched(priv: string, before: Map<string, Fields>): void {
+function untouched(before: Map<string, Fields>): void {
   expect(before.size).toBeGreaterThan(5);
   for (const [title, f] of before) expect([title, fields(title)]).toEqual([title, f]);
 }
@@ -135,8 +134,8 @@ test("renaming Proj moves its parts and not one of Proj/Private's, nor a referen
     attachments: `[[$:/ai/images/${priv}/1]]`,
   });
   const to = `${proj} renamed`;
-  await runner().rename(proj, to);
-  untouched(priv, before);
+  await runner().submit({ kind: 'rename', chat: proj, to });
+  untouched(before);
   expect(fields(`$:/ai/messages/${to}/000010`)?.attachments).toBe(`[[$:/ai/images/${priv}/1]]`);
   // Proj's own parts all moved; the user's schedule keeps its title and names the new chat.
   expect([...named(proj).keys()].filter((t) => !t.includes(to) && !t.includes(priv))).toEqual([`My schedule for ${proj}`]);
@@ -147,12 +146,12 @@ test("renaming Proj moves its parts and not one of Proj/Private's, nor a referen
 
 test('deleting a turn of Proj, then Proj forever, leaves every tiddler of Proj/Private', async () => {
   const { proj, priv, projUser, before } = await nested();
-  await runner().deleteTurn(proj, projUser, { keepChanges: true }); // its journal (a change that stands) goes with it
-  untouched(priv, before);
+  await runner().submit({ kind: 'delete-turn', chat: proj, message: projUser, keepChanges: true }); // its journal (a change that stands) goes with it
+  untouched(before);
   add({ ...fields(proj)!, 'agent-deleted': '20260101000000000' });
-  const { deleted } = await runner().deleteChat(proj);
+  const { deleted } = await runner().submit({ kind: 'delete-chat', chat: proj });
   expect(deleted.filter((t) => t.includes(priv))).toEqual([]);
-  untouched(priv, before);
+  untouched(before);
   // Of Proj, only the user's own schedule is left.
   expect([...named(proj).keys()].filter((t) => !t.includes(priv))).toEqual([`My schedule for ${proj}`]);
 });
@@ -183,8 +182,8 @@ test('a journal, image and todo list without their owning field count for the ch
     [chat, `$:/ai/images/${chat}/1`, `$:/ai/journal/${chat}/000000`, `$:/ai/messages/${chat}/000000`, `$:/ai/messages/${chat}/000001`].sort(),
   );
   const to = `${chat} moved`;
-  await runner().rename(chat, to);
-  untouched(sub, subBefore);
+  await runner().submit({ kind: 'rename', chat, to });
+  untouched(subBefore);
   // Moved, and given the field they lacked.
   expect(fields(`$:/ai/journal/${to}/000000`)?.['agent-chat-journal']).toBe(to);
   expect(fields(`$:/ai/images/${to}/1`)?.['agent-image-chat']).toBe(to);
@@ -192,9 +191,9 @@ test('a journal, image and todo list without their owning field count for the ch
   expect(fields(`$:/ai/messages/${to}/000001`)?.attachments).toBe(`[[$:/ai/images/${to}/1]]`);
   for (const t of [`$:/ai/journal/${chat}/000000`, `$:/ai/images/${chat}/1`, `$:/ai/todo/${chat}`]) expect(fields(t)).toBeUndefined();
   add({ ...fields(to)!, 'agent-deleted': '20260101000000000' });
-  await runner().deleteChat(to);
+  await runner().submit({ kind: 'delete-chat', chat: to });
   expect([...named(to).keys()]).toEqual([]);
-  untouched(sub, subBefore);
+  untouched(subBefore);
 });
 
 test("a page's resync of Proj (chat-sync) drops Proj's stale tiddlers and none of Proj/Private's", async () => {
@@ -220,7 +219,7 @@ test("a page's resync of Proj (chat-sync) drops Proj's stale tiddlers and none o
     const titles = [...named(proj).keys()].filter((t) => !t.includes(priv) && t !== journal);
     sources.at(-1)!.listeners.get('chat-sync')!({ data: JSON.stringify({ chat: proj, titles }), lastEventId: '' });
     expect(fields(journal)).toBeUndefined();
-    untouched(priv, before);
+    untouched(before);
   } finally {
     delete sandbox.EventSource;
   }

@@ -1,7 +1,6 @@
 // A normal chat turn in a real TiddlyWiki against the mock LLM: message tiddlers, one write per reply, prompt and history on the wire, no Recent/search noise.
 import { agentLib, bootWiki, recordChanges, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
 
 const AGENT = 'Turn test agent';
@@ -11,7 +10,7 @@ const CHAT_MODIFIED = '20250101000000000';
 const KEY_VAR = 'TIDDLYAGENT_TURN_TEST_KEY';
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 let chatCount = 0;
 
 beforeAll(async () => {
@@ -47,7 +46,6 @@ function messages(chat: string): Record<string, string>[] {
 
 /** The requests the mock received whose last user message is exactly `text`. */
 function requestsFor(text: string) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return mock.requests.filter((r: any) => {
     const users = (r.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user');
     return users.length > 0 && users[users.length - 1].content === text;
@@ -60,7 +58,7 @@ const flushChanges = () => new Promise((resolve) => setImmediate(resolve));
 test('a send writes the user message and the reply as two message tiddlers with the DESIGN 4 fields', async () => {
   const chat = newChat();
   const text = 'Hello there, how are you?';
-  const result = await runner().send(chat, text);
+  const result = await runner().submit({ kind: 'send', chat, text });
 
   expect(result.status).toBe('completed');
   expect($tw.wiki.getTiddler(chat).fields['agent-status']).toBe('completed');
@@ -98,7 +96,7 @@ test('the reply tiddler is written exactly once, however long the streamed reply
     return originalAddTiddler.call(this, tiddler, ...args);
   };
   try {
-    expect((await runner().send(chat, 'Please write me a reply of several words.')).status).toBe('completed');
+    expect((await runner().submit({ kind: 'send', chat, text: 'Please write me a reply of several words.' })).status).toBe('completed');
     await flushChanges();
   } finally {
     $tw.wiki.addTiddler = originalAddTiddler;
@@ -119,8 +117,8 @@ test('the request carries the rendered system prompt, and a second send carries 
   const chat = newChat();
   const first = 'What is your favourite fruit?';
   const second = 'And why is that?';
-  await runner().send(chat, first);
-  const result = await runner().send(chat, second);
+  await runner().submit({ kind: 'send', chat, text: first });
+  const result = await runner().submit({ kind: 'send', chat, text: second });
   expect(result.status).toBe('completed');
 
   const [firstRequest] = requestsFor(first);
@@ -150,7 +148,7 @@ test('the request carries the rendered system prompt, and a second send carries 
 test('messages are system tiddlers: absent from search and Recent, while the chat keeps its modified date', async () => {
   const chat = newChat();
   const word = 'zanzibarquux';
-  await runner().send(chat, `Tell me about ${word}`);
+  await runner().submit({ kind: 'send', chat, text: `Tell me about ${word}` });
   const titles = messages(chat).map((m) => m.title);
   expect(titles).toHaveLength(2);
 
@@ -171,12 +169,12 @@ test("under Node the key named by the provider's api-key-name comes from the env
   process.env.TIDDLYAGENT_CONFIG = JSON.stringify({ keys: { [KEY_VAR]: { origins: [new URL(mock.url).origin] } }, allowHosts: ['127.0.0.1'] });
   const chat = newChat('Keyed agent');
   const text = 'Does my key arrive?';
-  expect((await runner().send(chat, text)).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text })).status).toBe('completed');
   const [request] = requestsFor(text);
   expect(request.headers.authorization).toBe('Bearer sk-test-from-env');
   // The key never lands in a tiddler.
   expect($tw.wiki.filterTiddlers('[all[tiddlers]search[sk-test-from-env]]')).toEqual([]);
   // Without an api-key-name, no Authorization header is sent at all.
-  await runner().send(newChat(), 'No key here');
+  await runner().submit({ kind: 'send', chat: newChat(), text: 'No key here' });
   expect(requestsFor('No key here')[0].headers.authorization).toBeUndefined();
 });

@@ -5,11 +5,10 @@
 // request, keeping the user's message.
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 let count = 0;
 
 beforeAll(async () => {
@@ -53,20 +52,20 @@ const toolRound = (u: ReturnType<typeof usage>) => ({ toolCalls: [{ name: 'wiki-
 test('the window and the output reserve come from the model facts when nothing else sets them; only a limit the user set is sent', async () => {
   const { chat } = setup({});
   mock.queue({ text: 'ok', usage: usage(10, 1) });
-  expect((await runner().send(chat, 'hello')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'hello' })).status).toBe('completed');
   expect(JSON.parse(fields(chat)['agent-context-usage']!).window).toBe(128_000); // gpt-4o-mini's preset
   expect(mock.requests.at(-1).body.max_tokens).toBeUndefined();
 
   const own = setup({ 'max-output': '500', 'model-facts': '{"gpt-4o-mini": {"context-window": 64000, "max-output": 700}}' });
   mock.queue({ text: 'ok', usage: usage(10, 1) });
-  expect((await runner().send(own.chat, 'hello')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat: own.chat, text: 'hello' })).status).toBe('completed');
   expect(JSON.parse(fields(own.chat)['agent-context-usage']!).window).toBe(64_000);
   expect(mock.requests.at(-1).body.max_tokens).toBe(700);
 
   // The agent's own window still wins.
   const agentWindow = setup({ 'model-facts': '{"gpt-4o-mini": {"context-window": 64000}}' }, { 'agent-context-window': '9000' });
   mock.queue({ text: 'ok', usage: usage(10, 1) });
-  expect((await runner().send(agentWindow.chat, 'hello')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat: agentWindow.chat, text: 'hello' })).status).toBe('completed');
   expect(JSON.parse(fields(agentWindow.chat)['agent-context-usage']!).window).toBe(9000);
 });
 
@@ -75,7 +74,7 @@ test('a turn money budget stops the loop before the next model call, with a clea
   const { chat } = setup({}, { 'agent-turn-cost-budget': '0.01' });
   mock.queue(toolRound(usage(50_000, 5_000)));
   const before = requestCount();
-  const result = await runner().send(chat, 'Look at what changed lately.');
+  const result = await runner().submit({ kind: 'send', chat, text: 'Look at what changed lately.' });
   expect(result.status).toBe('failed');
   expect(requestCount() - before).toBe(1);
   const list = messages(chat);
@@ -93,11 +92,11 @@ test("a chat money budget counts earlier turns, priced by the profile's model-fa
     { 'agent-chat-cost-budget': '0.02' },
   );
   mock.queue({ text: 'first', usage: usage(10_000, 1_000) });
-  expect((await runner().send(chat, 'one')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'one' })).status).toBe('completed');
   mock.queue({ text: 'second', usage: usage(10_000, 1_000) });
-  expect((await runner().send(chat, 'two')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'two' })).status).toBe('completed');
   const before = requestCount();
-  const third = await runner().send(chat, 'three');
+  const third = await runner().submit({ kind: 'send', chat, text: 'three' });
   expect(third.status).toBe('failed');
   expect(requestCount()).toBe(before);
   expect(messages(chat).at(-1)!.text).toBe(
@@ -109,7 +108,7 @@ test("a chat money budget counts earlier turns, priced by the profile's model-fa
 test('a money budget with a model of unknown price fails clearly before any request', async () => {
   const { chat, provider } = setup({ 'default-model': 'mock-model' }, { 'agent-chat-cost-budget': '5' });
   const before = requestCount();
-  const result = await runner().send(chat, 'hello');
+  const result = await runner().submit({ kind: 'send', chat, text: 'hello' });
   expect(result.status).toBe('failed');
   expect(requestCount()).toBe(before);
   expect(result.error).toBe(
@@ -124,7 +123,7 @@ test('a money budget with a model of unknown price fails clearly before any requ
 test('a bad model-facts entry fails the turn with the profile, the model and the key; nothing is lost, and a fix lets the next turn run', async () => {
   const { chat, provider } = setup({ 'model-facts': '{"gpt-4o-mini": {"price-input": -0.15, "price-output": 0.6}}' });
   const before = requestCount();
-  const result = await runner().send(chat, 'keep these words');
+  const result = await runner().submit({ kind: 'send', chat, text: 'keep these words' });
   expect(result.status).toBe('failed');
   expect(requestCount()).toBe(before);
   expect(result.error).toContain(
@@ -134,7 +133,7 @@ test('a bad model-facts entry fails the turn with the profile, the model and the
 
   for (const bad of ['{"gpt-4o-mini": {"price": 1}}', '{"gpt-4o-mini": {"images": "no"}}', 'not json']) {
     $tw.wiki.addTiddler({ ...fields(provider), 'model-facts': bad });
-    const again = await runner().send(chat, 'again');
+    const again = await runner().submit({ kind: 'send', chat, text: 'again' });
     expect(again.status).toBe('failed');
     expect(again.error).toContain(`Provider profile "${provider}": the field "model-facts"`);
   }
@@ -142,7 +141,7 @@ test('a bad model-facts entry fails the turn with the profile, the model and the
 
   $tw.wiki.addTiddler({ ...fields(provider), 'model-facts': '{"gpt-4o-mini": {"price-input": 0.15, "price-output": 0.6}}' });
   mock.queue({ text: 'fixed', usage: usage(10, 1) });
-  expect((await runner().send(chat, 'now')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'now' })).status).toBe('completed');
   expect(
     messages(chat)
       .filter((m) => m.role === 'user')
@@ -162,7 +161,7 @@ test("a model that rewrites its profile's prices to escape the budget is refused
     toolCalls: [{ name: 'wiki-update', arguments: { title: provider, modified: fields(provider).modified ?? '', fields: facts } }],
     usage: usage(50_000, 5_000),
   });
-  const result = await runner().send(chat, 'Go on as long as you like.');
+  const result = await runner().submit({ kind: 'send', chat, text: 'Go on as long as you like.' });
   expect(result.status).toBe('failed');
   const list = messages(chat);
   expect(list[2]).toMatchObject({ role: 'tool', 'tool-status': 'error' });

@@ -38,7 +38,7 @@ describe('the model changes its own definition', () => {
     const t = setup();
     const before = fields(t.agent)!;
 
-    expect(await within(t.runner.send(t.chat, 'Be more formal.'), 'the turn')).toEqual({ status: 'input-required' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'Be more formal.' }), 'the turn')).toEqual({ status: 'input-required' });
     expect(fields(t.agent)).toEqual(before); // nothing yet
     const [pending] = pendingOf(t.chat);
     expect(pending).toMatchObject({
@@ -54,7 +54,9 @@ describe('the model changes its own definition', () => {
     expect(rest).toEqual({ ...unchanged, text: 'New prompt 1' });
     expect(modified).not.toBe(before.modified);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'once'), 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' }), 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
     const after = fields(t.agent)!;
     expect(after.text).toBe('New prompt 1');
     for (const k of Object.keys(before)) if (k !== 'text' && k !== 'modified') expect(after[k]).toBe(before[k]);
@@ -62,7 +64,7 @@ describe('the model changes its own definition', () => {
     expect(resultOf(t.chat, 'e-1')['approval-choices']).toBeUndefined();
 
     const user = h.messages(t.chat).find((m) => m.role === 'user')!.title!;
-    const rolled = await t.runner.rollback(t.chat, user);
+    const rolled = await t.runner.submit({ kind: 'rollback', chat: t.chat, message: user });
     expect(rolled).toEqual({ conflicts: [], restored: [t.agent] });
     expect(fields(t.agent)).toEqual(before);
   });
@@ -75,8 +77,8 @@ describe('the model changes its own definition', () => {
       toolCalls(['h2', TOOL, { heartbeat: { interval: null, activeHours: '' } }]),
       reply('ok'),
     ]);
-    await t.runner.send(t.chat, 'Wake me up hourly at night.');
-    await within(t.runner.decide(t.chat, pendingOf(t.chat)[0]!.title!, 'once'), 'the first change');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Wake me up hourly at night.' });
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pendingOf(t.chat)[0]!.title!, choice: 'once' }), 'the first change');
     expect(fields(t.agent)).toMatchObject({
       'agent-model': 'big-model',
       'agent-heartbeat-interval': '3600',
@@ -86,8 +88,8 @@ describe('the model changes its own definition', () => {
     const parsed = h.lib.parseTiddler(h.lib.AgentDefinitionSchema, 'Agent', fields(t.agent)!);
     expect(parsed).toMatchObject({ 'agent-heartbeat-interval': 3600, 'agent-heartbeat-active-hours': '22:00-06:00' });
 
-    await t.runner.send(t.chat, 'Stop the heartbeat.');
-    await within(t.runner.decide(t.chat, pendingOf(t.chat)[0]!.title!, 'once'), 'the second change');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Stop the heartbeat.' });
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pendingOf(t.chat)[0]!.title!, choice: 'once' }), 'the second change');
     const off = fields(t.agent)!;
     expect(off['agent-heartbeat-interval']).toBeUndefined();
     expect(off['agent-heartbeat-active-hours']).toBeUndefined();
@@ -132,15 +134,15 @@ describe('the model changes its own definition', () => {
     const s = scriptedModel([toolCalls(['s1', TOOL, { prompt: 'Overridden prompt.' }]), reply('ok')]);
     const runner = scriptedRunner(h, s.model, tools);
 
-    await runner.send(chat, 'Change your prompt.');
-    await within(runner.decide(chat, pendingOf(chat)[0]!.title!, 'once'), 'the change');
+    await runner.submit({ kind: 'send', chat, text: 'Change your prompt.' });
+    await within(runner.submit({ kind: 'decide', chat, message: pendingOf(chat)[0]!.title!, choice: 'once' }), 'the change');
     expect(h.$tw.wiki.tiddlerExists(title)).toBe(true);
     const { modified, ...override } = fields(title)!;
     expect(modified).toBeTruthy();
     expect(override).toEqual({ ...shadow, text: 'Overridden prompt.' });
 
     const user = h.messages(chat).find((m) => m.role === 'user')!.title!;
-    expect((await runner.rollback(chat, user)).restored).toEqual([title]);
+    expect((await runner.submit({ kind: 'rollback', chat, message: user })).restored).toEqual([title]);
     expect(h.$tw.wiki.tiddlerExists(title)).toBe(false);
     expect(h.$tw.wiki.getTiddlerText(title)).toBe('Shipped prompt.');
   });
@@ -160,22 +162,26 @@ describe('confirm-only', () => {
     const approval = JSON.stringify({ [TOOL]: { mode: 'auto', allow: ['.*'] }, '*': { mode: 'auto', allow: ['.*'] } });
     const t = setup({ 'agent-approval': approval });
 
-    expect(await within(t.runner.send(t.chat, 'one'), 'turn 1')).toEqual({ status: 'input-required' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'one' }), 'turn 1')).toEqual({ status: 'input-required' });
     const [first] = pendingOf(t.chat);
-    expect(await within(t.runner.decide(t.chat, first!.title!, 'always'), 'resumed 1')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: first!.title!, choice: 'always' }), 'resumed 1')).toEqual({
+      status: 'completed',
+    });
     expect(h.fields(first!.title!)).toMatchObject({ approval: 'once', 'tool-status': 'ok' });
     expect(fields(t.agent)!['agent-approval']).toBe(approval); // not rewritten
     expect(fields(t.agent)!.text).toBe('New prompt 1');
 
-    expect(await within(t.runner.send(t.chat, 'two'), 'turn 2')).toEqual({ status: 'input-required' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'two' }), 'turn 2')).toEqual({ status: 'input-required' });
     const [second] = pendingOf(t.chat);
-    expect(await within(t.runner.decide(t.chat, second!.title!, 'chat'), 'resumed 2')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: second!.title!, choice: 'chat' }), 'resumed 2')).toEqual({
+      status: 'completed',
+    });
     expect(h.fields(second!.title!).approval).toBe('once');
     expect(h.fields(t.chat)['agent-allowed-tools']).toBeUndefined();
 
     // Even with the tool in the chat's allowed list and mode auto written by hand, it asks.
     h.$tw.wiki.addTiddler({ ...h.fields(t.chat), 'agent-allowed-tools': TOOL });
-    expect(await within(t.runner.send(t.chat, 'three'), 'turn 3')).toEqual({ status: 'input-required' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'three' }), 'turn 3')).toEqual({ status: 'input-required' });
     expect(pendingOf(t.chat)).toHaveLength(1);
     expect(fields(t.agent)!.text).toBe('New prompt 3'); // the second change; the third waits
   });
@@ -183,7 +189,7 @@ describe('confirm-only', () => {
   test('a deny pattern still denies, without asking', async () => {
     const t = setup({ 'agent-approval': JSON.stringify({ [TOOL]: { deny: ['.'] } }) });
     const before = fields(t.agent);
-    expect(await within(t.runner.send(t.chat, 'go'), 'the turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'go' }), 'the turn')).toEqual({ status: 'completed' });
     expect(resultOf(t.chat, 'e-1')).toMatchObject({ 'tool-status': 'denied' });
     expect(fields(t.agent)).toEqual(before);
   });
@@ -194,7 +200,7 @@ describe('what it can never change', () => {
   async function attack(calls: [string, string, unknown][]) {
     const t = setup({ 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }) }, [toolCalls(...calls), reply('done')]);
     const before = fields(t.agent);
-    const result = await within(t.runner.send(t.chat, 'go'), 'the attack');
+    const result = await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'go' }), 'the attack');
     return {
       ...t,
       before,
@@ -236,8 +242,8 @@ describe('what it can never change', () => {
       reply('ok'),
     ]);
     const before = fields(t.agent)!;
-    await t.runner.send(t.chat, 'go');
-    await within(t.runner.decide(t.chat, pendingOf(t.chat)[0]!.title!, 'once'), 'the change');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'go' });
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pendingOf(t.chat)[0]!.title!, choice: 'once' }), 'the change');
     const after = fields(t.agent)!;
     for (const k of ['agent-tools', 'agent-approval', 'agent-write-filter', 'tags', 'agent-provider', 'type']) expect(after[k]).toBe(before[k]);
     expect(after.text).toContain('agent-tools: wiki-delete');
@@ -286,7 +292,7 @@ describe('what it can never change', () => {
         'Planted agent': { before: { title: 'Planted agent', tags: '$:/tags/AI/Agent', 'agent-provider': 'Engine test provider' }, after: null },
       }),
     });
-    const { restored } = await t.runner.rollback(t.chat, user, true);
+    const { restored } = await t.runner.submit({ kind: 'rollback', chat: t.chat, message: user, force: true });
     expect(restored).toEqual([]);
     expect(fields(t.agent)).toEqual(ownBefore);
     expect(fields(other)).toEqual(otherBefore);
@@ -324,7 +330,7 @@ describe('bad arguments', () => {
   ])('%s: a tool error, nothing asked or written', async (_what, args, why) => {
     const t = setup({}, [toolCalls(['b1', TOOL, args]), reply('sorry')]);
     const before = fields(t.agent);
-    expect(await within(t.runner.send(t.chat, 'go'), 'the turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'go' }), 'the turn')).toEqual({ status: 'completed' });
     expect(resultOf(t.chat, 'b1')).toMatchObject({ 'tool-status': 'error' });
     const told = toolMessagesOf(t.requests[1]!).get('b1')!.content;
     expect(told).toMatch(/^Error: Invalid arguments for edit-agent-definition/);

@@ -6,7 +6,6 @@
 // outside the wiki is not fetched.
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 /** A 1x1 PNG; variants keep its header (so they pass the check) and carry a marker to look for. */
@@ -20,7 +19,7 @@ const HUGE = Buffer.concat([Buffer.from(PNG, 'base64'), Buffer.alloc(5.5 * 1024 
 const FAKE = Buffer.from('Just some text that claims to be a picture.').toString('base64');
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 let chatCount = 0;
 
 beforeAll(async () => {
@@ -86,7 +85,7 @@ const texts = (m: WireMessage | undefined) =>
 
 test('an attached png goes out as an image part; an attached SVG stays text; the message tiddler keeps only the titles', async () => {
   const chat = newChat();
-  expect((await runner().send(chat, 'What is in this picture?', ['Photo.png', 'Drawing.svg'])).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'What is in this picture?', attachments: ['Photo.png', 'Drawing.svg'] })).status).toBe('completed');
   const last = (await received()).at(-1)!.body.messages;
   const user = last.find((m) => m.role === 'user')!;
   expect(imageUrls(user)).toEqual([`data:image/png;base64,${PNG}`]);
@@ -110,7 +109,7 @@ test('wiki-read of a png returns it as an image part, its title on the tool mess
     { text: 'Two tiny pictures.' },
     { text: 'Gone now.' },
   ]);
-  expect((await runner().send(chat, 'Look at Later.png')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'Look at Later.png' })).status).toBe('completed');
   const tool = messages(chat).find((m) => m.role === 'tool' && m['tool-call-id'] === 'read-1')!;
   expect(tool).toMatchObject({ 'tool-status': 'ok', attachments: 'Later.png' });
   expect(tool.text).toContain('attached to this result as an image');
@@ -122,7 +121,7 @@ test('wiki-read of a png returns it as an image part, its title on the tool mess
   // Chat Completions tool messages carry text only: the images follow the tool messages in one user message naming the calls.
   expect(wire[at + 1]!.role).toBe('tool');
   expect(wire[at + 2]!.role).toBe('user');
-  expect(texts(wire[at + 2])).toMatch(/wiki-read \(read-1\)[^]*wiki-read \(read-2\)/);
+  expect(texts(wire[at + 2])).toMatch(/wiki-read \(read-1\)[\s\S]*wiki-read \(read-2\)/);
   expect(imageUrls(wire[at + 2])).toEqual([`data:image/png;base64,${LATER}`, `data:image/png;base64,${HIDDEN_LATER}`]);
   // Only there: the Current tiddler section (the image just read) does not repeat the base64.
   expect(JSON.stringify(wire).split(HIDDEN_LATER).length - 1).toBe(1);
@@ -130,7 +129,7 @@ test('wiki-read of a png returns it as an image part, its title on the tool mess
 
   $tw.wiki.deleteTiddler('Later.png');
   $tw.wiki.addTiddler({ ...$tw.wiki.getTiddler('Hidden later.png').fields, 'agent-chat': 'Some chat' });
-  expect((await runner().send(chat, 'And now?')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'And now?' })).status).toBe('completed');
   wire = (await received()).at(-1)!.body.messages;
   expect(JSON.stringify(wire)).not.toContain(LATER);
   expect(JSON.stringify(wire)).not.toContain(HIDDEN_LATER);
@@ -151,7 +150,9 @@ test('hidden image tiddlers are never sent: not as attachments, not through wiki
     },
     { text: 'Nothing there.' },
   ]);
-  expect((await runner().send(chat, 'Show me the secrets', ['$:/ai/secret.png', 'Chat photo'])).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'Show me the secrets', attachments: ['$:/ai/secret.png', 'Chat photo'] })).status).toBe(
+    'completed',
+  );
   const bodies = JSON.stringify((await received()).slice(-2));
   expect(bodies).not.toContain(SECRET);
   expect(bodies).not.toContain(CHAT_OWNED);
@@ -164,7 +165,7 @@ test('hidden image tiddlers are never sent: not as attachments, not through wiki
 test('a model known not to take images: the turn fails naming the model and what to change, before any request', async () => {
   const chat = newChat('Text-only agent');
   const before = (await received()).length;
-  const result = await runner().send(chat, 'What is this?', ['Photo.png']);
+  const result = await runner().submit({ kind: 'send', chat, text: 'What is this?', attachments: ['Photo.png'] });
   expect(result.status).toBe('failed');
   expect(result.error).toMatch(
     /The model "gpt-3\.5-turbo" does not take images, and this message attaches the image "Photo\.png"\. Nothing was sent: choose a model that takes images \(field "agent-model" of "Text-only agent" or "default-model" of "Text-only provider"\)/,
@@ -180,7 +181,7 @@ test.each([
 ])('%s attached: the turn fails with a clear message before any request', async (title, error) => {
   const chat = newChat();
   const before = (await received()).length;
-  const result = await runner().send(chat, 'Look', [title]);
+  const result = await runner().submit({ kind: 'send', chat, text: 'Look', attachments: [title] });
   expect(result).toMatchObject({ status: 'failed', error: expect.stringMatching(error) });
   expect((await received()).length).toBe(before);
   expect(messages(chat).map((m) => m.role)).toEqual(['user', 'error']);
@@ -197,7 +198,7 @@ test('a huge and a fake image read with wiki-read are tool errors; nothing of th
     },
     { text: 'Those are broken.' },
   ]);
-  expect((await runner().send(chat, 'Read both')).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'Read both' })).status).toBe('completed');
   const tools = messages(chat).filter((m) => m.role === 'tool');
   expect(tools.map((m) => m['tool-status'])).toEqual(['error', 'error']);
   expect(tools.map((m) => m.attachments)).toEqual([undefined, undefined]);
@@ -211,7 +212,7 @@ test('a huge and a fake image read with wiki-read are tool errors; nothing of th
 
 test('an image stored outside the wiki (_canonical_uri) is not fetched: the model gets a note', async () => {
   const chat = newChat();
-  expect((await runner().send(chat, 'And this one?', ['Remote.png'])).status).toBe('completed');
+  expect((await runner().submit({ kind: 'send', chat, text: 'And this one?', attachments: ['Remote.png'] })).status).toBe('completed');
   const user = (await received()).at(-1)!.body.messages.find((m) => m.role === 'user');
   expect(imageUrls(user)).toEqual([]);
   expect(texts(user)).toContain(

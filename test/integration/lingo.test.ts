@@ -218,7 +218,7 @@ test('a setup error a new user meets carries a hint, shown in Chinese under zh-H
     add({ title: agent, tags: '$:/tags/AI/Agent', 'agent-provider': provider, text: 'A test agent.' });
     const chat = `Hint chat ${hint}`;
     add({ title: chat, agent, 'agent-status': 'idle' });
-    await agentLib($tw).getLocalRunner().send(chat, 'hello');
+    await agentLib($tw).getLocalRunner().submit({ kind: 'send', chat, text: 'hello' });
     const error = $tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]role[error]]`).map((t: string) => $tw.wiki.getTiddler(t).fields)[0];
     expect({ hint, kind: error['error-kind'], stored: error['error-hint'] }).toEqual({ hint, kind: 'config', stored: hint });
     expect(error.text).toMatch(detail);

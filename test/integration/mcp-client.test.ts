@@ -90,7 +90,7 @@ describe.each([
     const s = scriptedModel([toolCalls(['e1', `mcp-${server}-echo`, { message: `hello over ${server}` }]), reply('The server echoed it.')]);
     const { runner } = mcpRunner(s.model);
     const chat = h.newChat({ 'agent-tools': `mcp-${server}` }, `MCP ${server}`);
-    expect(await runner.send(chat, 'Echo something')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Echo something' })).toEqual({ status: 'input-required' });
     // Offered as mcp-<server>-<tool>, with the server's own JSON schema.
     const echo = s.requests[0]!.tools!.find((t) => t.name === `mcp-${server}-echo`)!;
     expect(echo.parameters).toMatchObject({ type: 'object', properties: { message: expect.objectContaining({ type: 'string' }) } });
@@ -98,7 +98,7 @@ describe.each([
     // MCP tools confirm by default: the card waits.
     const pending = toolResult(chat, 'e1');
     expect(pending['tool-status']).toBe('pending');
-    expect(await runner.decide(chat, pending.title!, 'once')).toEqual({ status: 'completed' });
+    expect(await runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once' })).toEqual({ status: 'completed' });
     expect(toolResult(chat, 'e1')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining(`Echo: hello over ${server}`) });
     const next = s.requests[1]!.messages.find((m) => m.role === 'tool')!;
     expect(next.content).toContain(`Echo: hello over ${server}`);
@@ -111,12 +111,12 @@ test('the HTTP server killed and started again: the next call reconnects', async
   const s = scriptedModel((n) => (n % 2 === 1 ? toolCalls([`k${n}`, 'mcp-web-echo', { message: `call ${n}` }]) : reply('ok')));
   const { runner } = mcpRunner(s.model);
   const chat = h.newChat({ 'agent-tools': 'mcp-web-echo', 'agent-approval': '{"mcp-web-echo":{"mode":"auto"}}' }, 'MCP restart');
-  expect(await runner.send(chat, 'first')).toEqual({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'first' })).toEqual({ status: 'completed' });
   expect(toolResult(chat, 'k1').text).toContain('Echo: call 1');
   http!.kill('SIGKILL');
   await new Promise((r) => http!.once('exit', r));
   http = await startHttpServer(port);
-  expect(await runner.send(chat, 'second')).toEqual({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'second' })).toEqual({ status: 'completed' });
   expect(toolResult(chat, 'k3')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining('Echo: call 3') });
 });
 
@@ -138,7 +138,7 @@ describe('bad servers end in a clear tool error, and the turn goes on', () => {
     const s = scriptedModel([toolCalls(['b1', `mcp-${name}`, {}]), reply('It is down; I will do without.')]);
     const { runner } = mcpRunner(s.model);
     const chat = h.newChat({ 'agent-tools': `mcp-${name}` }, `MCP ${name}`);
-    expect(await runner.send(chat, 'use it')).toEqual({ status: 'completed' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'use it' })).toEqual({ status: 'completed' });
     expect(s.requests[0]!.tools!.map((t) => t.name)).toEqual([`mcp-${name}`]);
     expect(toolResult(chat, 'b1')).toMatchObject({ 'tool-status': 'error', text: expect.stringMatching(error) });
     expect(h.messages(chat).at(-1)!.text).toBe('It is down; I will do without.');
@@ -165,7 +165,7 @@ describe('an odd server: what cannot be offered is left out, a hanging call time
     ]);
     const { runner } = mcpRunner(s.model);
     const chat = h.newChat({ 'agent-tools': 'mcp-odd', 'agent-approval': '{"*":{"mode":"auto"}}' }, 'MCP odd');
-    expect(await runner.send(chat, 'try them all')).toEqual({ status: 'completed' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'try them all' })).toEqual({ status: 'completed' });
     expect(s.requests[0]!.tools!.map((t) => t.name).sort()).toEqual(['mcp-odd-broken', 'mcp-odd-fine', 'mcp-odd-hang', 'mcp-odd-slow']);
     // The image reaches the next request as an image part; its bytes are kept in a hidden tiddler of the chat, not in the message.
     const fine = toolResult(chat, 'o1');
@@ -183,7 +183,7 @@ describe('an odd server: what cannot be offered is left out, a hanging call time
     expect(h.messages(chat).at(-1)!.text).toBe('Done with the odd server.');
     // The kept image is hidden from the tools, and goes with its turn.
     expect(h.port.agentView().getFields(kept)).toBeUndefined();
-    await runner.deleteTurn(chat, h.messages(chat)[0]!.title!);
+    await runner.submit({ kind: 'delete-turn', chat, message: h.messages(chat)[0]!.title! });
     expect(h.$tw.wiki.tiddlerExists(kept)).toBe(false);
   });
 });
@@ -193,13 +193,13 @@ test('the stdio server process killed: the next call starts it again', async () 
   const s = scriptedModel((n) => (n % 2 === 1 ? toolCalls([`s${n}`, 'mcp-everything-echo', { message: `stdio ${n}` }]) : reply('ok')));
   const { runner } = mcpRunner(s.model);
   const chat = h.newChat({ 'agent-tools': 'mcp-everything-echo', 'agent-approval': '{"mcp-everything-echo":{"mode":"auto"}}' }, 'MCP stdio restart');
-  expect(await runner.send(chat, 'first')).toEqual({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'first' })).toEqual({ status: 'completed' });
   expect(toolResult(chat, 's1').text).toContain('Echo: stdio 1');
   // The child processes this test file started over stdio (no other suite starts this server over stdio).
   // ("[.]" keeps pgrep's own shell out of the match.)
   const pids = execSync(`pgrep -f "server-everything/dist/index[.]js stdio" || true`).toString().trim().split(/\s+/).filter(Boolean);
   expect(pids.length).toBeGreaterThan(0);
   for (const pid of pids) process.kill(Number(pid), 'SIGKILL');
-  expect(await runner.send(chat, 'second')).toEqual({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'second' })).toEqual({ status: 'completed' });
   expect(toolResult(chat, 's3')).toMatchObject({ 'tool-status': 'ok', text: expect.stringContaining('Echo: stdio 3') });
 });

@@ -85,7 +85,7 @@ test('no render, filter or tool the model reaches returns the key', async () => 
     ),
     reply('done'),
   ]);
-  const result = await within(scriptedRunner(h, model, tools).send(chat, 'go', ['Leak wikify']), 'the turn');
+  const result = await within(scriptedRunner(h, model, tools).submit({ kind: 'send', chat, text: 'go', attachments: ['Leak wikify'] }), 'the turn');
   expect(result.status).toBe('completed');
   const results = h.messages(chat).filter((m) => m.role === 'tool');
   expect(results).toHaveLength(reads.length + 5);

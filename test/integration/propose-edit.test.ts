@@ -5,12 +5,11 @@
 // answer each end in a clear error.
 import { agentLib, bootWiki, recordChanges, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 const AGENT = 'Edit test agent';
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 
 beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
@@ -31,7 +30,8 @@ afterAll(async () => {
 });
 
 const runner = () => agentLib($tw).getLocalRunner();
-const propose = (request: Record<string, unknown>) => runner().proposeEdit({ agent: AGENT, instruction: 'rewrite', text: 'Some text.', ...request } as never);
+const propose = (request: Record<string, unknown>) =>
+  runner().query({ kind: 'propose-edit', agent: AGENT, instruction: 'rewrite', text: 'Some text.', ...request } as never);
 
 test('the instruction and the text go as data, with no tools and no chat; the answer is the new text; nothing is written', async () => {
   const changes = recordChanges($tw);
@@ -85,7 +85,7 @@ test('Stop aborts the request at the model', async () => {
   mock.queue({ text: 'Too late.', hold: new Promise<void>((r) => (release = r)) });
   const controller = new AbortController();
   const before = mock.requests.length;
-  const asked = runner().proposeEdit({ agent: AGENT, instruction: 'rewrite', text: 'Some text.' }, controller.signal);
+  const asked = runner().query({ kind: 'propose-edit', agent: AGENT, instruction: 'rewrite', text: 'Some text.' }, controller.signal);
   const deadline = Date.now() + 5000;
   while (mock.requests.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   controller.abort();

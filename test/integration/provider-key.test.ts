@@ -5,14 +5,13 @@
 // key name) is what the test uses; once the key is set, both send it.
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 const KEY_NAME = 'provider-key-test-key';
 const KEY_VAR = 'PROVIDER_KEY_TEST_KEY';
 const savedConfig = process.env.TIDDLYAGENT_CONFIG;
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 let chats = 0;
 
 beforeAll(async () => {
@@ -49,7 +48,7 @@ const runner = () => agentLib($tw).getLocalRunner();
 async function chatWith(agent: string, text: string): Promise<Record<string, string>[]> {
   const chat = `Key chat ${++chats}`;
   $tw.wiki.addTiddler({ title: chat, agent, 'agent-status': 'idle', text: '' });
-  await runner().send(chat, text);
+  await runner().submit({ kind: 'send', chat, text });
   return ($tw.wiki.filterTiddlers(`[field:agent-chat[${chat}]]`) as string[])
     .map((t) => $tw.wiki.getTiddler(t).getFieldStrings())
     .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
@@ -57,7 +56,7 @@ async function chatWith(agent: string, text: string): Promise<Record<string, str
 
 test('a profile that needs a key and has none fails the test as the chat fails, and calls nobody', async () => {
   const before = mock.requests.length;
-  const result = await runner().testProvider({ profile: 'Keyed server' });
+  const result = await runner().query({ kind: 'provider-test', profile: 'Keyed server' });
   expect(result).toMatchObject({ ok: false, problem: 'no-key' });
   expect(result.detail).toMatch(/^No API key is set for the provider "Keyed server"\./);
   const messages = await chatWith('Keyed agent', 'Hello with no key');
@@ -70,20 +69,20 @@ test('a profile that needs a key and has none fails the test as the chat fails, 
 });
 
 test('a keyless profile passes the test and chats', async () => {
-  expect(await runner().testProvider({ profile: 'Local server' })).toMatchObject({ ok: true, models: ['mock-model', 'mock-model-large'] });
+  expect(await runner().query({ kind: 'provider-test', profile: 'Local server' })).toMatchObject({ ok: true, models: ['mock-model', 'mock-model-large'] });
   const messages = await chatWith('Local agent', 'Hello from a local server');
   expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   expect(mock.requests.at(-1).headers.authorization).toBeUndefined();
 });
 
 test('the unsaved choice in the page decides: no key needed passes, a key name without a key fails', async () => {
-  expect(await runner().testProvider({ profile: 'Keyed server', keyName: '' })).toMatchObject({ ok: true });
-  expect(await runner().testProvider({ profile: 'Local server', keyName: KEY_NAME })).toMatchObject({ ok: false, problem: 'no-key' });
+  expect(await runner().query({ kind: 'provider-test', profile: 'Keyed server', keyName: '' })).toMatchObject({ ok: true });
+  expect(await runner().query({ kind: 'provider-test', profile: 'Local server', keyName: KEY_NAME })).toMatchObject({ ok: false, problem: 'no-key' });
 });
 
 test('once the key is set, the test and the chat both send it', async () => {
   process.env[KEY_VAR] = 'sk-provider-key-test';
-  expect(await runner().testProvider({ profile: 'Keyed server', model: 'mock-model' })).toMatchObject({ ok: true });
+  expect(await runner().query({ kind: 'provider-test', profile: 'Keyed server', model: 'mock-model' })).toMatchObject({ ok: true });
   const messages = await chatWith('Keyed agent', 'Hello with a key');
   expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   expect(mock.requests.at(-1).headers.authorization).toBe('Bearer sk-provider-key-test');

@@ -1,6 +1,6 @@
 // Access control on every route of the server edition (issue 14.5), generated from its route
 // table: each route module in src/server/routes (its methods and path) and each action of
-// POST /agent/<action> (actions.ts ACTION_NAMES), plus /mcp, under TiddlyWiki's own
+// POST /agent/<action> (the runner's command and query kinds, runner/commands.ts), plus /mcp, under TiddlyWiki's own
 // authentication (a credentials file, readers=alice,bob writers=alice): anonymous, reader and
 // writer, with and without `X-Requested-With: TiddlyWiki` (for /mcp, which clients cannot
 // send it to, another site's Origin instead), then bad JSON, an oversized body and an unknown
@@ -12,7 +12,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { ACTION_NAMES } from '../../src/server/actions';
+import { COMMAND_KINDS, QUERY_KINDS } from '../../src/agent/runner/commands';
+
+/** Every action of POST /agent/<action>: the runner's command and query kinds. */
+const ACTION_NAMES = [...COMMAND_KINDS, ...QUERY_KINDS];
 import { post, savedMessages, serverWikiFolder, startMockLlm, startServer, until, watch, type MockLlm, type SseClient, type TwServer } from '../helpers/server';
 import { ROOT } from '../helpers/tw';
 

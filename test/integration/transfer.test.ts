@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
 
 const AGENT = 'Transfer agent';
@@ -15,7 +14,7 @@ const FIXTURES = path.resolve(__dirname, '../fixtures/import');
 const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
 
 beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
@@ -205,7 +204,7 @@ describe('export and import back', () => {
   beforeAll(async () => {
     chat = 'Export me';
     $tw.wiki.addTiddler({ title: chat, agent: AGENT, 'agent-status': 'idle', text: '', 'agent-allowed-tools': 'wiki-delete' });
-    await lib().getLocalRunner().send(chat, 'First question');
+    await lib().getLocalRunner().submit({ kind: 'send', chat, text: 'First question' });
     $tw.wiki.addTiddler({
       title: `$:/ai/messages/${chat}/000002`,
       'agent-chat': chat,
@@ -258,7 +257,7 @@ describe('export and import back', () => {
     // "Allowed in this chat" does not travel.
     expect(fields(copy)['agent-allowed-tools']).toBeUndefined();
 
-    const turn = await lib().getLocalRunner().send(copy, 'Second question');
+    const turn = await lib().getLocalRunner().submit({ kind: 'send', chat: copy, text: 'Second question' });
     expect(turn.status).toBe('completed');
     const after = messages(copy);
     expect(after.slice(-2).map((m) => [m.role, m.text])).toEqual([

@@ -269,7 +269,9 @@ function runnerWith(model: LanguageModel) {
   return runner;
 }
 const runners: { dispose(): void }[] = [];
-afterEach(() => runners.splice(0).forEach((r) => r.dispose()));
+afterEach(() => {
+  for (const r of runners.splice(0)) r.dispose();
+});
 
 describe('in a turn', () => {
   test('a confirm user tool waits for the user (tool-status pending), then runs once allowed', async () => {
@@ -277,7 +279,7 @@ describe('in a turn', () => {
     const scripted = scriptedModel([callTool('call-1', 'stamp', { note: 'From a turn', count: 1 }), say('Stamped it.')]);
     const runner = runnerWith(scripted.model);
 
-    expect(await runner.send(chat, 'Stamp a note')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Stamp a note' })).toEqual({ status: 'input-required' });
     // The model was offered the user's schema.
     expect(scripted.requests[0]!.tools).toEqual([
       expect.objectContaining({ name: 'stamp', description: 'Stamp a note.', parameters: expect.objectContaining({ required: ['note'] }) }),
@@ -288,7 +290,7 @@ describe('in a turn', () => {
     expect(pending.text).toContain('note: From a turn');
     expect($tw.wiki.getTiddlerText('Stamped')).not.toBe('From a turn #1');
 
-    expect(await runner.decide(chat, pending.title!, 'once')).toEqual({ status: 'completed' });
+    expect(await runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once' })).toEqual({ status: 'completed' });
     expect($tw.wiki.getTiddlerText('Stamped')).toBe('From a turn #1');
     expect(fields(pending.title!)).toMatchObject({ 'tool-status': 'ok', text: 'From a turn #1' });
     expect(messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Stamped it.' });
@@ -304,7 +306,7 @@ describe('in a turn', () => {
     ]);
     const runner = runnerWith(scripted.model);
 
-    expect(await runner.send(chat, 'Greet Ada')).toEqual({ status: 'completed' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Greet Ada' })).toEqual({ status: 'completed' });
     expect(messages(chat).find((m) => m.role === 'tool')).toMatchObject({
       'tool-name': 'greet',
       'tool-status': 'ok',
@@ -314,7 +316,7 @@ describe('in a turn', () => {
     const original = fields('Tool/greet')!;
     $tw.wiki.addTiddler({ ...original, text: 'Hi <<name>>!', description: 'Greet briefly.' });
     try {
-      expect(await runner.send(chat, 'Greet Bea')).toEqual({ status: 'completed' });
+      expect(await runner.submit({ kind: 'send', chat, text: 'Greet Bea' })).toEqual({ status: 'completed' });
     } finally {
       $tw.wiki.addTiddler(original);
     }
@@ -329,7 +331,7 @@ describe('in a turn', () => {
   test('an agent listing a user tool that is gone fails with the missing tool named', async () => {
     const chat = newChat({ 'agent-tools': 'no-such-tool' });
     const runner = runnerWith(scriptedModel([]).model);
-    const result = await runner.send(chat, 'Hi');
+    const result = await runner.submit({ kind: 'send', chat, text: 'Hi' });
     expect(result.status).toBe('failed');
     expect(result.error).toContain('the tool "no-such-tool" in "agent-tools" does not exist');
   });
@@ -341,7 +343,7 @@ describe('Describe and DataSource tiddlers', () => {
   test('without any, the prompt has no describe section', async () => {
     const chat = newChat({});
     const scripted = scriptedModel([say('ok')]);
-    expect(await runnerWith(scripted.model).send(chat, 'Hello')).toEqual({ status: 'completed' });
+    expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Hello' })).toEqual({ status: 'completed' });
     const system = systemMessages(scripted.requests[0]!);
     expect(system).toHaveLength(1);
     expect(system[0]).toContain('You are a test agent.');
@@ -363,7 +365,7 @@ describe('Describe and DataSource tiddlers', () => {
     try {
       const chat = newChat({ 'agent-tools': 'greet' });
       const scripted = scriptedModel([say('ok')]);
-      expect(await runnerWith(scripted.model).send(chat, 'Hello')).toEqual({ status: 'completed' });
+      expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Hello' })).toEqual({ status: 'completed' });
       const system = systemMessages(scripted.requests[0]!);
       expect(system).toHaveLength(2);
       expect(system[0]).toContain('You are a test agent.');

@@ -174,7 +174,7 @@ test('rollback after three tool writes restores the exact previous tiddlers, fie
     keyHint: '',
     tools,
   });
-  const result = await runner.rollback('A chat', turn);
+  const result = await runner.submit({ kind: 'rollback', chat: 'A chat', message: turn });
   expect(result.conflicts).toEqual([]);
   expect(result.restored.sort()).toEqual(['Garden plan', 'Harvest log', 'Projects/Alpha']);
   expect(fields('Garden plan')).toEqual(before.garden);
@@ -197,11 +197,11 @@ test('rollback after the user edited a changed tiddler asks first, and restores 
     keyHint: '',
     tools,
   });
-  const asked = await runner.rollback('A chat', turn);
+  const asked = await runner.submit({ kind: 'rollback', chat: 'A chat', message: turn });
   expect(asked.conflicts).toEqual(['Projects/Alpha']);
   expect(asked.restored).toEqual([]);
   expect($tw.wiki.getTiddlerText('Projects/Alpha')).toBe('The user edited this afterwards');
-  const forced = await runner.rollback('A chat', turn, true);
+  const forced = await runner.submit({ kind: 'rollback', chat: 'A chat', message: turn, force: true });
   expect(forced.restored).toEqual(['Projects/Alpha']);
   expect(fields('Projects/Alpha')).toEqual(before);
 });
@@ -221,7 +221,7 @@ test("a tiddler that came back from the server (revision, bag, type) is no confl
   });
   expect(lib.sameFields({ title: 'a', type: 'text/vnd.tiddlywiki', revision: '1' }, { title: 'a' })).toBe(true);
   expect(lib.sameFields({ title: 'a', type: 'text/plain' }, { title: 'a' })).toBe(false);
-  const result = await runner.rollback('A chat', turn);
+  const result = await runner.submit({ kind: 'rollback', chat: 'A chat', message: turn });
   expect(result.conflicts).toEqual([]);
   expect($tw.wiki.tiddlerExists('Synced note')).toBe(false);
 });
@@ -247,7 +247,7 @@ test('rename relinks lists and tags; delete is recoverable by rollback', async (
     keyHint: '',
     tools,
   });
-  expect((await runner.rollback('A chat', turn)).conflicts).toEqual([]);
+  expect((await runner.submit({ kind: 'rollback', chat: 'A chat', message: turn })).conflicts).toEqual([]);
   expect(fields('Garden plan')).toEqual(garden);
   expect(fields('Projects/Alpha')).toEqual(alpha);
   expect($tw.wiki.tiddlerExists('Vegetable plan')).toBe(false);
@@ -303,7 +303,7 @@ test("in a turn, a refused write puts the tiddler's current text into the next p
       },
     }),
   });
-  const result = await runner.send('Writer chat', 'Improve the note');
+  const result = await runner.submit({ kind: 'send', chat: 'Writer chat', text: 'Improve the note' });
   expect(result.status).toBe('completed');
   expect($tw.wiki.getTiddlerText('Conflict note')).toBe('The user rewrote this');
   const third = requests[2]!.messages;

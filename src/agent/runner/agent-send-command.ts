@@ -34,7 +34,7 @@ export class Command {
     const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
     const runner = lib.getLocalRunner();
     runner
-      .send(chat, message)
+      .submit({ kind: 'send', chat, text: message })
       .then(async (result) => {
         runner.dispose();
         // A first turn on a default title ("Chat") renames the chat to its automatic title.

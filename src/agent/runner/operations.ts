@@ -6,36 +6,23 @@ in order, whoever submitted them. The server's log is a file, so after a restart
 unfinished operation is known and can be failed (runner/local-runner.ts, restore); a
 browser's log lives as long as the page.
 \*/
-import type { ApprovalChoice, ApprovalScope } from './chat-runner';
+import type { ValidCommand } from './commands';
 
-export type OperationKind = 'send' | 'decide' | 'answer' | 'retry' | 'edit' | 'switch' | 'resume' | 'compact' | 'rename';
+/** The commands that wait in a chat's queue (runner/handlers/), and `resume`: a turn going on after its confirmations expired. */
+export type QueuedCommand =
+  | ValidCommand<'send' | 'decide' | 'answer' | 'retry' | 'edit' | 'switch-branch' | 'compact' | 'rename'>
+  | { kind: 'resume'; chat: string };
+export type OperationKind = QueuedCommand['kind'];
 export type OperationStatus = 'queued' | 'running' | 'done' | 'failed' | 'canceled';
 
-export interface Operation {
+/** A queued command as it is persisted: the command's fields, and where it stands. */
+export type Operation = QueuedCommand & {
   id: string;
-  chat: string;
-  kind: OperationKind;
   status: OperationStatus;
   /** Milliseconds since 1970. */
   created: number;
-  /** send, edit: the user's words; decide: the user's version of the call's text (Edit before allowing); send: the attachments. */
-  text?: string;
-  attachments?: string[];
-  /** send: what sent it when the user did not type it (a schedule, a heartbeat). */
-  source?: string;
-  /** decide / answer: the waiting tool message; retry: the turn's user message; edit: the user message edited. */
-  message?: string;
-  /** switch: the seq where the chat forks, and the version to bring back (runner/branches.ts). */
-  at?: number;
-  version?: number;
-  choice?: ApprovalChoice;
-  /** decide "always": what the rule it adds covers. */
-  scope?: ApprovalScope;
-  answers?: string[] | null;
-  /** rename: the chat's new title. */
-  to?: string;
   error?: string;
-}
+};
 
 export const FINISHED: readonly OperationStatus[] = ['done', 'failed', 'canceled'];
 
@@ -86,8 +73,8 @@ export class OperationQueue<R> {
     return `${this.now().toString(36)}-${(++this.seq).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   }
 
-  submit(fields: Omit<Operation, 'id' | 'status' | 'created'>): { op: Operation; done: Promise<R> } {
-    const op: Operation = { ...fields, id: this.newId(), status: 'queued', created: this.now() };
+  submit(command: QueuedCommand): { op: Operation; done: Promise<R> } {
+    const op: Operation = { ...command, id: this.newId(), status: 'queued', created: this.now() };
     this.log.write(op);
     let resolve!: (result: R) => void;
     const done = new Promise<R>((r) => (resolve = r));

@@ -7,20 +7,10 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import {
-  RunnerError,
-  type ApprovalChoice,
-  type ApprovalScope,
-  type ChatRunner,
-  type DeleteTurnOptions,
-  type McpTestResult,
-  type PromptPreview,
-  type RollbackResult,
-  type RunnerErrorCode,
-} from './chat-runner';
+import { RunnerError, type ChatRunner, type CommandResults, type QueryResults, type RunnerErrorCode } from './chat-runner';
+import type { Command, CommandKind, Query, QueryKind } from './commands';
+import { wireFields } from './command-wire';
 import type { PushChannel, ServerEditionMark } from './push-channel';
-import type { ProviderTestRequest, ProviderTestResult } from './provider-test';
-import type { EditRequest } from '../engine/edit-request';
 
 interface PushChannelModule {
   pushChannel(): PushChannel | undefined;
@@ -64,79 +54,14 @@ export class RemoteRunner implements ChatRunner {
     };
   }
 
-  send(chat: string, text: string, attachments: string[] = []): Promise<unknown> {
-    return this.post('send', { chat, text, attachments });
+  /** Every command is the same request: POST agent/<kind> with its fields (runner/command-wire.ts); the server validates it. */
+  submit<K extends CommandKind>(command: Command<K>): Promise<CommandResults[K]> {
+    return this.post(command.kind, wireFields(command)) as Promise<CommandResults[K]>;
   }
 
-  stop(chat: string): Promise<unknown> {
-    return this.post('stop', { chat });
-  }
-
-  decide(chat: string, message: string, choice: ApprovalChoice, scope?: ApprovalScope, text?: string): Promise<unknown> {
-    return this.post('decide', { chat, message, choice, ...(scope ? { scope } : {}), text });
-  }
-
-  revokeRule(chat: string, message: string): Promise<{ revoked: boolean }> {
-    return this.post('revoke-rule', { chat, message }) as Promise<{ revoked: boolean }>;
-  }
-
-  answer(chat: string, message: string, answers: string[] | null): Promise<unknown> {
-    return this.post('answer', { chat, message, answers });
-  }
-
-  retry(chat: string, userMessage: string): Promise<unknown> {
-    return this.post('retry', { chat, message: userMessage });
-  }
-
-  edit(chat: string, userMessage: string, text: string): Promise<unknown> {
-    return this.post('edit', { chat, message: userMessage, text });
-  }
-
-  switchBranch(chat: string, at: number, version: number): Promise<unknown> {
-    return this.post('switch-branch', { chat, at, version });
-  }
-
-  deleteTurn(chat: string, userMessage: string, options: DeleteTurnOptions = {}): Promise<unknown> {
-    return this.post('delete-turn', { chat, message: userMessage, ...(options.keepChanges ? { keepChanges: true } : {}) });
-  }
-
-  rollback(chat: string, userMessage: string, force = false): Promise<RollbackResult> {
-    return this.post('rollback', { chat, message: userMessage, force }) as Promise<RollbackResult>;
-  }
-
-  rename(chat: string, newTitle: string): Promise<unknown> {
-    return this.post('rename', { chat, to: newTitle });
-  }
-
-  deleteChat(chat: string): Promise<unknown> {
-    return this.post('delete-chat', { chat });
-  }
-
-  compact(chat: string): Promise<unknown> {
-    return this.post('compact', { chat });
-  }
-
-  previewPrompt(chat: string): Promise<PromptPreview> {
-    return this.post('preview', { chat }) as Promise<PromptPreview>;
-  }
-
-  testMcpServer(name: string): Promise<McpTestResult> {
-    return this.post('mcp-test', { server: name }) as Promise<McpTestResult>;
-  }
-
-  /** The server tests with its own key (its environment): a key typed here is never sent. */
-  testProvider(request: ProviderTestRequest): Promise<ProviderTestResult> {
-    return this.post('provider-test', {
-      profile: request.profile,
-      api: request.api,
-      baseUrl: request.baseUrl,
-      model: request.model,
-      keyName: request.keyName,
-    }) as Promise<ProviderTestResult>;
-  }
-
-  proposeEdit(request: EditRequest, signal?: AbortSignal): Promise<{ text: string }> {
-    return this.post('propose-edit', { ...request }, signal) as Promise<{ text: string }>;
+  /** The same for queries; the server tests a provider with its own key (a key typed here is never sent). */
+  query<K extends QueryKind>(query: Query<K>, signal?: AbortSignal): Promise<QueryResults[K]> {
+    return this.post(query.kind, wireFields(query), signal) as Promise<QueryResults[K]>;
   }
 
   /** Before the server's snapshot arrives: what the chat tiddler (kept in step by the push channel) says. */
@@ -145,8 +70,8 @@ export class RemoteRunner implements ChatRunner {
     return { ...initialLiveState(), status };
   }
 
-  private async post(action: string, body: { chat?: string; [key: string]: unknown }, signal?: AbortSignal): Promise<unknown> {
-    if (body.chat) await savedToServer(body.chat);
+  private async post(action: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    if (typeof body.chat === 'string') await savedToServer(body.chat);
     let response: Response;
     try {
       response = await fetch(`${this.mark.prefix}agent/${action}`, {

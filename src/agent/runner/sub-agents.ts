@@ -26,8 +26,8 @@ const MAX_CHAIN = 50;
 /** What sub-agents need of the runner. */
 export interface SubAgentRunner {
   store: ChatStore;
-  submitSend(chat: string, text: string): { done: Promise<TurnResult> };
-  stop(chat: string): Promise<void>;
+  enqueue(command: { kind: 'send'; chat: string; text: string }): { done: Promise<TurnResult> };
+  submit(command: { kind: 'stop'; chat: string }): Promise<unknown>;
   subscribe(chat: string, listener: (event: AgentEvent) => void): () => void;
 }
 
@@ -70,11 +70,11 @@ export class SubAgents implements SubAgentPort {
 
     const child = store.createSubAgentChat(request.parent, agent, `Sub-task: ${oneLine(request.task, 60)}`);
     this.running.set(request.parent, busy + 1);
-    const stopChild = () => void this.runner.stop(child).catch(() => undefined);
+    const stopChild = () => void this.runner.submit({ kind: 'stop', chat: child }).catch(() => undefined);
     request.signal.addEventListener('abort', stopChild, { once: true });
     try {
       const text = request.context?.trim() ? `${request.task}\n\n<context>\n${request.context.trim()}\n</context>` : request.task;
-      const first = await this.runner.submitSend(child, text).done;
+      const first = await this.runner.enqueue({ kind: 'send', chat: child, text }).done;
       const status = ENDED.includes(first.status) ? first.status : await this.ended(child, request.signal);
       return { chat: child, status, answer: this.answer(child, status, first.error) };
     } finally {

@@ -31,9 +31,9 @@ class ManageChatWidget extends ActionWidget {
         refused(lingo(wiki, `Chats/Refused/${problem}`).replace('$title$', to));
         return true;
       }
-      agent.getRunner().rename(chat, to).then(done, failed);
+      agent.getRunner().submit({ kind: 'rename', chat, to }).then(done, failed);
     } else if (action === 'delete-forever') {
-      agent.getRunner().deleteChat(chat).then(done, failed);
+      agent.getRunner().submit({ kind: 'delete-chat', chat }).then(done, failed);
     }
     return true;
   }

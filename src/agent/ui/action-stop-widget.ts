@@ -12,7 +12,7 @@ class ActionStopWidget extends ActionWidget {
     if (chat)
       page()
         .getRunner()
-        .stop(chat)
+        .submit({ kind: 'stop', chat })
         .catch((e: unknown) => console.warn(`TiddlyAgent: could not stop "${chat}": ${e instanceof Error ? e.message : String(e)}`));
     return true;
   }

@@ -61,7 +61,7 @@ export function aiSend(wiki: SendWiki, params: AiSendParams, navigate: (title: s
   }
   page()
     .getRunner()
-    .send(chat, message, attachments)
+    .submit({ kind: 'send', chat, text: message, attachments })
     .catch((e: unknown) => warn(`could not send into "${chat}": ${e instanceof Error ? e.message : String(e)}`));
   if (params.navigate === 'yes' || (fresh && params.navigate !== 'no')) navigate(chat);
   return chat;

@@ -46,7 +46,7 @@ function alwaysPanel(ctx: ChatContext, message: string, tool: string, close: () 
     input.value = kind;
     input.checked = !choices.length;
     row.appendChild(input);
-    row.appendChild(doc.createTextNode(' ' + label));
+    row.appendChild(doc.createTextNode(` ${label}`));
     choices.push({ kind, input });
     panel.appendChild(row);
     return row;
@@ -100,7 +100,7 @@ function alwaysPanel(ctx: ChatContext, message: string, tool: string, close: () 
     code.textContent = JSON.stringify(fragment);
   }
   for (const { input } of choices) input.addEventListener('change', show);
-  confirm.addEventListener('click', () => void ctx.request(ctx.runner().decide(ctx.chat, message, 'always', scope())));
+  confirm.addEventListener('click', () => void ctx.request(ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message, choice: 'always', scope: scope() })));
   cancel.addEventListener('click', close);
   panel.addEventListener('keydown', (event: Event) => {
     if ((event as KeyboardEvent).key === 'Escape') close();

@@ -75,7 +75,9 @@ function buildEditor(ctx: ChatContext, call: EditableCall, card: HTMLElement, cl
     allow.disabled = true;
     // Unchanged, it is the agent's version: allowed as "once" would allow it.
     const decided =
-      text === call.proposed ? ctx.runner().decide(ctx.chat, call.message, 'once') : ctx.runner().decide(ctx.chat, call.message, 'once', undefined, text);
+      text === call.proposed
+        ? ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message: call.message, choice: 'once' })
+        : ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message: call.message, choice: 'once', text });
     decided.catch((e: unknown) => {
       reason.textContent = e instanceof Error ? e.message : String(e);
       row.before(refusal);

@@ -70,7 +70,9 @@ export function renderApproval(
     // "Always" first asks what the rule covers (always-allow.ts).
     if (choice === 'always') button.setAttribute('aria-expanded', 'false');
     button.addEventListener?.('click', () =>
-      choice === 'always' ? toggleAlwaysAllow(ctx, card, button, message, name) : void ctx.request(ctx.runner().decide(ctx.chat, message, choice)),
+      choice === 'always'
+        ? toggleAlwaysAllow(ctx, card, button, message, name)
+        : void ctx.request(ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message, choice })),
     );
     buttons.appendChild(button);
   }
@@ -101,7 +103,7 @@ export function renderQuestion(ctx: ChatContext, message: string, args: string, 
   } catch {
     // shown with an empty question; the user can still dismiss it
   }
-  const answer = (answers: string[] | null) => void ctx.request(ctx.runner().answer(ctx.chat, message, answers));
+  const answer = (answers: string[] | null) => void ctx.request(ctx.runner().submit({ kind: 'answer', chat: ctx.chat, message, answers }));
   const card = el(doc, 'div', 'tc-ai-card tc-ai-question');
   card.appendChild(el(doc, 'div', 'tc-ai-card-title', q.question ?? ''));
   const inputs: HTMLInputElement[] = [];
@@ -114,7 +116,7 @@ export function renderQuestion(ctx: ChatContext, message: string, args: string, 
     input.value = option;
     inputs.push(input);
     label.appendChild(input);
-    label.appendChild(doc.createTextNode(' ' + option));
+    label.appendChild(doc.createTextNode(` ${option}`));
     card.appendChild(label);
   }
   let free: HTMLInputElement | undefined;

@@ -323,11 +323,11 @@ class AiChatWidget extends Widget {
   /** Stop the turn; messages queued behind it go back into the input rather than being lost. */
   private stop(): void {
     this.composer?.restore(this.live.queue.map((q) => q.text));
-    void this.request(page().getRunner().stop(this.chat));
+    void this.request(page().getRunner().submit({ kind: 'stop', chat: this.chat }));
   }
 
   private send(message: string, attachments: string[]): void {
-    void this.request(page().getRunner().send(this.chat, message, attachments));
+    void this.request(page().getRunner().submit({ kind: 'send', chat: this.chat, text: message, attachments }));
     this.updateStatus();
     // The user's message: in the story river, the window follows the reply.
     this.list.followEnd();

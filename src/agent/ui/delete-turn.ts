@@ -43,7 +43,7 @@ export function askDeleteTurn(ctx: ChatContext, spec: DeleteTurnPanel): HTMLElem
     ctx.request(
       ctx
         .runner()
-        .deleteTurn(chat, spec.user, { keepChanges })
+        .submit({ kind: 'delete-turn', chat, message: spec.user, keepChanges })
         .then(() => true),
     );
   const first = button('tc-ai-delete-turn-rollback', ctx.lingo('Turn/DeleteRollBackFirst'), 'delete-turn-rollback', () => {

@@ -22,7 +22,7 @@ class McpTestWidget extends ActionWidget {
     wiki.addTiddler({ title, ok: 'testing', text: words('Mcp/Connecting') });
     page()
       .getRunner()
-      .testMcpServer(server)
+      .query({ kind: 'mcp-test', server })
       .then(
         (result) =>
           wiki.addTiddler({

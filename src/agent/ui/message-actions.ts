@@ -69,7 +69,7 @@ export function renderMessageBar(ctx: ChatContext, spec: MessageBarSpec, key: st
       editor.appendChild(box);
       button(editor, 'edit-send', ctx.lingo('Message/EditSend'), 'edit-send', () => {
         ctx.followReply();
-        void ctx.request(ctx.runner().edit(chat, spec.title, box.value)).then((result) => {
+        void ctx.request(ctx.runner().submit({ kind: 'edit', chat, message: spec.title, text: box.value })).then((result) => {
           if (result !== undefined) close();
         });
       });
@@ -104,7 +104,7 @@ function renderSwitch(
   group.setAttribute('role', 'group');
   group.setAttribute('aria-label', ctx.lingo('Branch/Versions'));
   const index = fork.versions.indexOf(fork.active!);
-  const go = (to: number) => () => void ctx.request(ctx.runner().switchBranch(ctx.chat, at, fork.versions[to]!));
+  const go = (to: number) => () => void ctx.request(ctx.runner().submit({ kind: 'switch-branch', chat: ctx.chat, at, version: fork.versions[to]! }));
   const prev = button(group, 'branch-prev', '‹', 'branch-previous', go(index - 1), ctx.lingo('Branch/Previous'));
   const position = `${index + 1}/${fork.versions.length}`;
   const label = el(doc, 'span', 'tc-ai-branch-position', position);

@@ -16,7 +16,8 @@ export class PromptTools {
 
   constructor(private readonly ctx: ChatContext) {
     const doc = ctx.document;
-    const bar = (this.bar = el(doc, 'div', 'tc-ai-prompt-tools-bar'));
+    const bar = el(doc, 'div', 'tc-ai-prompt-tools-bar');
+    this.bar = bar;
     const show = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-show', ctx.lingo('Prompt/Show'));
     const compact = el(doc, 'button', 'tc-btn-invisible tc-ai-prompt-compact', ctx.lingo('Prompt/Compact'));
     show.setAttribute('type', 'button');
@@ -40,14 +41,14 @@ export class PromptTools {
 
   /** Ask again (after a compaction, the preview shows the summary in place of the old turns). */
   private async refresh(): Promise<void> {
-    const preview = await this.ctx.request(this.ctx.runner().previewPrompt(this.ctx.chat));
+    const preview = await this.ctx.request(this.ctx.runner().query({ kind: 'preview', chat: this.ctx.chat }));
     if (!preview) return;
     this.render(preview);
     this.panel.removeAttribute('hidden');
   }
 
   private async compact(): Promise<void> {
-    const done = await this.ctx.request(this.ctx.runner().compact(this.ctx.chat));
+    const done = await this.ctx.request(this.ctx.runner().submit({ kind: 'compact', chat: this.ctx.chat }));
     if (done !== undefined && !this.panel.hasAttribute('hidden')) await this.refresh();
   }
 
@@ -60,7 +61,7 @@ export class PromptTools {
       .replace('$total$', formatNumber(preview.total))
       .replace('$window$', formatNumber(preview.window));
     this.panel.appendChild(
-      el(doc, 'div', 'tc-ai-prompt-head', head + (preview.trimmed ? ' ' + this.ctx.lingo('Prompt/Trimmed').replace('$count$', String(preview.trimmed)) : '')),
+      el(doc, 'div', 'tc-ai-prompt-head', head + (preview.trimmed ? ` ${this.ctx.lingo('Prompt/Trimmed').replace('$count$', String(preview.trimmed))}` : '')),
     );
     for (const section of preview.sections) {
       const details = el(doc, 'details', 'tc-ai-prompt-section');

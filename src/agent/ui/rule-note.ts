@@ -65,7 +65,10 @@ export class RuleNote {
       const revoke = el(ctx.document, 'button', 'tc-btn-invisible tc-ai-rule-revoke', ctx.lingo('Rule/Revoke'));
       revoke.setAttribute('type', 'button');
       revoke.setAttribute('data-ai-action', 'revoke-rule');
-      revoke.addEventListener('click', () => void ctx.request(ctx.runner().revokeRule(ctx.chat, this.message)).then(() => this.update()));
+      revoke.addEventListener(
+        'click',
+        () => void ctx.request(ctx.runner().submit({ kind: 'revoke-rule', chat: ctx.chat, message: this.message })).then(() => this.update()),
+      );
       this.action.appendChild(revoke);
     }
   }

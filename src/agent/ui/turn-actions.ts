@@ -6,7 +6,7 @@ delete-turn.ts) and Copy (the turn's last reply). Which message carries a
 bar is worked out from the messages around the rendered window only, so a long chat costs
 no more than a short one. Every action is a request to the runner.
 \*/
-import { el, type ChatContext, type RenderedTree } from './chat-context';
+import { el, type ChatContext } from './chat-context';
 import { renderChanges } from './change-view';
 import { JOURNAL_ROLLED_BACK, parseJournal } from '../store/turn-journal';
 import { askDeleteTurn } from './delete-turn';
@@ -92,7 +92,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
   const changed = Object.keys(journal).length;
   /** Roll the turn back; with conflicts, the card that asks (nothing restored). True once restored. */
   const rollBack = () =>
-    ctx.request(ctx.runner().rollback(chat, user)).then((result) => {
+    ctx.request(ctx.runner().submit({ kind: 'rollback', chat, message: user })).then((result) => {
       if (!result?.conflicts.length) return !!result;
       closePanel();
       panel.appendChild(conflictCard(ctx, user, result.conflicts, closePanel));
@@ -113,12 +113,12 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
   if (spec.last)
     button('retry', ctx.lingo('Turn/Retry'), 'retry', () => {
       ctx.followReply();
-      void ctx.request(ctx.runner().retry(chat, user));
+      void ctx.request(ctx.runner().submit({ kind: 'retry', chat, message: user }));
     });
   // Deleting a turn whose changes stand would remove the only way back: ask first (delete-turn.ts).
   const standing = journalFields?.[JOURNAL_ROLLED_BACK] ? [] : Object.keys(journal);
   button('delete', ctx.lingo('Turn/Delete'), 'delete-turn', () => {
-    if (!standing.length) return void ctx.request(ctx.runner().deleteTurn(chat, user));
+    if (!standing.length) return void ctx.request(ctx.runner().submit({ kind: 'delete-turn', chat, message: user }));
     const open = !!panel.querySelector('.tc-ai-delete-turn');
     closePanel();
     if (!open) panel.appendChild(askDeleteTurn(ctx, { user, changed: standing, rollBack, close: closePanel }));
@@ -147,7 +147,7 @@ function conflictCard(ctx: ChatContext, user: string, conflicts: string[], close
   ask.appendChild(el(doc, 'div', 'tc-ai-rollback-conflicts', conflicts.join(', ')));
   const force = el(doc, 'button', 'tc-ai-rollback-force', ctx.lingo('Turn/RollbackAnyway'));
   force.setAttribute('data-ai-action', 'rollback-force');
-  force.addEventListener('click', () => void ctx.request(ctx.runner().rollback(ctx.chat, user, true)));
+  force.addEventListener('click', () => void ctx.request(ctx.runner().submit({ kind: 'rollback', chat: ctx.chat, message: user, force: true })));
   const cancel = el(doc, 'button', 'tc-ai-rollback-cancel', ctx.lingo('Question/Cancel'));
   cancel.addEventListener('click', close);
   ask.appendChild(force);

@@ -17,7 +17,7 @@ nothing and reaches no model. The body is JSON; operations answer 202 once persi
 | mcp-test    | server                                 | 200 {tools or error}       |
 | provider-test | profile, api?, baseUrl?, model?, keyName? | 200 {ok, problem?, models} |
 | propose-edit | instruction, text, agent?, custom?, title?, context? | 200 {text} (Ask AI in the editor) |
-The names are actions.ts ACTION_NAMES; any other is 404.
+The names are the runner's command and query kinds (runner/commands.ts); any other is 404.
 \*/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as Server from '$:/plugins/tiddlyagent/server/lib.js';

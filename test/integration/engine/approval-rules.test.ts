@@ -139,7 +139,7 @@ function setup(agentFields: Record<string, string> = { 'agent-approval': JSON.st
   const runner = scriptedRunner(h, s.model, [note.tool]);
   const send = (title: string) => {
     titles.push(title);
-    return within(runner.send(chat, title), `the turn writing ${title}`);
+    return within(runner.submit({ kind: 'send', chat, text: title }), `the turn writing ${title}`);
   };
   const agent = h.agentOf(chat);
   const approval = () => JSON.parse(h.fields(agent)['agent-approval'] ?? '{}');
@@ -160,17 +160,25 @@ describe('"Always allow" with a scope', () => {
     expect(call!['approval-targets']).toBe('Notes/a');
     const before = h.fields(t.agent)['agent-approval'];
 
-    await expect(t.runner.decide(t.chat, call!.title!, 'always')).rejects.toMatchObject({
+    await expect(t.runner.submit({ kind: 'decide', chat: t.chat, message: call!.title!, choice: 'always' })).rejects.toMatchObject({
       code: 'bad-request',
       message: expect.stringContaining('needs a scope'),
     });
-    await expect(t.runner.decide(t.chat, call!.title!, 'once', { kind: 'tool' })).rejects.toMatchObject({ code: 'bad-request' });
-    await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'prefix', prefix: 'Other/' })).rejects.toMatchObject({
+    await expect(t.runner.submit({ kind: 'decide', chat: t.chat, message: call!.title!, choice: 'once', scope: { kind: 'tool' } })).rejects.toMatchObject({
+      code: 'bad-request',
+    });
+    await expect(
+      t.runner.submit({ kind: 'decide', chat: t.chat, message: call!.title!, choice: 'always', scope: { kind: 'prefix', prefix: 'Other/' } }),
+    ).rejects.toMatchObject({
       code: 'bad-request',
       message: expect.stringContaining('must start with the prefix'),
     });
-    await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'prefix', prefix: '' })).rejects.toMatchObject({ code: 'bad-request' });
-    await expect(t.runner.decide(t.chat, call!.title!, 'always', { kind: 'everything' } as never)).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(
+      t.runner.submit({ kind: 'decide', chat: t.chat, message: call!.title!, choice: 'always', scope: { kind: 'prefix', prefix: '' } }),
+    ).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(
+      t.runner.submit({ kind: 'decide', chat: t.chat, message: call!.title!, choice: 'always', scope: { kind: 'everything' } as never }),
+    ).rejects.toMatchObject({ code: 'bad-request' });
 
     expect(h.fields(t.agent)['agent-approval']).toBe(before);
     expect(t.pending()).toHaveLength(1);
@@ -180,7 +188,9 @@ describe('"Always allow" with a scope', () => {
   test('"this tiddler": the rule names the exact title; the next write of it runs without asking and records the rule; another title still asks', async () => {
     const t = setup();
     await t.send('Notes/a');
-    expect(await within(t.runner.decide(t.chat, t.pending()[0]!.title!, 'always', { kind: 'tiddler' }), 'resumed')).toEqual({ status: 'completed' });
+    expect(
+      await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: t.pending()[0]!.title!, choice: 'always', scope: { kind: 'tiddler' } }), 'resumed'),
+    ).toEqual({ status: 'completed' });
     expect(t.approval()).toEqual({ 'put-note': { mode: 'confirm', deny: ['^Private/'], allow: ['^Notes/a$'] } });
     expect(t.callOf('Notes/a')).toMatchObject({ approval: 'always', 'tool-status': 'ok' });
     expect(t.callOf('Notes/a')['approval-targets']).toBeUndefined();
@@ -201,7 +211,10 @@ describe('"Always allow" with a scope', () => {
   test('"tiddlers like it": titles with the prefix run without asking, others ask', async () => {
     const t = setup();
     await t.send('Notes/a');
-    await within(t.runner.decide(t.chat, t.pending()[0]!.title!, 'always', { kind: 'prefix', prefix: 'Notes/' }), 'resumed');
+    await within(
+      t.runner.submit({ kind: 'decide', chat: t.chat, message: t.pending()[0]!.title!, choice: 'always', scope: { kind: 'prefix', prefix: 'Notes/' } }),
+      'resumed',
+    );
     expect(t.approval()['put-note'].allow).toEqual(['^Notes/']);
 
     expect(await t.send('Notes/b')).toEqual({ status: 'completed' });
@@ -213,7 +226,7 @@ describe('"Always allow" with a scope', () => {
   test('the whole tool: mode auto, recorded as such', async () => {
     const t = setup();
     await t.send('Notes/a');
-    await within(t.runner.decide(t.chat, t.pending()[0]!.title!, 'always', { kind: 'tool' }), 'resumed');
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: t.pending()[0]!.title!, choice: 'always', scope: { kind: 'tool' } }), 'resumed');
     expect(t.approval()['put-note']).toEqual({ mode: 'auto', deny: ['^Private/'] });
     expect(await t.send('Anything')).toEqual({ status: 'completed' });
     expect(JSON.parse(t.callOf('Anything')['approval-rule']!)).toEqual({ kind: 'mode', tool: 'put-note', agent: t.agent });
@@ -226,9 +239,9 @@ describe('revoking the rule a call names', () => {
     expect(await t.send('Notes/a')).toEqual({ status: 'completed' });
     const allowed = t.callOf('Notes/a');
 
-    expect(await t.runner.revokeRule(t.chat, allowed.title!)).toEqual({ revoked: true });
+    expect(await t.runner.submit({ kind: 'revoke-rule', chat: t.chat, message: allowed.title! })).toEqual({ revoked: true });
     expect(t.approval()).toEqual({ 'put-note': { allow: ['^Drafts/'], deny: ['^Private/'] }, other: { mode: 'auto' } });
-    expect(await t.runner.revokeRule(t.chat, allowed.title!)).toEqual({ revoked: false });
+    expect(await t.runner.submit({ kind: 'revoke-rule', chat: t.chat, message: allowed.title! })).toEqual({ revoked: false });
     expect(await t.send('Notes/b')).toEqual({ status: 'input-required' });
     expect(t.written).toEqual(['Notes/a']);
   });
@@ -236,11 +249,11 @@ describe('revoking the rule a call names', () => {
   test('"allow in this chat": revoking takes the tool off the chat\'s list', async () => {
     const t = setup();
     await t.send('Notes/a');
-    await within(t.runner.decide(t.chat, t.pending()[0]!.title!, 'chat'), 'resumed');
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: t.pending()[0]!.title!, choice: 'chat' }), 'resumed');
     expect(await t.send('Notes/b')).toEqual({ status: 'completed' });
     expect(JSON.parse(t.callOf('Notes/b')['approval-rule']!)).toEqual({ kind: 'chat', tool: 'put-note' });
 
-    expect(await t.runner.revokeRule(t.chat, t.callOf('Notes/b').title!)).toEqual({ revoked: true });
+    expect(await t.runner.submit({ kind: 'revoke-rule', chat: t.chat, message: t.callOf('Notes/b').title! })).toEqual({ revoked: true });
     expect(h.fields(t.chat)['agent-allowed-tools']).toBeUndefined();
     expect(await t.send('Notes/c')).toEqual({ status: 'input-required' });
   });
@@ -248,10 +261,12 @@ describe('revoking the rule a call names', () => {
   test('a message no rule allowed, or one of another chat, is refused', async () => {
     const t = setup();
     await t.send('Notes/a');
-    await within(t.runner.decide(t.chat, t.pending()[0]!.title!, 'once'), 'resumed');
-    await expect(t.runner.revokeRule(t.chat, t.callOf('Notes/a').title!)).rejects.toMatchObject({ code: 'conflict' });
+    await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: t.pending()[0]!.title!, choice: 'once' }), 'resumed');
+    await expect(t.runner.submit({ kind: 'revoke-rule', chat: t.chat, message: t.callOf('Notes/a').title! })).rejects.toMatchObject({ code: 'conflict' });
     const other = setup();
-    await expect(other.runner.revokeRule(other.chat, t.callOf('Notes/a').title!)).rejects.toMatchObject({ code: 'not-found' });
+    await expect(other.runner.submit({ kind: 'revoke-rule', chat: other.chat, message: t.callOf('Notes/a').title! })).rejects.toMatchObject({
+      code: 'not-found',
+    });
   });
 });
 
@@ -268,27 +283,30 @@ describe('Delete turn keeps the way back unless told', () => {
     );
     const runner = scriptedRunner(h, s.model, wikiTools);
     const userOf = (text: string) => h.messages(chat).find((m) => m.role === 'user' && m.text === text)!.title!;
-    await within(runner.send(chat, 'one'), 'turn 1');
-    await within(runner.send(chat, 'two'), 'turn 2');
+    await within(runner.submit({ kind: 'send', chat, text: 'one' }), 'turn 1');
+    await within(runner.submit({ kind: 'send', chat, text: 'two' }), 'turn 2');
     expect(h.$tw.wiki.tiddlerExists('Kept 1') && h.$tw.wiki.tiddlerExists('Kept 2')).toBe(true);
 
-    await expect(runner.deleteTurn(chat, userOf('one'))).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('Kept 1') });
+    await expect(runner.submit({ kind: 'delete-turn', chat, message: userOf('one') })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('Kept 1'),
+    });
     expect(h.messages(chat)).toHaveLength(8);
     expect(h.$tw.wiki.tiddlerExists(`$:/ai/journal/${chat}/000000`)).toBe(true);
 
-    await runner.deleteTurn(chat, userOf('one'), { keepChanges: true });
+    await runner.submit({ kind: 'delete-turn', chat, message: userOf('one'), keepChanges: true });
     expect(h.messages(chat).map((m) => m.text)).not.toContain('one');
     expect(h.$tw.wiki.getTiddlerText('Kept 1')).toBe('words');
     expect(h.$tw.wiki.tiddlerExists(`$:/ai/journal/${chat}/000000`)).toBe(false);
 
-    await runner.rollback(chat, userOf('two'));
+    await runner.submit({ kind: 'rollback', chat, message: userOf('two') });
     expect(h.$tw.wiki.tiddlerExists('Kept 2')).toBe(false);
-    await runner.deleteTurn(chat, userOf('two'));
+    await runner.submit({ kind: 'delete-turn', chat, message: userOf('two') });
     expect(h.messages(chat)).toEqual([]);
 
     const plain = h.newChat();
-    await within(scriptedRunner(h, scriptedModel([reply('Hello.')]).model, []).send(plain, 'hi'), 'a plain turn');
-    await scriptedRunner(h, scriptedModel([]).model, []).deleteTurn(plain, h.messages(plain)[0]!.title!);
+    await within(scriptedRunner(h, scriptedModel([reply('Hello.')]).model, []).submit({ kind: 'send', chat: plain, text: 'hi' }), 'a plain turn');
+    await scriptedRunner(h, scriptedModel([]).model, []).submit({ kind: 'delete-turn', chat: plain, message: h.messages(plain)[0]!.title! });
     expect(h.messages(plain)).toEqual([]);
   });
 });

@@ -171,7 +171,7 @@ describe('the approval flow through LocalRunner', () => {
   test('a confirm call becomes a pending tool message and the chat waits in input-required', async () => {
     const t = setup();
 
-    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' })).toEqual({ status: 'input-required' });
 
     expect(h.status(t.chat)).toBe('input-required');
     expect(t.written).toEqual([]);
@@ -184,16 +184,22 @@ describe('the approval flow through LocalRunner', () => {
     expect(t.events.of('waiting')).toEqual([{ type: 'waiting', chat: t.chat, message: pending!.title, reason: 'approval' }]);
     expect(t.events.statuses()).toEqual(['working', 'input-required']);
     // A decision on something that is not pending is ignored.
-    await expect(t.runner.decide(t.chat, h.messages(t.chat)[0]!.title!, 'once')).rejects.toMatchObject({ code: 'conflict' });
-    await expect(t.runner.decide('Some other chat', pending!.title!, 'once')).rejects.toMatchObject({ code: 'not-found' });
+    await expect(t.runner.submit({ kind: 'decide', chat: t.chat, message: h.messages(t.chat)[0]!.title!, choice: 'once' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(t.runner.submit({ kind: 'decide', chat: 'Some other chat', message: pending!.title!, choice: 'once' })).rejects.toMatchObject({
+      code: 'not-found',
+    });
   });
 
   test('"once" runs the call and the turn completes; the next call asks again', async () => {
     const t = setup();
-    await t.runner.send(t.chat, 'Write a note.');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' });
     const [pending] = pendingOf(t.chat);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' })!, 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
 
     expect(t.written).toEqual(['Note 1']);
     const list = h.messages(t.chat);
@@ -203,15 +209,17 @@ describe('the approval flow through LocalRunner', () => {
     expect(toolMessagesOf(t.requests[1]!).get('w-1')).toEqual({ toolName: 'write-note', content: 'wrote Note 1' });
     expect(t.events.statuses()).toEqual(['working', 'input-required', 'working', 'completed']);
 
-    expect(await t.runner.send(t.chat, 'Another.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Another.' })).toEqual({ status: 'input-required' });
   });
 
   test('"deny" does not run the call, and the model is told', async () => {
     const t = setup();
-    await t.runner.send(t.chat, 'Write a note.');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' });
     const [pending] = pendingOf(t.chat);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'deny')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'deny' })!, 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
 
     expect(t.written).toEqual([]);
     expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'user-denied', approval: 'deny' });
@@ -221,13 +229,15 @@ describe('the approval flow through LocalRunner', () => {
 
   test('"chat" runs it, and later calls of that tool in the same chat run without asking; other chats still ask', async () => {
     const t = setup();
-    await t.runner.send(t.chat, 'Write a note.');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' });
     const [pending] = pendingOf(t.chat);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'chat')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'chat' })!, 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
     expect(h.fields(t.chat)['agent-allowed-tools']).toBe('write-note');
 
-    expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'Another.' }), 'the second turn')).toEqual({ status: 'completed' });
     expect(t.written).toEqual(['Note 1', 'Note 2']);
     expect(t.events.of('waiting')).toHaveLength(1);
     expect(pendingOf(t.chat)).toEqual([]);
@@ -235,21 +245,23 @@ describe('the approval flow through LocalRunner', () => {
     // A second chat of the same agent has not been allowed anything.
     const other = `${t.chat} (other)`;
     h.$tw.wiki.addTiddler({ title: other, agent: h.agentOf(t.chat), 'agent-status': 'idle' });
-    expect(await t.runner.send(other, 'Write one here.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: other, text: 'Write one here.' })).toEqual({ status: 'input-required' });
   });
 
   test('"always" for the whole tool sets mode auto for the tool in the agent\'s agent-approval, keeping its other rules', async () => {
     const t = setup({ 'agent-approval': JSON.stringify({ 'write-note': { deny: ['forbidden'] }, other: { mode: 'confirm' } }) });
-    await t.runner.send(t.chat, 'Write a note.');
+    await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' });
     const [pending] = pendingOf(t.chat);
 
-    expect(await within(t.runner.decide(t.chat, pending!.title!, 'always', { kind: 'tool' })!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(
+      await within(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'always', scope: { kind: 'tool' } })!, 'the resumed turn'),
+    ).toEqual({ status: 'completed' });
 
     expect(JSON.parse(h.fields(h.agentOf(t.chat))['agent-approval']!)).toEqual({
       'write-note': { deny: ['forbidden'], mode: 'auto' },
       other: { mode: 'confirm' },
     });
-    expect(await within(t.runner.send(t.chat, 'Another.'), 'the second turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'Another.' }), 'the second turn')).toEqual({ status: 'completed' });
     expect(t.written).toEqual(['Note 1', 'Note 2']);
   });
 
@@ -259,13 +271,13 @@ describe('the approval flow through LocalRunner', () => {
     const s = scriptedModel([toolCalls(['a', 'write-note', { title: 'A' }], ['b', 'write-note', { title: 'B' }]), reply('One of two.')]);
     const runner = scriptedRunner(h, s.model, [note.tool]);
 
-    expect(await runner.send(chat, 'Write two.')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Write two.' })).toEqual({ status: 'input-required' });
     const [a, b] = pendingOf(chat);
 
-    expect(await runner.decide(chat, a!.title!, 'deny')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'decide', chat, message: a!.title!, choice: 'deny' })).toEqual({ status: 'input-required' });
     expect(h.status(chat)).toBe('input-required');
     expect(s.requests).toHaveLength(1);
-    expect(await within(runner.decide(chat, b!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(runner.submit({ kind: 'decide', chat, message: b!.title!, choice: 'once' })!, 'the resumed turn')).toEqual({ status: 'completed' });
 
     expect(note.written).toEqual(['B']);
     const results = toolMessagesOf(s.requests[1]!);
@@ -276,7 +288,7 @@ describe('the approval flow through LocalRunner', () => {
   test('a deny pattern refuses the call without asking, and the model is told why', async () => {
     const t = setup({ 'agent-approval': JSON.stringify({ 'write-note': { deny: ['Note 1'] } }) });
 
-    expect(await within(t.runner.send(t.chat, 'Write a note.'), 'the turn')).toEqual({ status: 'completed' });
+    expect(await within(t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' }), 'the turn')).toEqual({ status: 'completed' });
 
     expect(t.written).toEqual([]);
     expect(t.events.of('waiting')).toEqual([]);
@@ -305,7 +317,7 @@ describe('the approval flow through LocalRunner', () => {
     const s = scriptedModel([toolCalls(['a', 'broken-targets', { title: 'Notes' }], ['b', 'broken-targets', { title: 'Private/x' }]), reply('done')]);
     const runner = scriptedRunner(h, s.model, [tool]);
 
-    expect(await within(runner.send(chat, 'go'), 'the turn')).toEqual({ status: 'input-required' });
+    expect(await within(runner.submit({ kind: 'send', chat, text: 'go' }), 'the turn')).toEqual({ status: 'input-required' });
 
     expect(ran).toEqual([]);
     expect(pendingOf(chat).map((m) => m['tool-call-id'])).toEqual(['a']);
@@ -332,7 +344,7 @@ describe('expiry and reload', () => {
   test("an unanswered confirmation is denied by the runner's timer after agent-approval-timeout", async () => {
     const t = setup({ 'agent-approval-timeout': '1' });
     const sent = Date.now();
-    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' })).toEqual({ status: 'input-required' });
     const [pending] = pendingOf(t.chat);
     expect(Number(pending!['approval-expires'])).toBeGreaterThanOrEqual(sent + 1000);
 
@@ -351,7 +363,7 @@ describe('expiry and reload', () => {
 
   test('after a reload, restore() re-arms the expiry of a waiting confirmation', async () => {
     const t = setup({ 'agent-approval-timeout': '1' });
-    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' })).toEqual({ status: 'input-required' });
     disposeRunner(t.runner); // the page goes away with its timers
 
     const reloaded = scriptedRunner(h, t.model, [t.tool]);
@@ -367,7 +379,7 @@ describe('expiry and reload', () => {
 
   test('a pending approval survives a reload: a new runner restores it and its decision completes the turn', async () => {
     const t = setup();
-    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' })).toEqual({ status: 'input-required' });
     const [pending] = pendingOf(t.chat);
     disposeRunner(t.runner);
 
@@ -377,7 +389,7 @@ describe('expiry and reload', () => {
     expect(pendingOf(t.chat).map((m) => m.title)).toEqual([pending!.title]);
     expect(h.messages(t.chat).some((m) => m.role === 'error')).toBe(false);
 
-    expect(await within(reloaded.decide(t.chat, pending!.title!, 'once')!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(reloaded.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' })!, 'the resumed turn')).toEqual({ status: 'completed' });
 
     expect(t.written).toEqual(['Note 1']);
     expect(t.requests).toHaveLength(2);
@@ -387,14 +399,14 @@ describe('expiry and reload', () => {
 
   test('Stop on a waiting chat cancels it and closes the pending call', async () => {
     const t = setup();
-    expect(await t.runner.send(t.chat, 'Write a note.')).toEqual({ status: 'input-required' });
+    expect(await t.runner.submit({ kind: 'send', chat: t.chat, text: 'Write a note.' })).toEqual({ status: 'input-required' });
     const [pending] = pendingOf(t.chat);
 
-    t.runner.stop(t.chat);
+    t.runner.submit({ kind: 'stop', chat: t.chat });
 
     expect(h.status(t.chat)).toBe('canceled');
     expect(h.fields(pending!.title!)).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'stopped', text: 'The user stopped the turn.' });
-    await expect(t.runner.decide(t.chat, pending!.title!, 'once')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(t.runner.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' })).rejects.toMatchObject({ code: 'conflict' });
     expect(t.written).toEqual([]);
   });
 });
@@ -443,7 +455,7 @@ describe('patterns match the titles a wiki call reads or writes', () => {
       const runner = scriptedRunner(h, s.model, wikiTools);
       const events = listen(runner, chat);
 
-      expect(await within(runner.send(chat, 'Tidy my diary.'), 'the turn')).toEqual({ status: 'input-required' });
+      expect(await within(runner.submit({ kind: 'send', chat, text: 'Tidy my diary.' }), 'the turn')).toEqual({ status: 'input-required' });
 
       expect(h.status(chat)).toBe('input-required');
       expect(h.$tw.wiki.getTiddlerText('Diary')).toBe('Dear diary');
@@ -460,7 +472,9 @@ describe('patterns match the titles a wiki call reads or writes', () => {
     const args = { title: 'Drafts/x', modified: M, edits: [{ find: 'A draft', replace: 'A better draft' }] };
     const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title: 'Drafts/x' }]), toolCalls(['e1', 'wiki-edit', args]), reply('done')]);
 
-    expect(await within(scriptedRunner(h, s.model, wikiTools).send(chat, 'Improve the draft.'), 'the turn')).toEqual({ status: 'completed' });
+    expect(await within(scriptedRunner(h, s.model, wikiTools).submit({ kind: 'send', chat, text: 'Improve the draft.' }), 'the turn')).toEqual({
+      status: 'completed',
+    });
 
     expect(h.$tw.wiki.getTiddlerText('Drafts/x')).toBe('A better draft');
     expect(h.messages(chat).find((m) => m['tool-call-id'] === 'e1')).toMatchObject({ 'tool-status': 'ok' });
@@ -478,7 +492,9 @@ describe('patterns match the titles a wiki call reads or writes', () => {
       reply('done'),
     ]);
 
-    expect(await within(scriptedRunner(h, s.model, wikiTools).send(chat, 'Look around.'), 'the turn')).toEqual({ status: 'completed' });
+    expect(await within(scriptedRunner(h, s.model, wikiTools).submit({ kind: 'send', chat, text: 'Look around.' }), 'the turn')).toEqual({
+      status: 'completed',
+    });
 
     const results = toolMessagesOf(s.requests[1]!);
     expect(results.get('t1')!.content).toBe('The user did not allow this call. Not allowed: denied by the rule /^Private\\// (it matches "Private/notes").');

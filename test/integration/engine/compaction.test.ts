@@ -36,7 +36,7 @@ test('past the threshold, the older turns are summarized and the next request ca
   h.$tw.wiki.addTiddler({ title: `$:/ai/todo/${chat}`, 'agent-chat-todo': chat, type: 'text/plain', text: '- [x] Read the plan\n- [ ] Water the beds' });
   const scripted = scriptedModel([[part.text(SUMMARY), part.usage(900, 40), part.finish('stop')], reply('Done.')]);
   const runner = scriptedRunner(h, scripted.model, [...WIKI_READ_TOOLS, manageTodoTool]);
-  expect(await runner.send(chat, 'And now?')).toMatchObject({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'And now?' })).toMatchObject({ status: 'completed' });
 
   // 1. The summary request: the older turns (not the last two: the one before and this one) and the instructions, no tools.
   const [summaryRequest, next] = scripted.requests;
@@ -72,9 +72,9 @@ test('a retry of the turn that compacted compacts again, with one summary in for
   const chat = longChat();
   const scripted = scriptedModel([reply(SUMMARY), reply('First.'), reply(`${SUMMARY} (again)`), reply('Second.')]);
   const runner = scriptedRunner(h, scripted.model, WIKI_READ_TOOLS);
-  await runner.send(chat, 'And now?');
+  await runner.submit({ kind: 'send', chat, text: 'And now?' });
   const user = h.messages(chat).find((m) => m.text === 'And now?')!;
-  expect(await runner.retry(chat, user.title!)).toMatchObject({ status: 'completed' });
+  expect(await runner.submit({ kind: 'retry', chat, message: user.title! })).toMatchObject({ status: 'completed' });
   expect(scripted.requests).toHaveLength(4);
   const messages = h.messages(chat);
   const summaries = messages.filter((m) => m['agent-compaction'] === 'yes');
@@ -100,7 +100,7 @@ test.each([
   const before = h.messages(chat);
   const scripted = scriptedModel([step as never, reply('Answered anyway.')]);
   const runner = scriptedRunner(h, scripted.model, WIKI_READ_TOOLS);
-  expect(await runner.send(chat, 'And now?')).toMatchObject({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat, text: 'And now?' })).toMatchObject({ status: 'completed' });
   const after = h.messages(chat);
   // The earlier messages unchanged; the new ones: the user's, an error saying what happened, the reply.
   expect(after.slice(0, before.length)).toEqual(before);
@@ -115,11 +115,11 @@ test('"Compact now" summarizes outside a turn; with too few turns it says why an
   const scripted = scriptedModel([reply(SUMMARY)]);
   const runner = scriptedRunner(h, scripted.model, WIKI_READ_TOOLS);
   const status = h.status(chat);
-  await runner.compact(chat);
+  await runner.submit({ kind: 'compact', chat });
   expect(h.status(chat)).toBe(status);
   // Outside a turn the last two turns are the two newest: turns 1 and 2 are compacted.
   expect(h.messages(chat).filter((m) => m['agent-compacted'])).toHaveLength(4);
-  const preview = await runner.previewPrompt(chat);
+  const preview = await runner.query({ kind: 'preview', chat });
   const history = preview.sections.find((s) => s.id === 'history')!;
   expect(history.messages[0]!.content).toContain(SUMMARY);
   expect(history.messages.map((m) => m.content).join()).not.toContain('OLDTURN1');
@@ -127,7 +127,7 @@ test('"Compact now" summarizes outside a turn; with too few turns it says why an
   const short = h.newChat({ 'agent-tools': 'wiki-read' });
   h.store.appendMessage(short, { role: 'user', text: 'hi' });
   h.store.appendMessage(short, { role: 'assistant', text: 'hello' });
-  await expect(runner.compact(short)).rejects.toThrow(/Nothing to compact yet/);
+  await expect(runner.submit({ kind: 'compact', chat: short })).rejects.toThrow(/Nothing to compact yet/);
   expect(h.messages(short)).toHaveLength(2);
 });
 
@@ -140,7 +140,7 @@ test('"Show prompt" is exactly the next request, with tokens per section, and wr
   const { addTiddler, deleteTiddler } = h.$tw.wiki;
   h.$tw.wiki.addTiddler = (t: { fields?: { title: string }; title?: string }) => writes.push(t.fields?.title ?? t.title ?? '?');
   h.$tw.wiki.deleteTiddler = (title: string) => writes.push(title);
-  const preview = await runner.previewPrompt(chat).finally(() => Object.assign(h.$tw.wiki, { addTiddler, deleteTiddler }));
+  const preview = await runner.query({ kind: 'preview', chat }).finally(() => Object.assign(h.$tw.wiki, { addTiddler, deleteTiddler }));
   expect(writes).toEqual([]);
   expect(preview.sections.map((s) => s.id)).toEqual(expect.arrayContaining(['system', 'current-tiddler', 'history', 'tools']));
   for (const section of preview.sections) expect(section.tokens).toBeGreaterThan(0);
@@ -149,7 +149,7 @@ test('"Show prompt" is exactly the next request, with tokens per section, and wr
 
   // The turn that follows sends the same messages, in the same order.
   h.store.deleteMessages(chat, [h.messages(chat).at(-1)!.title!]);
-  await runner.send(chat, 'Pending question');
+  await runner.submit({ kind: 'send', chat, text: 'Pending question' });
   const sent = scripted.requests[0]!.messages.map((m) => `${m.role}: ${m.content}`);
   const shown = preview.sections.filter((s) => s.id !== 'tools').flatMap((s) => s.messages.map((m) => `${m.role}: ${m.content}`));
   expect(new Set(shown)).toEqual(new Set(sent));

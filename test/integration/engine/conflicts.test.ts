@@ -65,7 +65,7 @@ test('between the read and the write (the edit lands while the write is on its w
   ]);
   const runner = scriptedRunner(h, s.model, tools);
 
-  expect(await within(runner.send(chat, 'Rewrite the note.'), 'the turn')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'send', chat, text: 'Rewrite the note.' }), 'the turn')).toEqual({ status: 'completed' });
 
   // Refused as a conflict, shown in the chat, and told to the model with the current text beside it.
   expect(resultOf(chat, 'u1')).toMatchObject({ 'tool-status': 'error' });
@@ -98,7 +98,7 @@ test.each([
   const runner = scriptedRunner(h, s.model, tools);
   const pending = () => h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
 
-  expect(await within(runner.send(chat, 'Rewrite the note.'), 'the turn')).toEqual({ status: 'input-required' });
+  expect(await within(runner.submit({ kind: 'send', chat, text: 'Rewrite the note.' }), 'the turn')).toEqual({ status: 'input-required' });
   // The card was planned from the version read.
   expect(JSON.parse(pending()['tool-changes']!)[title].before.text).toBe('The original words.');
   userEdits(title, change);
@@ -108,7 +108,7 @@ test.each([
   disposeRunner(runner);
   const reloaded = scriptedRunner(h, s.model, tools);
   expect(reloaded.restore()).toEqual([]);
-  expect(await within(reloaded.decide(chat, pending().title!, 'once')!, 'the resumed turn')).toEqual({ status: 'input-required' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the resumed turn')).toEqual({ status: 'input-required' });
 
   expect(h.fields(title)).toEqual(userVersion);
   expect(resultOf(chat, 'u1')).toMatchObject({ 'tool-status': 'error' });
@@ -118,7 +118,7 @@ test.each([
   // The model was shown the user's version (the Current tiddler section): its retry asks again and lands on it.
   for (const [k, v] of Object.entries(change)) expect(currentTiddlerOf(s.requests[2]!)).toContain(k === 'text' ? v : `${k}: ${v}`);
   expect(pending()['tool-call-id']).toBe('u2');
-  expect(await within(reloaded.decide(chat, pending().title!, 'once')!, 'the retried write')).toEqual({ status: 'completed' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the retried write')).toEqual({ status: 'completed' });
   expect(resultOf(chat, 'u2')).toMatchObject({ 'tool-status': 'ok' });
   expect(h.fields(title)).toEqual({ ...userVersion, text: agentText, modified: expect.not.stringMatching(M) });
 });
@@ -129,7 +129,7 @@ test('a tiddler the agent never read is not written; the refusal shows it as the
   const edit = (id: string) => toolCalls([id, 'wiki-edit', { title, modified: M, edits: [{ find: 'original', replace: 'edited' }] }]);
   const s = scriptedModel([edit('e1'), edit('e2'), reply('Done.')]);
 
-  expect(await within(scriptedRunner(h, s.model, tools).send(chat, 'Edit the note.'), 'the turn')).toEqual({ status: 'completed' });
+  expect(await within(scriptedRunner(h, s.model, tools).submit({ kind: 'send', chat, text: 'Edit the note.' }), 'the turn')).toEqual({ status: 'completed' });
 
   expect(resultOf(chat, 'e1').text).toContain(`You have not read "${title}" in this chat`);
   expect(currentTiddlerOf(s.requests[1]!)).toContain('The original words.');
@@ -141,12 +141,16 @@ test('what another chat read does not count, nor a read in the same reply as the
   const title = note();
   const reader = h.newChat({ 'agent-tools': 'wiki-read' });
   const s1 = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), reply('Read.')]);
-  expect(await within(scriptedRunner(h, s1.model, tools).send(reader, 'Read it.'), 'the reading turn')).toEqual({ status: 'completed' });
+  expect(await within(scriptedRunner(h, s1.model, tools).submit({ kind: 'send', chat: reader, text: 'Read it.' }), 'the reading turn')).toEqual({
+    status: 'completed',
+  });
 
   const writer = h.newChat({ 'agent-tools': 'wiki-read wiki-delete', 'agent-approval': JSON.stringify({ '*': { mode: 'auto' } }) });
   // The read and the delete are one reply: the delete was written before the read's result came.
   const s2 = scriptedModel([toolCalls(['r2', 'wiki-read', { title }], ['d1', 'wiki-delete', { title, modified: M }]), reply('Stopped.')]);
-  expect(await within(scriptedRunner(h, s2.model, tools).send(writer, 'Delete it.'), 'the writing turn')).toEqual({ status: 'completed' });
+  expect(await within(scriptedRunner(h, s2.model, tools).submit({ kind: 'send', chat: writer, text: 'Delete it.' }), 'the writing turn')).toEqual({
+    status: 'completed',
+  });
 
   expect(resultOf(writer, 'd1').text).toContain(`You have not read "${title}" in this chat`);
   expect(h.$tw.wiki.tiddlerExists(title)).toBe(true);

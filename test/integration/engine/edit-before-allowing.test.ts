@@ -52,13 +52,15 @@ test("wiki-edit: the user's version lands, is journaled (Roll back restores the 
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
   const runner = scriptedRunner(h, s.model, tools);
-  expect(await within(runner.send(chat, 'Change the last line.'), 'the card')).toEqual({ status: 'input-required' });
+  expect(await within(runner.submit({ kind: 'send', chat, text: 'Change the last line.' }), 'the card')).toEqual({ status: 'input-required' });
   const pending = pendingOf(chat);
   // The card may offer the edit: the engine names the tiddler whose text the user may change.
   expect(pending['approval-edit']).toBe(title);
 
   const mine = LONG.replace('Paragraph 61 of the long note.', "The user's last line.").replace('Paragraph 3 of', 'Paragraph three of');
-  expect(await within(runner.decide(chat, pending.title!, 'once', undefined, mine), 'the resumed turn')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once', text: mine }), 'the resumed turn')).toEqual({
+    status: 'completed',
+  });
   expect(h.fields(title).text).toBe(mine);
   expect(resultOf(chat, 'e1')['tool-status']).toBe('ok');
   // The decision's fields go once the call ran (the journal keeps what landed).
@@ -78,7 +80,7 @@ test("wiki-edit: the user's version lands, is journaled (Roll back restores the 
   const journal = JSON.parse(h.fields(h.lib.journalTitle(chat, user)).text!);
   expect(journal[title].before.text).toBe(LONG);
   expect(journal[title].after.text).toBe(mine);
-  expect(await runner.rollback(chat, user)).toEqual({ conflicts: [], restored: [title] });
+  expect(await runner.submit({ kind: 'rollback', chat, message: user })).toEqual({ conflicts: [], restored: [title] });
   expect(h.fields(title)).toEqual({ title, text: LONG, tags: 'Notes', created: M, modified: M });
 });
 
@@ -92,12 +94,16 @@ test("wiki-create and wiki-update: the user's version lands; an emptied text lan
     reply('Done.'),
   ]);
   const runner = scriptedRunner(h, s.model, tools);
-  expect(await within(runner.send(chat, 'Write two notes.'), 'the first card')).toEqual({ status: 'input-required' });
-  expect(await within(runner.decide(chat, pendingOf(chat).title!, 'once', undefined, "The user's own draft."), 'the second card')).toEqual({
+  expect(await within(runner.submit({ kind: 'send', chat, text: 'Write two notes.' }), 'the first card')).toEqual({ status: 'input-required' });
+  expect(
+    await within(runner.submit({ kind: 'decide', chat, message: pendingOf(chat).title!, choice: 'once', text: "The user's own draft." }), 'the second card'),
+  ).toEqual({
     status: 'input-required',
   });
   expect(h.fields('Created by the agent')).toMatchObject({ text: "The user's own draft.", tags: 'Drafts' });
-  expect(await within(runner.decide(chat, pendingOf(chat).title!, 'once', undefined, ''), 'the turn')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'decide', chat, message: pendingOf(chat).title!, choice: 'once', text: '' }), 'the turn')).toEqual({
+    status: 'completed',
+  });
   expect(h.fields(existing).text).toBe('');
   expect(toolMessagesOf(s.requests[3]!).get('u1')!.content).toContain("- The agent's words.");
 });
@@ -107,15 +113,17 @@ test("a version the write gate refuses is refused with its reason before anythin
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
   const runner = scriptedRunner(h, s.model, tools);
-  await within(runner.send(chat, 'Change the last line.'), 'the card');
+  await within(runner.submit({ kind: 'send', chat, text: 'Change the last line.' }), 'the card');
   const pending = pendingOf(chat);
-  const refused = runner.decide(chat, pending.title!, 'once', undefined, `${LONG}\n\n<script>alert(1)</script>`);
+  const refused = runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once', text: `${LONG}\n\n<script>alert(1)</script>` });
   await expect(refused).rejects.toMatchObject({ name: 'RunnerError', code: 'bad-request', message: expect.stringMatching(/^Refused: .*script/) });
   expect(pendingOf(chat)).toEqual(pending);
   expect(h.fields(title).text).toBe(LONG);
   expect(s.requests).toHaveLength(2);
 
-  expect(await within(runner.decide(chat, pending.title!, 'once'), "the agent's version")).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once' }), "the agent's version")).toEqual({
+    status: 'completed',
+  });
   expect(h.fields(title).text).toBe(LONG.replace('Paragraph 61 of the long note.', "The agent's last line."));
   expect(toolMessagesOf(s.requests[2]!).get('e1')!.content).not.toContain('The user edited');
 });
@@ -125,16 +133,18 @@ test('a rename or a delete has no text to edit, and a denial carries none', asyn
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), toolCalls(['d1', 'wiki-delete', { title, modified: M }]), reply('Done.')]);
   const runner = scriptedRunner(h, s.model, tools);
-  await within(runner.send(chat, 'Delete it.'), 'the card');
+  await within(runner.submit({ kind: 'send', chat, text: 'Delete it.' }), 'the card');
   const pending = pendingOf(chat);
   expect(pending).not.toHaveProperty('approval-edit');
-  await expect(runner.decide(chat, pending.title!, 'once', undefined, 'Keep me')).rejects.toMatchObject({
+  await expect(runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once', text: 'Keep me' })).rejects.toMatchObject({
     code: 'bad-request',
     message: 'The text of this call cannot be edited before allowing it.',
   });
-  await expect(runner.decide(chat, pending.title!, 'deny', undefined, 'Keep me')).rejects.toMatchObject({ code: 'bad-request' });
+  await expect(runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'deny', text: 'Keep me' })).rejects.toMatchObject({
+    code: 'bad-request',
+  });
   expect(pendingOf(chat)).toEqual(pending);
-  expect(await within(runner.decide(chat, pending.title!, 'deny'), 'the denial')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'deny' }), 'the denial')).toEqual({ status: 'completed' });
   expect(h.fields(title).text).toBe('Short.');
 });
 
@@ -143,12 +153,12 @@ test("after a reload while the call waits, the user's version is allowed from th
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
   const runner = scriptedRunner(h, s.model, tools);
-  await within(runner.send(chat, 'Change the last line.'), 'the card');
+  await within(runner.submit({ kind: 'send', chat, text: 'Change the last line.' }), 'the card');
   disposeRunner(runner);
   const reloaded = scriptedRunner(h, s.model, tools);
   expect(reloaded.restore()).toEqual([]);
   const mine = LONG.replace('Paragraph 61 of the long note.', 'Mine after the reload.');
-  expect(await within(reloaded.decide(chat, pendingOf(chat).title!, 'once', undefined, mine), 'the resumed turn')).toEqual({ status: 'completed' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pendingOf(chat).title!, choice: 'once', text: mine }), 'the resumed turn')).toEqual({ status: 'completed' });
   expect(h.fields(title).text).toBe(mine);
 });
 
@@ -157,7 +167,7 @@ test("a decided version the gate refuses when the call runs lands nothing, and t
   const chat = chatWith();
   const s = scriptedModel([toolCalls(['r1', 'wiki-read', { title }]), editLast(title), reply('Noted.')]);
   const runner = scriptedRunner(h, s.model, tools);
-  await within(runner.send(chat, 'Change the last line.'), 'the card');
+  await within(runner.submit({ kind: 'send', chat, text: 'Change the last line.' }), 'the card');
   disposeRunner(runner);
   // A decision written with a version the card would have refused (an older page, a changed rule): the call checks it again.
   h.store.updateFields(pendingOf(chat).title!, { approval: 'once', 'approval-text': JSON.stringify('<script>alert(1)</script>') });

@@ -62,7 +62,7 @@ describe('rounds of tool use', () => {
     expect(t.requests).toHaveLength(2);
     // Round 1 offers the tool natively.
     expect(t.requests[0]!.tools?.map((s) => s.name)).toEqual(['lookup']);
-    expect(t.requests[0]!.tools?.[0]!.parameters).toMatchObject({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    expect(t.requests[0]!.tools?.[0]?.parameters).toMatchObject({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
     // Round 2 carries the call and its result, paired by id, after the user's message.
     const second = t.requests[1]!.messages;
     expect(second.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
@@ -248,9 +248,9 @@ describe('the runner: Stop and queueing', () => {
     const runner = scriptedRunner(h, s.model, [stuck]);
     const events = listen(runner, chat);
 
-    const done = runner.send(chat, 'Start the stuck tool.');
+    const done = runner.submit({ kind: 'send', chat, text: 'Start the stuck tool.' });
     await within(started.promise, 'the tool to start');
-    runner.stop(chat);
+    runner.submit({ kind: 'stop', chat });
 
     expect(await within(done, 'the turn to end after Stop', 2000)).toEqual({ status: 'canceled' });
     expect(s.requests).toHaveLength(1);
@@ -288,9 +288,9 @@ describe('the runner: Stop and queueing', () => {
     const s = scriptedModel([toolCalls(['p-1', 'polite', {}]), reply('never asked')]);
     const runner = scriptedRunner(h, s.model, [polite]);
 
-    const done = runner.send(chat, 'Start the polite tool.');
+    const done = runner.submit({ kind: 'send', chat, text: 'Start the polite tool.' });
     await within(started.promise, 'the tool to start');
-    runner.stop(chat);
+    runner.submit({ kind: 'stop', chat });
 
     expect(await within(done, 'the turn to end after Stop')).toEqual({ status: 'canceled' });
     expect(sawAbort).toBe(true);
@@ -305,9 +305,9 @@ describe('the runner: Stop and queueing', () => {
     const s = scriptedModel([hangingStep(streaming, [part.text('Once upon')])]);
     const runner = scriptedRunner(h, s.model, []);
 
-    const done = runner.send(chat, 'Tell a story.');
+    const done = runner.submit({ kind: 'send', chat, text: 'Tell a story.' });
     await within(streaming.promise, 'the reply to start');
-    runner.stop(chat);
+    runner.submit({ kind: 'stop', chat });
 
     expect(await within(done, 'the turn to end')).toEqual({ status: 'canceled' });
     expect(s.signals[0]!.aborted).toBe(true);
@@ -320,12 +320,12 @@ describe('the runner: Stop and queueing', () => {
     const s = scriptedModel([hangingStep(streaming, [part.text('Checking.'), part.call('x-1', 'lookup', { q: 'a' })]), reply('Fresh start.')]);
     const runner = scriptedRunner(h, s.model, [lookup]);
 
-    const done = runner.send(chat, 'Look it up.');
+    const done = runner.submit({ kind: 'send', chat, text: 'Look it up.' });
     await within(streaming.promise, 'the tool call to stream');
-    runner.stop(chat);
+    runner.submit({ kind: 'stop', chat });
     expect(await within(done, 'the canceled turn')).toEqual({ status: 'canceled' });
 
-    expect(await within(runner.send(chat, 'Never mind.'), 'the next turn')).toEqual({ status: 'completed' });
+    expect(await within(runner.submit({ kind: 'send', chat, text: 'Never mind.' }), 'the next turn')).toEqual({ status: 'completed' });
     expect(s.requests).toHaveLength(2);
     const history = s.requests[1]!.messages;
     const called = history.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.id) : []));
@@ -348,9 +348,9 @@ describe('the runner: Stop and queueing', () => {
     const runner = scriptedRunner(h, s.model, []);
     const events = listen(runner, chat);
 
-    const first = runner.send(chat, 'first');
+    const first = runner.submit({ kind: 'send', chat, text: 'first' });
     await within(firstStarted.promise, 'the first model call');
-    const second = runner.send(chat, 'second');
+    const second = runner.submit({ kind: 'send', chat, text: 'second' });
     expect(runner.queued(chat)).toEqual(['second']);
     expect(s.requests).toHaveLength(1);
     expect(h.messages(chat).map((m) => m.text)).toEqual(['first']); // not written until it runs
@@ -383,7 +383,7 @@ describe('an empty reply', () => {
     const s = scriptedModel([parts, reply('Here it is.')]);
     const runner = scriptedRunner(h, s.model, []);
 
-    const result = await within(runner.send(chat, 'Say something.'), 'the empty turn');
+    const result = await within(runner.submit({ kind: 'send', chat, text: 'Say something.' }), 'the empty turn');
     expect(result.status).toBe('failed');
     expect(h.status(chat)).toBe('failed');
     const list = h.messages(chat);
@@ -391,7 +391,7 @@ describe('an empty reply', () => {
     expect(list.at(-1)!.text).toMatch(message);
 
     // The Retry button: the same user message answered again, the error gone.
-    expect(await within(runner.retry(chat, list[0]!.title!), 'the retry')).toEqual({ status: 'completed' });
+    expect(await within(runner.submit({ kind: 'retry', chat, message: list[0]!.title! }), 'the retry')).toEqual({ status: 'completed' });
     expect(h.messages(chat).map((m) => [m.role, m.text])).toEqual([
       ['user', 'Say something.'],
       ['assistant', 'Here it is.'],
@@ -402,7 +402,7 @@ describe('an empty reply', () => {
     const chat = h.newChat({ 'agent-tools': 'lookup' });
     const s = scriptedModel([toolCalls(['c1', 'lookup', { q: 'x' }]), [part.finish('stop')]]);
     const runner = scriptedRunner(h, s.model, [lookup]);
-    expect((await within(runner.send(chat, 'Look x up.'), 'the turn')).status).toBe('failed');
+    expect((await within(runner.submit({ kind: 'send', chat, text: 'Look x up.' }), 'the turn')).status).toBe('failed');
     expect(h.messages(chat).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'error']);
     expect(h.messages(chat).at(-1)!.text).toMatch(/empty reply/);
   });
@@ -468,7 +468,7 @@ describe('control tools', () => {
     const runner = scriptedRunner(h, s.model, [askQuestionTool]);
     const events = listen(runner, chat);
 
-    expect(await runner.send(chat, 'Paint it.')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Paint it.' })).toEqual({ status: 'input-required' });
     expect(h.status(chat)).toBe('input-required');
     const pending = h.messages(chat).find((m) => m.role === 'tool')!;
     expect(pending).toMatchObject({ 'tool-name': 'ask-question', 'tool-status': 'pending', 'tool-call-id': 'q-1' });
@@ -476,7 +476,9 @@ describe('control tools', () => {
     expect(events.of('waiting')).toEqual([{ type: 'waiting', chat, message: pending.title, reason: 'question' }]);
     expect(s.requests).toHaveLength(1);
 
-    expect(await within(runner.answer(chat, pending.title!, ['Blue'])!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(runner.submit({ kind: 'answer', chat, message: pending.title!, answers: ['Blue'] })!, 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
 
     expect(s.requests).toHaveLength(2);
     const result = toolMessagesOf(s.requests[1]!).get('q-1');
@@ -494,10 +496,10 @@ describe('control tools', () => {
     const s = scriptedModel([toolCalls(['q-2', 'ask-question', { question: 'Really?' }]), reply('never asked')]);
     const runner = scriptedRunner(h, s.model, [askQuestionTool]);
 
-    expect(await runner.send(chat, 'Do it.')).toEqual({ status: 'input-required' });
+    expect(await runner.submit({ kind: 'send', chat, text: 'Do it.' })).toEqual({ status: 'input-required' });
     const pending = h.messages(chat).find((m) => m['tool-status'] === 'pending')!;
 
-    expect(await runner.answer(chat, pending.title!, null)).toEqual({ status: 'canceled' });
+    expect(await runner.submit({ kind: 'answer', chat, message: pending.title!, answers: null })).toEqual({ status: 'canceled' });
 
     expect(h.status(chat)).toBe('canceled');
     expect(s.requests).toHaveLength(1);
@@ -505,7 +507,7 @@ describe('control tools', () => {
     expect(list.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(list[2]).toMatchObject({ 'tool-status': 'denied' });
     // A later message starts a fresh turn normally.
-    await expect(runner.answer(chat, pending.title!, ['late'])).rejects.toMatchObject({ code: 'conflict' });
+    await expect(runner.submit({ kind: 'answer', chat, message: pending.title!, answers: ['late'] })).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 

@@ -18,7 +18,7 @@ test('under zh-Hans the Current tiddler section has the Chinese heading and keep
   h.$tw.wiki.addTiddler({ title: 'Garden', text: 'Beds and paths.' });
   h.store.updateFields(chat, { 'agent-current-tiddler': 'Garden' });
   const scripted = scriptedModel([reply('好的。')]);
-  expect(await scriptedRunner(h, scripted.model, []).send(chat, '看看花园')).toMatchObject({ status: 'completed' });
+  expect(await scriptedRunner(h, scripted.model, []).submit({ kind: 'send', chat, text: '看看花园' })).toMatchObject({ status: 'completed' });
   const section = scripted.requests[0]!.messages.find((m) => String(m.content).includes('Beds and paths.'))!;
   expect(String(section.content)).toContain('当前条目：“Garden”的权威最新内容');
   expect(String(section.content)).not.toContain('the authoritative, up-to-date content');
@@ -39,7 +39,7 @@ test('a model call that cannot connect fails with error-kind network', async () 
       });
     },
   ]);
-  expect(await scriptedRunner(h, scripted.model, []).send(chat, 'hi')).toMatchObject({ status: 'failed' });
+  expect(await scriptedRunner(h, scripted.model, []).submit({ kind: 'send', chat, text: 'hi' })).toMatchObject({ status: 'failed' });
   const error = h.messages(chat).find((m) => m.role === 'error')!;
   expect(error['error-kind']).toBe('network');
   expect(error.text).toContain('Could not connect');

@@ -242,11 +242,11 @@ test('on a real runner, a chat is free only with no turn running or queued and n
   const runner = scriptedRunner(h, model, []);
   const chat = h.newChat();
   expect(runner.isFree(chat)).toBe(true);
-  const turn = runner.send(chat, 'long task');
+  const turn = runner.submit({ kind: 'send', chat, text: 'long task' });
   await within(started.promise, 'the first turn to start');
   expect(runner.isFree(chat)).toBe(false);
   expect(() => runner.wake(chat, 'Wake A', 'schedule:A')).toThrow(/busy or waiting/);
-  await runner.stop(chat);
+  await runner.submit({ kind: 'stop', chat });
   await within(turn, 'the stopped turn');
   h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(chat), { 'agent-status': 'input-required' }));
   expect(runner.isFree(chat)).toBe(false);

@@ -29,7 +29,7 @@ test('a search records the tiddlers it listed and how many it found, none of the
     reply('Three quince notes.'),
   ]);
   const runner = scriptedRunner(h, model.model, [wikiSearchTool, wikiListTool]);
-  expect(await within(runner.send(chat, 'Find quince'), 'the turn')).toEqual({ status: 'completed' });
+  expect(await within(runner.submit({ kind: 'send', chat, text: 'Find quince' }), 'the turn')).toEqual({ status: 'completed' });
   const [search, list] = h.messages(chat).filter((m) => m.role === 'tool');
   expect(parse(search!['tool-titles']).sort()).toEqual(['Quince jam', 'Quince tart', 'Quince tree']);
   expect(search!['tool-found']).toBe('3');
@@ -43,7 +43,7 @@ test('a tool that lists nothing records no titles', async () => {
   const chat = h.newChat({ 'agent-tools': 'wiki-search' });
   const model = scriptedModel([toolCalls(['s1', 'wiki-search', { query: 'zzzzz' }]), reply('Nothing.')]);
   const runner = scriptedRunner(h, model.model, [wikiSearchTool]);
-  await within(runner.send(chat, 'Find zzzzz'), 'the turn');
+  await within(runner.submit({ kind: 'send', chat, text: 'Find zzzzz' }), 'the turn');
   const tool = h.messages(chat).find((m) => m.role === 'tool')!;
   expect(tool['tool-titles']).toBe('');
   expect(tool['tool-found']).toBe('0');
@@ -57,8 +57,8 @@ test('after every turn is deleted, the meter counts the system prompt and the to
   const chat = h.newChat({ 'agent-tools': 'wiki-search' });
   const runner = scriptedRunner(h, scriptedModel([reply('First answer, with some words.'), reply('Second answer, with more words.')]).model, [wikiSearchTool]);
   const events = listen(runner, chat);
-  await within(runner.send(chat, 'A first question about quinces'), 'turn 1');
-  await within(runner.send(chat, 'A second question about quinces'), 'turn 2');
+  await within(runner.submit({ kind: 'send', chat, text: 'A first question about quinces' }), 'turn 1');
+  await within(runner.submit({ kind: 'send', chat, text: 'A second question about quinces' }), 'turn 2');
   const last = events.of('context').at(-1)!.usage;
   expect(last.history).toBeGreaterThan(0);
   for (const user of h
@@ -66,7 +66,7 @@ test('after every turn is deleted, the meter counts the system prompt and the to
     .filter((m) => m.role === 'user')
     .reverse()) {
     const usage = nextUsage(events, 'the meter after a delete');
-    await runner.deleteTurn(chat, user.title!);
+    await runner.submit({ kind: 'delete-turn', chat, message: user.title! });
     await usage;
   }
   const usage = events.of('context').at(-1)!.usage;
@@ -79,16 +79,16 @@ test('after another version is shown, the meter counts that version', async () =
   const chat = h.newChat();
   const runner = scriptedRunner(h, scriptedModel([reply(`A long answer: ${'word '.repeat(400)}`), reply('Short.')]).model, []);
   const events = listen(runner, chat);
-  await within(runner.send(chat, 'Question'), 'turn 1');
-  await within(runner.retry(chat, h.messages(chat)[0]!.title!), 'the retry');
+  await within(runner.submit({ kind: 'send', chat, text: 'Question' }), 'turn 1');
+  await within(runner.submit({ kind: 'retry', chat, message: h.messages(chat)[0]!.title! }), 'the retry');
   // The retry parked the long answer: a fork at its reply.
   const fork = runner.branches.forks(chat).get(1)!;
   const long = fork.versions.find((v) => v !== fork.active)!;
   let next = nextUsage(events, 'the meter after the switch');
-  await within(runner.switchBranch(chat, 1, long), 'the switch');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 1, version: long }), 'the switch');
   const withLong = await next;
   expect(withLong.history).toBeGreaterThan(400);
   next = nextUsage(events, 'the meter after switching back');
-  await within(runner.switchBranch(chat, 1, fork.active!), 'the switch back');
+  await within(runner.submit({ kind: 'switch-branch', chat, at: 1, version: fork.active! }), 'the switch back');
   expect((await next).history).toBeLessThan(withLong.history - 300);
 });

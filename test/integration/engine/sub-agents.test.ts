@@ -35,7 +35,7 @@ test("a child's approval waits in the child chat while the parent's call waits; 
   ]);
   const runner = scriptedRunner(h, model, TOOLS);
   const parent = h.newChat({ 'agent-tools': 'spawn-agent wiki-create summary' });
-  const turn = runner.send(parent, 'Delegate the note');
+  const turn = runner.submit({ kind: 'send', chat: parent, text: 'Delegate the note' });
   await until('the child to wait for approval', () => childrenOf(parent).length === 1 && h.status(childrenOf(parent)[0]!) === 'input-required');
   const [child] = childrenOf(parent);
   expect(h.fields(child!)).toMatchObject({ 'agent-parent': parent, 'agent-hidden': 'yes', agent: h.agentOf(parent) });
@@ -43,7 +43,7 @@ test("a child's approval waits in the child chat while the parent's call waits; 
   // The parent is still working: its call waits for the child.
   expect(h.status(parent)).toBe('working');
   const pending = h.messages(child!).find((m) => m['tool-status'] === 'pending')!;
-  await runner.decide(child!, pending.title!, 'once');
+  await runner.submit({ kind: 'decide', chat: child!, message: pending.title!, choice: 'once' });
   expect(await within(turn, 'the parent turn')).toEqual({ status: 'completed' });
   expect(h.fields('Child note').text).toBe('from the child');
   const result = h.messages(parent).find((m) => m['tool-name'] === 'spawn-agent')!;
@@ -58,7 +58,7 @@ test('the model cannot run its child on another (laxer) agent definition unless 
   const { model } = scriptedModel([toolCalls(['p1', 'spawn-agent', { task: 'Write freely', agent: laxAgent }]), reply('ok')]);
   const runner = scriptedRunner(h, model, TOOLS);
   const parent = h.newChat({ 'agent-tools': 'spawn-agent' });
-  expect(await runner.send(parent, 'go')).toEqual({ status: 'completed' });
+  expect(await runner.submit({ kind: 'send', chat: parent, text: 'go' })).toEqual({ status: 'completed' });
   const result = h.messages(parent).find((m) => m['tool-name'] === 'spawn-agent')!;
   expect(result['tool-status']).toBe('error');
   expect(result.text).toMatch(/is not allowed/);
@@ -68,7 +68,7 @@ test('the model cannot run its child on another (laxer) agent definition unless 
   const { model: model2 } = scriptedModel([toolCalls(['p1', 'spawn-agent', { task: 'Say hi', agent: laxAgent }]), reply('hi from child'), reply('ok')]);
   const runner2 = scriptedRunner(h, model2, TOOLS);
   const trusting = h.newChat({ 'agent-tools': 'spawn-agent', 'agent-spawn-agents': `[[${laxAgent}]]` });
-  expect(await runner2.send(trusting, 'go')).toEqual({ status: 'completed' });
+  expect(await runner2.submit({ kind: 'send', chat: trusting, text: 'go' })).toEqual({ status: 'completed' });
   expect(h.fields(childrenOf(trusting)[0]!).agent).toBe(laxAgent);
 });
 
@@ -79,7 +79,7 @@ test("the time limit stops the child, and the parent's call ends in a timeout", 
   );
   const runner = scriptedRunner(h, model, TOOLS);
   const parent = h.newChat({ 'agent-tools': 'spawn-agent', 'agent-spawn-timeout': '1' });
-  const turn = runner.send(parent, 'go');
+  const turn = runner.submit({ kind: 'send', chat: parent, text: 'go' });
   await within(started.promise, 'the child to start');
   expect(await within(turn, 'the parent turn', 10_000)).toEqual({ status: 'completed' });
   expect(h.messages(parent).find((m) => m['tool-name'] === 'spawn-agent')!['tool-status']).toBe('timeout');
@@ -93,7 +93,7 @@ test('after a restart or reload, a sub-agent still waiting for the user is ended
   ]);
   const runner = scriptedRunner(h, model, TOOLS);
   const parent = h.newChat({ 'agent-tools': 'spawn-agent wiki-create' });
-  void runner.send(parent, 'go');
+  void runner.submit({ kind: 'send', chat: parent, text: 'go' });
   await until('the child to wait for approval', () => childrenOf(parent).length === 1 && h.status(childrenOf(parent)[0]!) === 'input-required');
   const [child] = childrenOf(parent);
   // A new runner over the same wiki: what a server restart or a page reload finds.
@@ -104,5 +104,5 @@ test('after a restart or reload, a sub-agent still waiting for the user is ended
   expect(h.messages(child!).find((m) => m['tool-call-id'] === 'c1')!['tool-status']).not.toBe('pending');
   expect(h.status(parent)).toBe('interrupted');
   expect(h.$tw.wiki.tiddlerExists('Never written')).toBe(false);
-  await runner.stop(parent).catch(() => undefined);
+  await runner.submit({ kind: 'stop', chat: parent }).catch(() => undefined);
 });
