@@ -13,8 +13,8 @@ code blocks and macro calls are read too; html-tags.ts).
 import type { TiddlerFields } from '../store/wiki-port';
 import { decodeEntities, eventHandler, tagsIn, urlText, type Tag } from './html-tags';
 
-/** Content types that are plain documents: anything else is flagged. */
-const DOCUMENT_TYPES = new Set([
+/** Content types that are plain documents: anything else is flagged, and the write gate writes only these. */
+export const DOCUMENT_TYPES = [
   '',
   'text/vnd.tiddlywiki',
   'text/plain',
@@ -23,7 +23,7 @@ const DOCUMENT_TYPES = new Set([
   'application/json',
   'application/x-tiddler-dictionary',
   'text/csv',
-]);
+];
 /** HTML elements that load, link or submit something, listed together. */
 const ACTIVE_ELEMENTS = new Set([
   'img',
@@ -91,7 +91,7 @@ const QUIET_FIELDS = new Set(['title', 'tags', 'type', 'created', 'modified', 'c
 export function findActiveContent(fields: TiddlerFields): string[] {
   const flags: string[] = [];
   const type = fields.type ?? '';
-  if (!DOCUMENT_TYPES.has(type)) flags.push(`content type ${type}`);
+  if (!DOCUMENT_TYPES.includes(type)) flags.push(`content type ${type}`);
   if (fields._canonical_uri) flags.push(`content loaded from ${fields._canonical_uri}`);
   for (const [name, value] of Object.entries(fields)) {
     if (QUIET_FIELDS.has(name) || name === '_canonical_uri' || !value) continue;

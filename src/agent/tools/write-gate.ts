@@ -9,8 +9,8 @@ applied. Accepted changes are journaled with the turn, so it can be diffed and r
 The rules, for the tiddler as it is and as it would be:
 - it is not hidden from the agent (a chat, a message, `$:/ai/*`, a request's headers);
 - it is not a system tiddler (`$:/…`: configuration), except scratch tiddlers under `$:/temp/`;
-- it is not code or configuration: content type among the document types below, no
-  `module-type`, `plugin-type` or `draft.*` field, no tag beginning `$:/` (Global, Macro,
+- it is not code or configuration: content type among the document types (active-content.ts),
+  no `module-type`, `plugin-type` or `draft.*` field, no tag beginning `$:/` (Global, Macro,
   RawMarkup, StartupAction, ViewTemplate, the AI/* definitions…);
 - it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin),
   nor `_canonical_uri` (content loaded from another address);
@@ -24,6 +24,7 @@ The rules, for the tiddler as it is and as it would be:
 import { AgentDefinitionSchema, parseTiddler, type AgentDefinition } from '../store/schemas';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import type { Journal } from '../store/turn-journal';
+import { DOCUMENT_TYPES } from './active-content';
 import { journaled } from './journal';
 import { isAgentDefinition, ownDefinitionProblem, restoreOwnDefinition } from './own-definition';
 import { renderedScriptProblem, scriptProblem } from './script-html';
@@ -31,18 +32,6 @@ import { isHiddenFromAgent } from './visibility';
 
 /** Non-system tiddlers; chats and messages are excluded by the rules above. */
 export const DEFAULT_WRITE_FILTER = '[!is[system]]';
-
-/** Content types the agent may write: documents, never code. */
-export const WRITABLE_TYPES = [
-  '',
-  'text/vnd.tiddlywiki',
-  'text/plain',
-  'text/markdown',
-  'text/x-markdown',
-  'application/json',
-  'application/x-tiddler-dictionary',
-  'text/csv',
-];
 
 export class WriteRefused extends Error {}
 
@@ -183,8 +172,8 @@ export function tiddlerProblem(title: string, fields: TiddlerFields): string | u
   if (isHiddenFromAgent(title, fields)) return `"${title}" is reserved and cannot be written by the agent.`;
   if (title.startsWith('$:/') && !title.startsWith('$:/temp/')) return `"${title}" is a system tiddler ($:/…): configuration, which the agent never writes.`;
   const type = fields.type ?? '';
-  if (!WRITABLE_TYPES.includes(type))
-    return `"${title}" has the type ${type}; the agent writes only documents (${WRITABLE_TYPES.filter(Boolean).join(', ')}), never code.`;
+  if (!DOCUMENT_TYPES.includes(type))
+    return `"${title}" has the type ${type}; the agent writes only documents (${DOCUMENT_TYPES.filter(Boolean).join(', ')}), never code.`;
   for (const field of ['module-type', 'plugin-type'])
     if (fields[field] !== undefined) return `"${title}" has the field ${field}: it is code, which the agent never writes.`;
   const systemTag = parseTitleList(fields.tags).find((tag) => tag.startsWith('$:/'));
