@@ -14,9 +14,6 @@ import { isHiddenFromAgent } from './visibility';
 import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
 import { imageBytes, isImageTiddler, sizeText, tiddlerImage } from './images';
 
-/** Longest text returned in one read. */
-export const READ_TEXT_LIMIT = 40_000;
-
 export const wikiReadTool = defineTool({
   name: 'wiki-read',
   description:
@@ -61,9 +58,7 @@ export const wikiReadTool = defineTool({
     } else if (isBinaryType(fields.type)) {
       parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} content, ${text.length} characters, not shown)` }));
     } else if (text.length > READ_TEXT_LIMIT) {
-      parts.push(
-        tiddlerBlock(fields, { full: true, text: `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` }),
-      );
+      parts.push(tiddlerBlock(fields, { full: true, text: capped(text) }));
     } else {
       parts.push(tiddlerBlock(fields, { full: true }));
     }
@@ -75,12 +70,19 @@ export const wikiReadTool = defineTool({
       } catch (e) {
         plain = `(rendering failed: ${e instanceof Error ? e.message : String(e)})`;
       }
-      if (plain.length > READ_TEXT_LIMIT) plain = `${plain.slice(0, READ_TEXT_LIMIT)}\n[… ${plain.length - READ_TEXT_LIMIT} more characters not shown]`;
-      parts.push(tiddlerBlock(fields, { text: plain, attributes: { view: 'rendered' } }));
+      parts.push(tiddlerBlock(fields, { text: capped(plain), attributes: { view: 'rendered' } }));
     }
     return { content: parts.join('\n'), currentTiddler: title, read: { [title]: fingerprint(fields) } };
   },
 });
+
+/** Longest text returned in one read. */
+export const READ_TEXT_LIMIT = 40_000;
+
+/** The text, or as much of it as one read returns and a line saying how much more there is. */
+function capped(text: string): string {
+  return text.length > READ_TEXT_LIMIT ? `${text.slice(0, READ_TEXT_LIMIT)}\n[… ${text.length - READ_TEXT_LIMIT} more characters not shown]` : text;
+}
 
 /** Up to `max` visible titles sharing the most words with `title` (one title-only search). */
 export function similarTitles(wiki: WikiPort, title: string, max = 5): string[] {

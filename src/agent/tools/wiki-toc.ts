@@ -9,8 +9,6 @@ import { defineTool } from './tool';
 import { isHiddenFromAgent } from './visibility';
 import { oneLine, UNTRUSTED_NOTE } from './format';
 
-export const TOC_MAX_LINES = 300;
-
 export const wikiTocTool = defineTool({
   name: 'wiki-toc',
   description:
@@ -25,10 +23,9 @@ export const wikiTocTool = defineTool({
   execute({ root, depth }, { wiki }) {
     const rootFields = wiki.getFields(root);
     if (isHiddenFromAgent(root, rootFields)) return { ok: false, content: `Tiddler "${oneLine(root)}" does not exist and nothing is tagged with it.` };
-    const { lines, titles, truncated } = outline(wiki, root, depth);
+    const { lines, titles } = outline(wiki, root, depth);
     if (lines.length === 1)
       return { content: `Nothing is tagged with "${oneLine(root)}"${rootFields ? '' : ' (which does not exist)'}.`, titles: [], found: 0 };
-    if (truncated) lines.push(`[… outline cut at ${TOC_MAX_LINES} lines; use a lower depth or a deeper root]`);
     const under = titles.slice(1);
     return {
       content: [`Table of contents under "${oneLine(root)}" (depth ${depth}):`, UNTRUSTED_NOTE, ...lines].join('\n'),
@@ -38,13 +35,16 @@ export const wikiTocTool = defineTool({
   },
 });
 
+export const TOC_MAX_LINES = 300;
+
 /**
- * The outline under `root` as the tool shows it: its lines and the titles on them (the root
- * first; each title once), which are the call's approval targets. A hidden root has no outline.
+ * The outline under `root` as the tool shows it: its lines (with a last one saying where it was
+ * cut at TOC_MAX_LINES) and the titles on them (the root first; each title once), which are the
+ * call's approval targets. A hidden root has no outline.
  */
-function outline(wiki: WikiPort, root: string, depth: number): { lines: string[]; titles: string[]; truncated: boolean } {
+function outline(wiki: WikiPort, root: string, depth: number): { lines: string[]; titles: string[] } {
   const titles = new Set<string>([root]);
-  if (isHiddenFromAgent(root, wiki.getFields(root))) return { lines: [], titles: [...titles], truncated: false };
+  if (isHiddenFromAgent(root, wiki.getFields(root))) return { lines: [], titles: [...titles] };
   const lines: string[] = [line(wiki, root, 0)];
   const expanded = new Set<string>([root]);
   let truncated = false;
@@ -74,7 +74,8 @@ function outline(wiki: WikiPort, root: string, depth: number): { lines: string[]
     }
   };
   walk(root, 1, new Set([root]));
-  return { lines, titles: [...titles], truncated };
+  if (truncated) lines.push(`[… outline cut at ${TOC_MAX_LINES} lines; use a lower depth or a deeper root]`);
+  return { lines, titles: [...titles] };
 }
 
 function children(wiki: WikiPort, parent: string): string[] {

@@ -104,19 +104,21 @@ interface Base {
  * `plan` is what the card shows, `execute` applies it and reports; targets are the changed
  * titles.
  */
-function writeTool<S extends z.ZodMiniType>(tool: {
+function writeTool<S extends z.ZodMiniType<{ title: string }>>(tool: {
   name: string;
   description: string;
   parameters: S;
   preview: (args: z.output<S>) => string;
   changes: (args: z.output<S>, context: ToolContext) => Changes;
   base?: (args: z.output<S>) => Base;
-  titles: (args: z.output<S>) => string[];
+  /** The titles the call names; default its `title`, which is also its "Current tiddler". */
+  titles?: (args: z.output<S>) => string[];
   done: (args: z.output<S>, changes: Changes) => string;
-  current: (args: z.output<S>) => string;
-  /** The tiddler whose text the user may edit on the card before allowing the call. */
-  editable?: (args: z.output<S>) => string;
+  /** The user may edit the text of the call's tiddler on the card before allowing the call. */
+  editable?: true;
 }): ToolDefinition {
+  const titles = tool.titles ?? ((args: z.output<S>) => [args.title]);
+  const editable = tool.editable && ((args: z.output<S>) => args.title);
   const checked = (args: z.output<S>, context: ToolContext): { changes: Changes; journal: Journal; proposed?: string } => {
     const base = tool.base?.(args);
     if (base) existing(context, base.title);
@@ -124,7 +126,7 @@ function writeTool<S extends z.ZodMiniType>(tool: {
     let proposed: string | undefined;
     try {
       changes = tool.changes(args, context);
-      if (context.userText !== undefined) ({ changes, proposed } = withUserText(changes, tool.editable?.(args), context.userText));
+      if (context.userText !== undefined) ({ changes, proposed } = withUserText(changes, editable?.(args), context.userText));
     } catch (e) {
       if (base) unchanged(context, base);
       throw e;
@@ -139,13 +141,13 @@ function writeTool<S extends z.ZodMiniType>(tool: {
     access: 'write',
     parameters: tool.parameters,
     preview: tool.preview,
-    editableText: tool.editable,
+    editableText: editable,
     plan: (args, context) => checked(args, context).journal,
     targets: (args, context) => {
       try {
-        return [...new Set([...tool.titles(args), ...Object.keys(tool.changes(args, context))])];
+        return [...new Set([...titles(args), ...Object.keys(tool.changes(args, context))])];
       } catch {
-        return tool.titles(args);
+        return titles(args);
       }
     },
     execute: (args, context): ToolOutput => {
@@ -156,13 +158,13 @@ function writeTool<S extends z.ZodMiniType>(tool: {
         const done = tool.done(args, changes);
         return {
           content: edited ? `${done}\n\n${userEditNote(proposed ?? '', context.userText!)}` : done,
-          currentTiddler: tool.current(args),
+          currentTiddler: args.title,
           read: landed(context, changes),
         };
       } catch (e) {
         // The model is told whose text was refused: it may propose again, but not the user's version as its own.
         const whose = edited ? " (This was the user's version of the text: they edited your proposal before allowing it. Nothing was written.)" : '';
-        return { ok: false, content: `${errorText(e)}${whose}`, currentTiddler: tool.current(args) };
+        return { ok: false, content: `${errorText(e)}${whose}`, currentTiddler: args.title };
       }
     },
   });
@@ -209,7 +211,6 @@ export const wikiCreateTool = writeTool({
     fields: fieldMap,
   }),
   preview: (args) => `Create "${args.title}"${args.tags?.length ? ` tagged ${args.tags.join(', ')}` : ''}:\n${args.text}`,
-  titles: (args) => [args.title],
   changes: (args, context) => {
     context.gate.checkTitle(args.title);
     if (context.wiki.getFields(args.title)) throw new WriteRefused(`"${args.title}" already exists; read it and use wiki-edit or wiki-update.`);
@@ -220,8 +221,7 @@ export const wikiCreateTool = writeTool({
     return { [args.title]: fields };
   },
   done: (args, changes) => `Created "${args.title}" (modified ${changes[args.title]?.modified}).`,
-  current: (args) => args.title,
-  editable: (args) => args.title,
+  editable: true,
 });
 
 export const wikiUpdateTool = writeTool({
@@ -240,7 +240,6 @@ export const wikiUpdateTool = writeTool({
     return lines.join('\n');
   },
   base: (args) => args,
-  titles: (args) => [args.title],
   changes: (args, context) => {
     const before = existing(context, args.title);
     const fields = applyFields({ ...before, modified: context.wiki.now() }, args.fields);
@@ -249,8 +248,7 @@ export const wikiUpdateTool = writeTool({
     return { [args.title]: fields };
   },
   done: (args, changes) => `Updated "${args.title}" (modified ${changes[args.title]?.modified}).`,
-  current: (args) => args.title,
-  editable: (args) => args.title,
+  editable: true,
 });
 
 export const wikiEditTool = writeTool({
@@ -266,14 +264,12 @@ export const wikiEditTool = writeTool({
   }),
   preview: (args) => [`Edit "${args.title}"`, ...args.edits.map((e, i) => `#${i + 1} − ${e.find}\n#${i + 1} + ${e.replace}`)].join('\n'),
   base: (args) => args,
-  titles: (args) => [args.title],
   changes: (args, context) => {
     const before = existing(context, args.title);
     return { [args.title]: { ...before, modified: context.wiki.now(), text: applyEdits(before.text ?? '', args.edits) } };
   },
   done: (args, changes) => `Edited "${args.title}": ${args.edits.length} change(s) (modified ${changes[args.title]?.modified}).`,
-  current: (args) => args.title,
-  editable: (args) => args.title,
+  editable: true,
 });
 /** Apply exact, unique, non-overlapping snippets; any problem refuses the whole edit. */
 export function applyEdits(text: string, edits: { find: string; replace: string }[]): string {
@@ -326,7 +322,6 @@ export const wikiRenameTool = writeTool({
     const references = Object.keys(changes).length - 2;
     return `Renamed "${args.title}" to "${args.newTitle}"${references > 0 ? ` and updated ${references} reference(s)` : ''}.`;
   },
-  current: (args) => args.title,
 });
 
 export const wikiDeleteTool = writeTool({
@@ -335,13 +330,11 @@ export const wikiDeleteTool = writeTool({
   parameters: z.object({ title, modified }),
   preview: (args) => `Delete "${args.title}"`,
   base: (args) => args,
-  titles: (args) => [args.title],
   changes: (args, context) => {
     existing(context, args.title);
     return { [args.title]: null };
   },
   done: (args) => `Deleted "${args.title}". Rolling back this turn restores it.`,
-  current: (args) => args.title,
 });
 
 export const WIKI_WRITE_TOOLS: ToolDefinition[] = [wikiCreateTool, wikiUpdateTool, wikiEditTool, wikiRenameTool, wikiDeleteTool];
