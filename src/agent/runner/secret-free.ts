@@ -1,6 +1,6 @@
 /*\
 No secret in the agent's view: while anything renders, filters or runs actions in a wiki
-object made for the agent (the agent view and the sandboxes over it, tiddlywiki-port.ts),
+object made for the agent (the agent view and the sandboxes over it, wiki-view.ts),
 TiddlyWiki's password store (where a browser-only wiki keeps provider keys) does not exist.
 `$tw.utils.getPassword` answers "" and the <$password> widget is an inert, empty input, so
 whatever the wikitext asks (<$wikify output=html>, a transclusion, <$view format=htmlwikified>,

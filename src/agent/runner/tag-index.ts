@@ -7,7 +7,7 @@ each message and status is a change. A change whose tiddler had no tags before a
 after, is no shadow, and names no tag (whose `list` would order that tag's titles) cannot
 alter any tag's titles or their order, so the index is kept. Every other change, and every
 full rebuild, goes through the core as before and moves the generation on, which the agent
-view (tiddlywiki-port.ts) uses to keep its own tag index as long.
+view (view-indexes.ts) uses to keep its own tag index as long.
 \*/
 import type { Wiki } from 'tiddlywiki';
 
