@@ -27,6 +27,7 @@ import { parseCommand, parseQuery, type Command, type CommandKind, type Query, t
 import { Decisions } from './decisions';
 import { COMMAND_HANDLERS, QUERY_HANDLERS, resume } from './handlers';
 import { requireChat } from './handlers/handler';
+import { ExpiryTimers } from './expiry';
 import { ensureWebGlobals } from './host';
 import { modelFor } from './models';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus, type QueuedCommand } from './operations';
@@ -92,7 +93,8 @@ export class LocalRunner implements ChatRunner {
   readonly external = new Map<string, ExternalChat>();
   readonly now: () => number;
   private readonly log: OperationLog;
-  private expiryTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
+  readonly expiry: ExpiryTimers;
 
   /** Search by meaning, lent to calls from outside a turn too (runner/external-session.ts). */
   get semantic(): SemanticPort | undefined {
@@ -113,6 +115,13 @@ export class LocalRunner implements ChatRunner {
       this.log,
       (op) => this.execute(op),
       (chat) => this.queueChanged(chat),
+      this.now,
+    );
+    this.expiry = new ExpiryTimers(
+      (chat) => this.decisions.nextExpiry(chat),
+      (chat) => {
+        if (!this.isActive(chat) && this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') this.queue.submit({ kind: 'resume', chat });
+      },
       this.now,
     );
   }
@@ -205,8 +214,7 @@ export class LocalRunner implements ChatRunner {
 
   /** Stop every timer (the page or process is going away). */
   dispose(): void {
-    for (const timer of this.expiryTimers.values()) clearTimeout(timer);
-    this.expiryTimers.clear();
+    this.expiry.dispose();
     this.host.mcp?.close();
   }
 
@@ -253,7 +261,7 @@ export class LocalRunner implements ChatRunner {
   runTurn(chat: string, input: { userText?: string; attachments?: string[]; operation?: string; source?: string }): Promise<TurnResult> {
     if (this.isExternal(chat)) return this.externalTurn(chat);
     const controller = new AbortController();
-    clearTimeout(this.expiryTimers.get(chat));
+    this.expiry.clear(chat);
     this.controllers.set(chat, controller);
     return this.turnTools(chat, controller.signal)
       .then((tools) => runTurn(this.engineDeps(tools), { chat, signal: controller.signal, ...input }))
@@ -270,7 +278,7 @@ export class LocalRunner implements ChatRunner {
       })
       .then((result) => {
         this.controllers.delete(chat);
-        if (result.status === 'input-required') this.scheduleExpiry(chat);
+        if (result.status === 'input-required') this.expiry.schedule(chat);
         return result;
       });
   }
@@ -380,34 +388,5 @@ export class LocalRunner implements ChatRunner {
     const saved = this.host.wiki.getFields(chat)?.[CHAT_QUEUED];
     const next = queue.length ? JSON.stringify(queue.map(({ text, attachments }) => ({ text, attachments }))) : undefined;
     if (saved !== next) this.store.updateChat(chat, { [CHAT_QUEUED]: next });
-  }
-
-  // ---- confirmations that expire ------------------------------------------------------------
-
-  /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
-  scheduleExpiry(chat: string): void {
-    this.clearExpiry(chat);
-    const expiry = this.decisions.nextExpiry(chat);
-    if (expiry === undefined) return;
-    const wait = Math.max(0, expiry - this.now());
-    this.expiryTimers.set(
-      chat,
-      setTimeout(() => {
-        this.expiryTimers.delete(chat);
-        if (!this.isActive(chat) && this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') this.queue.submit({ kind: 'resume', chat });
-      }, wait),
-    );
-  }
-
-  clearExpiry(chat: string): void {
-    clearTimeout(this.expiryTimers.get(chat));
-    this.expiryTimers.delete(chat);
-  }
-
-  /** A renamed chat's confirmation timer follows it. */
-  moveExpiry(chat: string, to: string): void {
-    if (!this.expiryTimers.has(chat)) return;
-    this.clearExpiry(chat);
-    this.scheduleExpiry(to);
   }
 }

@@ -54,7 +54,7 @@ export function restoreAfterRestart(runner: LocalRunner, log: OperationLog): str
       // Still waiting for the user, or cut off after the last decision or answer landed (it waits for nothing).
       if (runner.decisions.allDecided(chat)) cutOff.add(chat);
       else {
-        runner.scheduleExpiry(chat);
+        runner.expiry.schedule(chat);
         const why = notApplied.get(chat);
         if (why) {
           runner.store.appendMessage(chat, { role: 'error', text: why, errorKind: 'interrupted' });

@@ -55,6 +55,6 @@ export function moveChat(ctx: RunnerContext, chat: string, to: string): TurnResu
   if (problem) return { status: 'failed', error: titleProblemText(to, problem) };
   applyChatMove(ctx.host.wiki, planChatMove(ctx.host.wiki, chat, to));
   ctx.queue.move(chat, to);
-  ctx.moveExpiry(chat, to);
+  ctx.expiry.move(chat, to);
   return { status: 'completed' };
 }

@@ -42,7 +42,7 @@ export const stop: ImmediateHandler<ValidCommand<'stop'>> = {
     ctx.queue.cancelWaiting(chat, { status: 'canceled' });
     if (running) ctx.controllers.get(chat)?.abort();
     else if (waiting) {
-      ctx.clearExpiry(chat);
+      ctx.expiry.clear(chat);
       ctx.decisions.close(chat, 'The user stopped the turn.', 'stopped');
       ctx.setStatus(chat, 'canceled');
       ctx.external.get(chat)?.wake();
