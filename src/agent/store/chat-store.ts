@@ -3,6 +3,7 @@ ChatStore: the only code that reads or writes agent definitions, provider profil
 and messages. Message tiddlers are system tiddlers ($:/ai/messages/<chat>/<seq>) so a chat
 never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
+import type * as z from 'zod/mini';
 import { READ_FIELD, stringifyReads, type Reads } from './read-ledger';
 import { canTransition } from './status';
 import { APPROVAL_EDIT } from './user-version';
@@ -112,21 +113,22 @@ export class ChatStore {
   constructor(readonly wiki: WikiPort) {}
 
   readAgent(title: string): AgentDefinition {
-    const fields = this.wiki.getFields(title);
-    if (!fields) throw new ConfigError(title, undefined, `The agent definition "${title}" does not exist.`);
-    // Only a tagged tiddler is a definition: the agent can never write such a tag (write gate),
-    // so it cannot make an ordinary note into the agent or provider a chat refers to.
-    if (!parseTitleList(fields.tags).includes(AGENT_TAG))
-      throw new ConfigError(title, 'tags', `"${title}" is not an agent definition: it must be tagged ${AGENT_TAG}.`);
-    return parseTiddler(AgentDefinitionSchema, 'Agent definition', fields);
+    return this.readDefinition(title, AGENT_TAG, AgentDefinitionSchema, 'an', 'Agent definition');
   }
 
   readProvider(title: string): ProviderProfile {
+    return this.readDefinition(title, PROVIDER_TAG, ProviderProfileSchema, 'a', 'Provider profile');
+  }
+
+  /** An agent definition or a provider profile: the tiddler, tagged as one, parsed. */
+  private readDefinition<S extends z.core.$ZodType>(title: string, tag: string, schema: S, article: string, kind: string): z.output<S> {
     const fields = this.wiki.getFields(title);
-    if (!fields) throw new ConfigError(title, undefined, `The provider profile "${title}" does not exist.`);
-    if (!parseTitleList(fields.tags).includes(PROVIDER_TAG))
-      throw new ConfigError(title, 'tags', `"${title}" is not a provider profile: it must be tagged ${PROVIDER_TAG}.`);
-    return parseTiddler(ProviderProfileSchema, 'Provider profile', fields);
+    if (!fields) throw new ConfigError(title, undefined, `The ${kind.toLowerCase()} "${title}" does not exist.`);
+    // Only a tagged tiddler is a definition: the agent can never write such a tag (write gate),
+    // so it cannot make an ordinary note into the agent or provider a chat refers to.
+    if (!parseTitleList(fields.tags).includes(tag))
+      throw new ConfigError(title, 'tags', `"${title}" is not ${article} ${kind.toLowerCase()}: it must be tagged ${tag}.`);
+    return parseTiddler(schema, kind, fields);
   }
 
   readChat(title: string): Chat {

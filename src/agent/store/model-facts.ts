@@ -52,6 +52,8 @@ const gemini = (contextWindow: number, maxOutput: number, input: number, output:
   images: true,
   price: { input, output, ...(longContext ? { longContext } : {}) },
 });
+/** Models that take images (or not), named in one space-separated list; nothing else is known of them. */
+const ollama = (images: boolean, models: string): Record<string, ModelFacts> => Object.fromEntries(models.split(' ').map((model) => [model, { images }]));
 
 /**
  * Presets by model id (lower case, without a `vendor/` path). An id not listed takes the
@@ -107,27 +109,8 @@ export const MODEL_PRESETS: Record<string, ModelFacts> = {
   // Open-weight models as Ollama names them: image support only. No window (Ollama runs a
   // model with its own `num_ctx`, not the window it was trained for, and cuts the rest
   // silently) and no price (what they cost depends on who runs them: a profile says so).
-  llama3: { images: false },
-  'llama3.1': { images: false },
-  'llama3.2': { images: false },
-  'llama3.2-vision': { images: true },
-  'llama3.3': { images: false },
-  llama4: { images: true },
-  'qwen2.5': { images: false },
-  'qwen2.5-coder': { images: false },
-  'qwen2.5vl': { images: true },
-  qwen3: { images: false },
-  mistral: { images: false },
-  'mistral-nemo': { images: false },
-  'mistral-small': { images: false },
-  'mistral-small3.1': { images: true },
-  'mistral-small3.2': { images: true },
-  gemma2: { images: false },
-  gemma3: { images: true },
-  'gemma3:1b': { images: false },
-  'deepseek-r1': { images: false },
-  phi4: { images: false },
-  llava: { images: true },
+  ...ollama(true, 'llama3.2-vision llama4 qwen2.5vl mistral-small3.1 mistral-small3.2 gemma3 llava'),
+  ...ollama(false, 'llama3 llama3.1 llama3.2 llama3.3 qwen2.5 qwen2.5-coder qwen3 mistral mistral-nemo mistral-small gemma2 gemma3:1b deepseek-r1 phi4'),
 };
 
 /** What a profile's `model-facts` says about a model (or, under `*`, every model of the profile). */
