@@ -28,6 +28,8 @@ import {
 } from './schemas';
 import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from './wiki-port';
 import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart, messagePrefix, SUB_AGENT_PREFIX } from './chat-parts';
+import { CHAT_HIDDEN, CHAT_PARENT } from './listed-chats';
+import { newChatFields } from './new-chat';
 
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';
@@ -296,17 +298,7 @@ export class ChatStore {
     while (this.wiki.getFields(`${base}${n}`)) n++;
     const title = `${base}${n}`;
     const now = this.wiki.now();
-    this.wiki.putTiddler({
-      title,
-      agent,
-      'agent-parent': parent,
-      'agent-hidden': 'yes',
-      caption,
-      'agent-status': 'idle',
-      created: now,
-      modified: now,
-      text: '',
-    });
+    this.wiki.putTiddler(newChatFields(title, agent, { [CHAT_PARENT]: parent, [CHAT_HIDDEN]: 'yes', caption, created: now, modified: now }));
     return title;
   }
 
@@ -315,7 +307,7 @@ export class ChatStore {
     let title = baseTitle;
     for (let n = 1; this.wiki.getFields(title); n++) title = `${baseTitle} ${n}`;
     const now = this.wiki.now();
-    this.wiki.putTiddler({ title, agent, 'agent-status': 'idle', created: now, modified: now, text: '' });
+    this.wiki.putTiddler(newChatFields(title, agent, { created: now, modified: now }));
     return title;
   }
 }

@@ -7,6 +7,7 @@ ImportError; the runner writes the plan in one go, so a bad file leaves nothing 
 import { AGENT_TAG } from '../schemas';
 import { seqName, REPLY_TYPE } from '../chat-store';
 import { messagePrefix } from '../chat-parts';
+import { newChatFields } from '../new-chat';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 
 /** Files above this size are refused before they are read or parsed. */
@@ -79,7 +80,7 @@ export interface PlannedMessage {
 
 /** A chat tiddler and its message tiddlers, numbered in order, with the types the store gives them. */
 export function chatTiddlers(title: string, agent: string, now: string, messages: PlannedMessage[], fields: TiddlerFields = {}): TiddlerFields[] {
-  const chat: TiddlerFields = { created: now, modified: now, text: '', ...fields, title, agent, 'agent-status': 'idle' };
+  const chat = newChatFields(title, agent, { created: now, modified: now, ...fields });
   const out = [chat];
   messages.forEach((m, seq) => {
     out.push({
