@@ -36,7 +36,9 @@ export async function handleAction(request: IncomingMessage, response: ServerRes
       status = 500;
       console.error('TiddlyAgent: a request failed', e);
     }
-    body = { error: status === 500 ? 'Internal error in the TiddlyAgent server edition.' : (e as Error).message };
+    // A refusal's language key goes along, so the page says it in its user's language (ui/runner-error.ts).
+    const reason = status !== 500 && e instanceof Error && e.name === 'RunnerError' ? (e as Agent.RunnerError).reason : undefined;
+    body = { error: status === 500 ? 'Internal error in the TiddlyAgent server edition.' : (e as Error).message, ...(reason ? { reason } : {}) };
   }
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
   response.end(JSON.stringify(body));

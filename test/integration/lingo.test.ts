@@ -253,3 +253,36 @@ test('a setup error a new user meets carries a hint, shown in Chinese under zh-H
     $tw.wiki.deleteTiddler('$:/language');
   }
 });
+
+test("the English refusals in the language tiddlers are the runner's own", () => {
+  const { REFUSALS } = require('../../src/agent/runner/refusals') as typeof import('../../src/agent/runner/refusals');
+  for (const [name, text] of Object.entries(REFUSALS)) expect({ name, text: $tw.wiki.getTiddlerText(`${LANGUAGE}Refused/${name}`) }).toEqual({ name, text });
+});
+
+test("a zh-Hans user reads the runner's refusals in Chinese, with the English detail after it", async () => {
+  const { requestErrorText } = require('../../src/agent/ui/runner-error') as typeof import('../../src/agent/ui/runner-error');
+  const chat = 'Refusal chat';
+  $tw.wiki.addTiddler({ title: chat, agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'idle' });
+  const runner = agentLib($tw).getLocalRunner();
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  const stop = await refusal(runner.submit({ kind: 'stop', chat }));
+  const missing = await refusal(runner.submit({ kind: 'send', chat: 'No such chat', text: 'hi' }));
+  const taken = await refusal(runner.submit({ kind: 'rename', chat, to: 'Welcome to TiddlyAgent' }));
+  expect(requestErrorText($tw.wiki, stop)).toBe('"Refusal chat" has no turn to stop.');
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    expect(requestErrorText($tw.wiki, stop)).toBe('“Refusal chat”没有正在进行的轮次可以停止。 ("Refusal chat" has no turn to stop.)');
+    expect(requestErrorText($tw.wiki, missing)).toBe('对话“No such chat”不存在。 (The chat "No such chat" does not exist.)');
+    expect(requestErrorText($tw.wiki, taken)).toMatch(
+      /^已有名为“Welcome to TiddlyAgent”的条目，请换一个标题。 \(A tiddler called "Welcome to TiddlyAgent" already exists/,
+    );
+    // A refusal that has no reason of the list (the write gate's own words) reads as it is.
+    expect(requestErrorText($tw.wiki, new Error('Refused: the text holds a script.'))).toBe('Refused: the text holds a script.');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+});

@@ -16,7 +16,7 @@ import {
   rssMb,
   savedMessages,
   serverWikiFolder,
-  SseClient,
+  type SseClient,
   startMockLlm,
   tiddlerFiles,
   startServer,
@@ -416,6 +416,8 @@ test('bad requests end in a clear error and change nothing', async () => {
     expect([action, answer.status]).toEqual([action, 409]);
     expect(answer.body.error).toMatch(message);
   }
+  // A refusal carries its language key, so a page says it in its user's language (ui/runner-error.ts).
+  expect((await post(url, 'stop', { chat })).body.reason).toEqual({ key: 'Refused/nothing-to-stop', params: { chat } });
   expect(folderBytes(dir)).toEqual(settled.files);
   expect(fs.readFileSync(`${dir}/agent-state/operations.jsonl`, 'utf8')).toBe(settled.log);
   expect(mock.requests.length).toBe(settled.requests);

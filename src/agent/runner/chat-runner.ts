@@ -83,13 +83,24 @@ export interface McpTestResult {
 
 export type RunnerErrorCode = 'bad-request' | 'not-found' | 'conflict' | 'forbidden' | 'unavailable';
 
+/** The language key (and its `$param$` values) a refusal is said with in the UI (runner/refusals.ts). */
+export interface RefusalReason {
+  key: string;
+  params: Record<string, string>;
+}
+
 export class RunnerError extends Error {
+  /** Set for the refusals a user meets: the UI says them in its language (ui/runner-error.ts). */
+  reason?: RefusalReason;
+
   constructor(
     readonly code: RunnerErrorCode,
     message: string,
+    reason?: RefusalReason,
   ) {
     super(message);
     this.name = 'RunnerError';
+    if (reason) this.reason = reason;
   }
 }
 

@@ -8,11 +8,12 @@ import type { ApprovalScope } from '../engine/approval-rules';
 import type { ChatStore } from '../store/chat-store';
 import type { Message, ToolOutcome } from '../store/schemas';
 import { APPROVAL_EDIT, APPROVAL_TEXT, userVersionField } from '../store/user-version';
-import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
+import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
 import { APPROVAL_CHOICES, isOffered, offeredChoices, type ApprovalChoice } from '../store/approval-choices';
 import { RunnerError } from './chat-runner';
 import { RuleBook, parseScope, scopeProblem } from './rule-book';
+import { refuse } from './refusals';
 
 /** The choices a decision may make (store/approval-choices.ts). */
 export const CHOICES: readonly ApprovalChoice[] = APPROVAL_CHOICES;
@@ -54,17 +55,17 @@ export class Decisions {
   requireWaiting(chat: string, message: string, reason: 'approval' | 'question'): void {
     if (typeof message !== 'string' || !message) throw new RunnerError('bad-request', 'No message was named.');
     const fields = this.wiki.getFields(message);
-    if (!fields || fields['agent-chat'] !== chat) throw new RunnerError('not-found', `"${message}" is not a message of "${chat}".`);
+    if (!fields || fields['agent-chat'] !== chat) throw refuse('not-found', 'not-a-message', { message, chat });
     const question = fields['tool-name'] === 'ask-question';
     if (fields['tool-status'] !== 'pending' || (reason === 'approval' && (question || fields.approval)) || (reason === 'question' && !question)) {
-      throw new RunnerError('conflict', reason === 'approval' ? 'This call does not wait for a decision.' : 'This question does not wait for an answer.');
+      throw refuse('conflict', reason === 'approval' ? 'no-decision-waits' : 'no-answer-waits');
     }
   }
 
   /** The waiting call `message` (requireWaiting first), or a RunnerError unless the user may edit its text (Edit before allowing). */
   requireEditable(chat: string, message: string): Message {
     const waiting = this.pending(chat).find((m) => m.title === message);
-    if (!waiting?.[APPROVAL_EDIT]) throw new RunnerError('bad-request', 'The text of this call cannot be edited before allowing it.');
+    if (!waiting?.[APPROVAL_EDIT]) throw refuse('bad-request', 'not-editable');
     return waiting;
   }
 
@@ -81,13 +82,12 @@ export class Decisions {
    */
   checkScope(message: string, choice: ApprovalChoice, scope: unknown): ApprovalScope | undefined {
     if (choice !== 'always') {
-      if (scope !== undefined && scope !== null) throw new RunnerError('bad-request', 'A scope goes only with the choice "always".');
+      if (scope !== undefined && scope !== null) throw refuse('bad-request', 'scope-without-always');
       return undefined;
     }
     const fields = this.wiki.getFields(message) ?? {};
     if (this.asOnce(fields, choice)) return undefined;
-    if (scope === undefined || scope === null)
-      throw new RunnerError('bad-request', '"Always" needs a scope: {"kind": "tiddler"}, {"kind": "prefix", "prefix": "…"} or {"kind": "tool"}.');
+    if (scope === undefined || scope === null) throw refuse('bad-request', 'always-needs-scope');
     const parsed = parseScope(scope);
     const problem = scopeProblem(parsed, parseTitleList(fields['approval-targets']));
     if (problem) throw new RunnerError('bad-request', problem);

@@ -28,3 +28,8 @@ export function lingoOf(read: ReadText, key: string): string {
   }
   return read(LANGUAGE + key) ?? '';
 }
+
+/** A language string with its `$name$` places filled from `params` (a place without a value stays as it is). */
+export function fillIn(template: string, params: Readonly<Record<string, string | number>>): string {
+  return template.replace(/\$([a-z]+)\$/g, (place, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : place));
+}

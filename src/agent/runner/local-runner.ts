@@ -37,6 +37,7 @@ import { RuleBook } from './rule-book';
 import type { RunnerHost } from './runner-host';
 import { SubAgents } from './sub-agents';
 import { Turns } from './turns';
+import { refuse } from './refusals';
 
 export type { ApprovalChoice } from './chat-runner';
 export type { RunnerHost } from './runner-host';
@@ -203,7 +204,7 @@ export class LocalRunner implements ChatRunner {
   wake(chat: string, text: string, source: string): void {
     const valid = this.validCommand('send', { chat, text, attachments: [], source }, true) as ValidCommand<'send'>;
     requireChat(this, chat);
-    if (!this.isFree(chat)) throw new RunnerError('conflict', `"${chat}" is busy or waiting for the user; the scheduler tries again when it is free.`);
+    if (!this.isFree(chat)) throw refuse('conflict', 'busy-for-schedule', { chat });
     this.queue.submit(valid);
   }
 

@@ -18,6 +18,7 @@ import type { WikiPort } from '../store/wiki-port';
 import { profileApiKey, type KeySource } from './api-key';
 import { RunnerError } from './chat-runner';
 import { scrubValue } from './scrub-secrets';
+import { refuse } from './refusals';
 
 export interface ProviderTestRequest {
   /** The profile's title (tagged $:/tags/AI/Provider). */
@@ -53,7 +54,7 @@ const TIMEOUT_MS = 20_000;
 
 export async function testProvider(wiki: WikiPort, request: ProviderTestRequest, host: ProviderTestHost): Promise<ProviderTestResult> {
   if (typeof request?.profile !== 'string' || !wiki.filter(PROFILES).includes(request.profile)) {
-    throw new RunnerError('not-found', `There is no provider profile "${String(request?.profile)}".`);
+    throw refuse('not-found', 'no-such-profile', { profile: String(request?.profile) });
   }
   const fields = wiki.getFields(request.profile)!;
   const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');

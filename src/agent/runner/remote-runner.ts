@@ -7,10 +7,11 @@ may do what) and every turn runs there; live events arrive over the page's push 
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
 import type { ChatStatus } from '../store/schemas';
-import { RunnerError, type ChatRunner, type CommandResults, type QueryResults, type RunnerErrorCode } from './chat-runner';
+import { RunnerError, type ChatRunner, type RefusalReason, type CommandResults, type QueryResults, type RunnerErrorCode } from './chat-runner';
 import type { Command, CommandKind, Query, QueryKind } from './commands';
 import { wireFields } from './command-wire';
 import type { PushChannel, ServerEditionMark } from './push-channel';
+import { refuse } from './refusals';
 
 interface PushChannelModule {
   pushChannel(): PushChannel | undefined;
@@ -82,10 +83,10 @@ export class RemoteRunner implements ChatRunner {
         signal,
       });
     } catch (e) {
-      if (signal?.aborted) throw new RunnerError('conflict', 'Stopped.');
-      throw new RunnerError('unavailable', `The wiki server cannot be reached (${e instanceof Error ? e.message : String(e)}).`);
+      if (signal?.aborted) throw refuse('conflict', 'stopped');
+      throw refuse('unavailable', 'server-unreachable', { detail: e instanceof Error ? e.message : String(e) });
     }
-    const data = (await response.json().catch(() => ({}))) as { error?: string };
+    const data = (await response.json().catch(() => ({}))) as { error?: string; reason?: RefusalReason };
     if (!response.ok) {
       const code = CODES[response.status] ?? 'unavailable';
       const why =
@@ -93,7 +94,7 @@ export class RemoteRunner implements ChatRunner {
         (response.status === 401 || response.status === 403
           ? 'You are not allowed to do this on this wiki (sign in as a user who may edit it).'
           : `${response.status} ${response.statusText}`);
-      throw new RunnerError(code, why);
+      throw new RunnerError(code, why, data.reason);
     }
     return data;
   }

@@ -12,6 +12,7 @@ import type { ChatStore } from '../store/chat-store';
 import { AGENT_TAG } from '../store/schemas';
 import { parseTitleList, stringifyTitleList, type WikiPort } from '../store/wiki-port';
 import { RunnerError } from './chat-runner';
+import { refuse } from './refusals';
 
 const PREFIX_PROBLEMS = {
   blank: 'The prefix is empty: to allow every call of the tool, choose the whole tool.',
@@ -26,7 +27,7 @@ export function parseScope(value: unknown): ApprovalScope {
     if (v.kind === 'tool' || v.kind === 'tiddler') return { kind: v.kind };
     if (v.kind === 'prefix' && typeof v.prefix === 'string') return { kind: 'prefix', prefix: v.prefix };
   }
-  throw new RunnerError('bad-request', 'The scope must be {"kind": "tiddler"}, {"kind": "prefix", "prefix": "…"} or {"kind": "tool"}.');
+  throw refuse('bad-request', 'scope-invalid');
 }
 
 /** Why a scope cannot make a rule for a call that touches `titles` (none: it can). */
@@ -64,9 +65,9 @@ export class RuleBook {
   revoke(chat: string, message: string): { revoked: boolean } {
     if (typeof message !== 'string' || !message) throw new RunnerError('bad-request', 'No message was named.');
     const fields = this.wiki.getFields(message);
-    if (!fields || fields['agent-chat'] !== chat) throw new RunnerError('not-found', `"${message}" is not a message of "${chat}".`);
+    if (!fields || fields['agent-chat'] !== chat) throw refuse('not-found', 'not-a-message', { message, chat });
     const rule = parseAllowingRule(fields['approval-rule']);
-    if (!rule) throw new RunnerError('conflict', 'No rule of yours let this call run: there is nothing to revoke.');
+    if (!rule) throw refuse('conflict', 'no-rule');
     if (rule.kind === 'chat') {
       const allowed = parseTitleList(this.wiki.getFields(chat)?.[CHAT_ALLOWED_TOOLS]);
       if (!allowed.includes(rule.tool)) return { revoked: false };
@@ -75,9 +76,9 @@ export class RuleBook {
     }
     // The rule lives in the agent that made the call; only an agent definition is ever written.
     const agent = this.agentFields(rule.agent ?? this.wiki.getFields(chat)?.agent);
-    if (!agent) throw new RunnerError('conflict', `The agent whose rule let this call run ("${rule.agent ?? ''}") is gone.`);
+    if (!agent) throw refuse('conflict', 'rule-agent-gone', { agent: rule.agent ?? '' });
     const config = readRawConfig(agent['agent-approval']);
-    if (!config) throw new RunnerError('conflict', `The approval rules of "${agent.title}" are not valid JSON: edit them in the settings.`);
+    if (!config) throw refuse('conflict', 'rules-invalid', { agent: agent.title ?? '' });
     if (!ruleInForce(config, rule)) return { revoked: false };
     this.wiki.putTiddler({ ...agent, 'agent-approval': JSON.stringify(removeRule(config, rule)) });
     return { revoked: true };

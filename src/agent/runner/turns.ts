@@ -12,6 +12,7 @@ import { JOURNAL_ROLLED_BACK } from '../store/turn-journal';
 import { planRollback, readJournal } from '../tools/journal';
 import { restoreJournal } from '../tools/write-gate';
 import { RunnerError, type RollbackResult } from './chat-runner';
+import { refuse } from './refusals';
 
 export class Turns {
   constructor(
@@ -31,7 +32,7 @@ export class Turns {
   /** The turn's messages, or a RunnerError when `userMessage` is not a user message of the chat. */
   require(chat: string, userMessage: string): Message[] {
     const turn = this.messages(chat, userMessage);
-    if (!turn.length || turn[0]!.role !== 'user') throw new RunnerError('not-found', `"${userMessage}" is not a user message of "${chat}".`);
+    if (!turn.length || turn[0]!.role !== 'user') throw refuse('not-found', 'not-a-user-message', { message: userMessage, chat });
     return turn;
   }
 
@@ -73,7 +74,7 @@ export class Turns {
    */
   rollback(chat: string, userMessage: string, force: boolean): RollbackResult {
     const title = this.journal(chat, typeof userMessage === 'string' ? userMessage : '');
-    if (!title) throw new RunnerError('not-found', 'This turn changed no tiddler: there is nothing to roll back.');
+    if (!title) throw refuse('not-found', 'nothing-to-roll-back');
     const journal = readJournal(this.wiki, title);
     const plan = planRollback(this.wiki, journal);
     if (plan.conflicts.length && !force) return { conflicts: plan.conflicts, restored: [] };

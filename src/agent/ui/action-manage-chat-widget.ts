@@ -10,6 +10,7 @@ why not), which the tab shows under the chat.
 import { ActionWidget } from './action-widget';
 import { lib } from './library';
 import { lingo } from './lingo';
+import { requestErrorText } from './runner-error';
 
 export const MANAGE_RESULT = '$:/temp/tiddlyagent/chats/result';
 
@@ -21,7 +22,7 @@ class ManageChatWidget extends ActionWidget {
     const wiki = this.wiki;
     const refused = (text: string) => wiki.addTiddler({ title: MANAGE_RESULT, chat, ok: 'no', text });
     const done = () => wiki.addTiddler({ title: MANAGE_RESULT, chat, ok: 'yes', text: '' });
-    const failed = (e: unknown) => refused(e instanceof Error ? e.message : String(e));
+    const failed = (e: unknown) => refused(requestErrorText(wiki, e));
     const agent = lib();
     if (action === 'rename') {
       const to = this.getAttribute('to', '').trim();

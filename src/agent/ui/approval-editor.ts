@@ -6,6 +6,7 @@ submitDecision). A version the gate refuses is refused there and then: the card 
 keeps waiting, with the user's text still in the box. Cancel puts the card back as it was.
 \*/
 import { actionButton, el, type ChatContext } from './chat-context';
+import { requestErrorText } from './runner-error';
 
 export interface EditableCall {
   /** The waiting tool message. */
@@ -79,7 +80,7 @@ function buildEditor(ctx: ChatContext, call: EditableCall, card: HTMLElement, cl
         ? ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message: call.message, choice: 'once' })
         : ctx.runner().submit({ kind: 'decide', chat: ctx.chat, message: call.message, choice: 'once', text });
     decided.catch((e: unknown) => {
-      reason.textContent = e instanceof Error ? e.message : String(e);
+      reason.textContent = requestErrorText(ctx.wiki, e);
       row.before(refusal);
       allow.disabled = false;
     });

@@ -42,6 +42,7 @@ import { StatusBar } from './status-bar';
 import { StreamView } from './stream-view';
 import { SubAgentsView } from './sub-agents-view';
 import { TodoView } from './todo-view';
+import { requestErrorText } from './runner-error';
 
 /**
  * Run `fn` right after the next frame, or (`idle`) when the page is idle after it, within
@@ -343,7 +344,7 @@ class AiChatWidget extends Widget {
     this.requestError = '';
     this.status.notify('');
     return promise.catch((e: unknown) => {
-      this.requestError = e instanceof Error ? e.message : String(e);
+      this.requestError = requestErrorText(this.wiki, e);
       this.updateStatus();
       return undefined;
     });

@@ -11,6 +11,7 @@ import { RunnerError } from '../chat-runner';
 import { applyChatMove, planChatMove } from '../chat-move';
 import type { ValidCommand } from '../commands';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, rejectFailure, requireChat, requireIdle, requireTitle } from './handler';
+import { refuse } from '../refusals';
 
 /** What "delete forever" removes of each chat of the family (the user's schedules that wake it stay). */
 const OWNED_PARTS = PART_KINDS.filter((kind) => kind !== 'wakers' && kind !== 'sub-agents');
@@ -21,8 +22,7 @@ export const rename: QueuedHandler<ValidCommand<'rename'>> = {
   answer: 'receipt',
   check(ctx, command) {
     requireChat(ctx, command.chat);
-    if (ctx.host.wiki.getFields(command.chat)?.['agent-parent'])
-      throw new RunnerError('conflict', `"${command.chat}" is a sub-agent's chat: it moves with its parent's.`);
+    if (ctx.host.wiki.getFields(command.chat)?.['agent-parent']) throw refuse('conflict', 'sub-agent-chat', { chat: command.chat });
     requireTitle(ctx, command.to);
     return command;
   },
@@ -39,7 +39,7 @@ export const deleteChat: ImmediateHandler<ValidCommand<'delete-chat'>> = {
   run(ctx, { chat }) {
     requireIdle(ctx, chat);
     const wiki = ctx.host.wiki;
-    if (!wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is not in the bin: delete it first, then delete it forever.`);
+    if (!wiki.getFields(chat)?.[CHAT_DELETED]) throw refuse('conflict', 'not-in-bin', { chat });
     // The chat, its parts, its sub-agents' chats and theirs; of the parts only hidden ones (`$:/ai/`): a tiddler of the user's stays.
     const owned = chatFamily(wiki, chat)
       .flatMap((c) => [c, ...chatPartTitles(wiki, c, OWNED_PARTS)])

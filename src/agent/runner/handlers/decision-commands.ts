@@ -12,6 +12,7 @@ import { RunnerError } from '../chat-runner';
 import type { ValidCommand } from '../commands';
 import type { Outcome } from '../decisions';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, requireChat } from './handler';
+import { refuse } from '../refusals';
 
 /**
  * A decision, checked first: the waiting call, the scope "always" needs (rule-book.ts), and the
@@ -28,7 +29,7 @@ export const decide: QueuedHandler<ValidCommand<'decide'>> = {
     ctx.decisions.requireWaiting(chat, message, 'approval');
     const scope = ctx.decisions.checkScope(message, choice, command.scope);
     if (text !== undefined) {
-      if (choice === 'deny') throw new RunnerError('bad-request', 'A denied call has no text to allow.');
+      if (choice === 'deny') throw refuse('bad-request', 'denied-with-text');
       const waiting = ctx.decisions.requireEditable(chat, message);
       const refusal = userVersionRefusal(ctx.store, ctx.host.tools, { now: ctx.now, semantic: ctx.host.semantic }, waiting, text);
       if (refusal) throw new RunnerError('bad-request', refusal);

@@ -11,6 +11,7 @@ import { RunnerError } from '../chat-runner';
 import type { CommandKind, QueryKind, ValidCommand, ValidQuery } from '../commands';
 import type { LocalRunner } from '../local-runner';
 import type { Operation, QueuedCommand } from '../operations';
+import { refuse, withReason } from '../refusals';
 
 export type RunnerContext = LocalRunner;
 
@@ -45,32 +46,35 @@ export function rejectFailure(result: TurnResult): void {
 
 export function requireChat(ctx: RunnerContext, chat: string): void {
   const fields = ctx.host.wiki.getFields(chat);
-  if (!fields) throw new RunnerError('not-found', `The chat "${chat}" does not exist.`);
-  if (typeof fields.agent !== 'string' || !fields.agent.trim()) throw new RunnerError('bad-request', `"${chat}" is not a chat: it has no "agent" field.`);
+  if (!fields) throw refuse('not-found', 'chat-missing', { chat });
+  if (typeof fields.agent !== 'string' || !fields.agent.trim()) throw refuse('bad-request', 'not-a-chat', { chat });
 }
 
 export function requireTitle(ctx: RunnerContext, title: string): void {
   const problem = titleProblem(ctx.host.wiki, title);
-  if (problem) throw new RunnerError(problem === 'exists' ? 'conflict' : 'bad-request', titleProblemText(title, problem));
+  if (problem)
+    throw withReason(new RunnerError(problem === 'exists' ? 'conflict' : 'bad-request', titleProblemText(title, problem)), `Chats/Refused/${problem}`, {
+      title,
+    });
 }
 
 export function requireIdle(ctx: RunnerContext, chat: string): void {
   requireChat(ctx, chat);
-  if (ctx.isActive(chat)) throw new RunnerError('conflict', `"${chat}" is running a turn; stop it first.`);
+  if (ctx.isActive(chat)) throw refuse('conflict', 'turn-running', { chat });
 }
 
 /** A chat may fork (edit, switch) when no turn runs and nothing waits for the user. */
 export function requireForkable(ctx: RunnerContext, chat: string): void {
   requireIdle(ctx, chat);
-  if (ctx.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; it has no turns to edit.`);
+  if (ctx.isExternal(chat)) throw refuse('conflict', 'mcp-chat-history', { chat });
   if (ctx.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
-    throw new RunnerError('conflict', `"${chat}" is waiting for your decision or answer; give it, or stop the turn, first.`);
+    throw refuse('conflict', 'waits-for-user', { chat });
   }
 }
 
 export function requireLastTurn(ctx: RunnerContext, chat: string, userMessage: string): void {
   requireIdle(ctx, chat);
-  if (ctx.isExternal(chat)) throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; there is no reply to regenerate.`);
+  if (ctx.isExternal(chat)) throw refuse('conflict', 'mcp-chat-history', { chat });
   ctx.turns.require(chat, userMessage);
-  if (!ctx.turns.isLast(chat, userMessage)) throw new RunnerError('conflict', 'Only the last turn can be answered again.');
+  if (!ctx.turns.isLast(chat, userMessage)) throw refuse('conflict', 'not-last-turn');
 }

@@ -8,6 +8,7 @@ import { compactNow, type TurnResult } from '../../engine/loop';
 import { RunnerError } from '../chat-runner';
 import type { ValidCommand } from '../commands';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, rejectFailure, requireChat, requireForkable, requireIdle } from './handler';
+import { refuse } from '../refusals';
 
 export const switchBranch: QueuedHandler<ValidCommand<'switch-branch'>> = {
   queued: true,
@@ -15,8 +16,7 @@ export const switchBranch: QueuedHandler<ValidCommand<'switch-branch'>> = {
   check(ctx, command) {
     const { chat, at, version } = command;
     requireForkable(ctx, chat);
-    if (!ctx.branches.forks(chat).get(at)?.versions.includes(version))
-      throw new RunnerError('not-found', `"${chat}" has no version ${version} at message ${at}.`);
+    if (!ctx.branches.forks(chat).get(at)?.versions.includes(version)) throw refuse('not-found', 'no-such-version', { chat, version, at });
     return command;
   },
   run(ctx, { chat, at, version }) {

@@ -10,6 +10,7 @@ import { RunnerError, type PromptPreview } from '../chat-runner';
 import { testProvider } from '../provider-test';
 import { DEFAULT_TIMEOUT_SECONDS } from '../models';
 import { type QueryHandler, requireChat } from './handler';
+import { refuse } from '../refusals';
 
 /** "Show prompt": the next request as a turn would build it now, tools and all; writes nothing. */
 export const preview: QueryHandler<'preview'> = async (ctx, { chat }) => {
@@ -82,7 +83,7 @@ export const askAi: QueryHandler<'propose-edit'> = async (ctx, query, signal) =>
   const problem = editRequestProblem(request);
   if (problem) throw new RunnerError('bad-request', problem);
   const agent = request.agent.trim() || configValue(ctx.host.wiki, CONFIG.defaultAgent);
-  if (!ctx.host.wiki.getFields(agent)) throw new RunnerError('not-found', `There is no agent "${agent}".`);
+  if (!ctx.host.wiki.getFields(agent)) throw refuse('not-found', 'no-such-agent', { agent });
   let timeout = DEFAULT_TIMEOUT_SECONDS;
   try {
     timeout = ctx.store.readProvider(ctx.store.readAgent(agent)['agent-provider']).timeout ?? timeout;

@@ -10,6 +10,7 @@ import type { ValidCommand } from '../commands';
 import { CHAT_DELETED, CHAT_QUEUED } from '../../store/chat-fields';
 import type { Operation } from '../operations';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, requireChat, requireForkable, requireLastTurn } from './handler';
+import { refuse } from '../refusals';
 
 export const send: QueuedHandler<ValidCommand<'send'>> = {
   queued: true,
@@ -17,10 +18,9 @@ export const send: QueuedHandler<ValidCommand<'send'>> = {
   check(ctx, command) {
     const { chat } = command;
     requireChat(ctx, chat);
-    if (!command.text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
-    if (ctx.isExternal(chat))
-      throw new RunnerError('conflict', `"${chat}" lists what an MCP client did; no agent answers in it. Start a new chat to talk to the agent.`);
-    if (ctx.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw new RunnerError('conflict', `"${chat}" is in the bin; restore it first.`);
+    if (!command.text.trim()) throw refuse('bad-request', 'message-empty');
+    if (ctx.isExternal(chat)) throw refuse('conflict', 'mcp-chat', { chat });
+    if (ctx.host.wiki.getFields(chat)?.[CHAT_DELETED]) throw refuse('conflict', 'in-bin', { chat });
     // "Talk with AI" attachments and a queue saved before a reload were in the input: this message carries them.
     if (!ctx.isActive(chat)) ctx.store.updateChat(chat, { 'agent-draft-attachments': undefined, [CHAT_QUEUED]: undefined });
     return { ...command, attachments: command.attachments ?? [] };
@@ -38,7 +38,7 @@ export const stop: ImmediateHandler<ValidCommand<'stop'>> = {
     requireChat(ctx, chat);
     const running = ctx.queue.current(chat);
     const waiting = ctx.host.wiki.getFields(chat)?.['agent-status'] === 'input-required';
-    if (!running && !waiting && !ctx.queue.waiting(chat).length) throw new RunnerError('conflict', `"${chat}" has no turn to stop.`);
+    if (!running && !waiting && !ctx.queue.waiting(chat).length) throw refuse('conflict', 'nothing-to-stop', { chat });
     ctx.queue.cancelWaiting(chat, { status: 'canceled' });
     if (running) ctx.controllers.get(chat)?.abort();
     else if (waiting) {
@@ -69,7 +69,7 @@ export const edit: QueuedHandler<ValidCommand<'edit'>> = {
   queued: true,
   answer: 'receipt',
   check(ctx, command) {
-    if (!command.text.trim()) throw new RunnerError('bad-request', 'The message is empty.');
+    if (!command.text.trim()) throw refuse('bad-request', 'message-empty');
     requireForkable(ctx, command.chat);
     ctx.turns.require(command.chat, command.message);
     return command;

@@ -13,6 +13,7 @@ The state tiddler is the page's only: nothing is saved until the user saves the 
 import type { widget as Widget } from '$:/core/modules/widgets/widget.js';
 import { ActionWidget } from '../action-widget';
 import { page } from '../library';
+import { requestErrorText } from '../runner-error';
 
 /** Requests on their way, by state tiddler. */
 const running = new Map<string, AbortController>();
@@ -40,7 +41,7 @@ class AskAiWidget extends ActionWidget {
 function apply(wiki: Widget['wiki'], state: string, draftTitle: string, changedMessage: string): void {
   const fields = wiki.getTiddler(state)?.fields;
   const draft = wiki.getTiddler(draftTitle);
-  if (!fields || fields.status !== 'proposed' || !draft) return;
+  if (fields?.status !== 'proposed' || !draft) return;
   const field = (name: string) => String(fields[name] ?? '');
   const text = String(draft.fields.text ?? '');
   const start = Number(field('start'));
@@ -55,7 +56,7 @@ function apply(wiki: Widget['wiki'], state: string, draftTitle: string, changedM
 
 async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
   const fields = wiki.getTiddler(state)?.fields;
-  if (!fields || fields.status !== 'asking') return;
+  if (fields?.status !== 'asking') return;
   const controller = new AbortController();
   running.set(state, controller);
   const field = (name: string) => String(fields[name] ?? '');
@@ -69,10 +70,11 @@ async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
   try {
     const { text } = await page()
       .getRunner()
-      .proposeEdit(
+      .query(
         {
+          kind: 'propose-edit',
           agent: field('agent'),
-          instruction: field('instruction') as never,
+          instruction: field('instruction'),
           custom: field('custom'),
           text: field('original'),
           title: field('target'),
@@ -82,7 +84,7 @@ async function ask(wiki: Widget['wiki'], state: string): Promise<void> {
       );
     update({ status: 'proposed', proposed: text, asked: text, error: '' });
   } catch (e) {
-    if (!controller.signal.aborted) update({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
+    if (!controller.signal.aborted) update({ status: 'failed', error: requestErrorText(wiki, e) });
   }
 }
 
