@@ -11,6 +11,7 @@ with `navigate="yes"`. Nothing is made when the message is empty or `chat` names
 the reason goes to the browser console, as a refused Stop of <$action-ai-stop> does.
 \*/
 import { CONFIG, configValue } from '../store/config';
+import { newChatFields } from '../store/new-chat';
 import { page } from './library';
 import { lingo } from './lingo';
 
@@ -54,7 +55,7 @@ export function aiSend(wiki: SendWiki, params: AiSendParams, navigate: (title: s
   if (fresh) {
     const agent = (params.agent ?? '').trim() || configValue(wiki, CONFIG.defaultAgent);
     chat = wiki.generateNewTitle((params.title ?? '').trim() || lingo(wiki, 'NewChat/BaseTitle') || 'Chat');
-    wiki.addTiddler({ ...wiki.getCreationFields(), ...wiki.getModificationFields(), title: chat, agent, 'agent-status': 'idle', text: '' });
+    wiki.addTiddler(newChatFields(chat, agent, { ...wiki.getCreationFields(), ...wiki.getModificationFields() }));
   } else if (wiki.getTiddler(chat)?.fields.agent === undefined) {
     warn(`"${chat}" is not a chat (a tiddler with an agent field); nothing was sent.`);
     return undefined;
