@@ -30,8 +30,6 @@ import { parseTitleList, stringifyTitleList, type TiddlerFields, type WikiPort }
 import { hasScheme, IMAGE_CHAT_FIELD, imagePrefix, isPart, messagePrefix, SUB_AGENT_PREFIX } from './chat-parts';
 import { CHAT_HIDDEN, CHAT_PARENT } from './listed-chats';
 import { newChatFields } from './new-chat';
-import { CHAT_HIDDEN, CHAT_PARENT } from './listed-chats';
-import { newChatFields } from './new-chat';
 
 /** The content type of replies: safe wikitext (ui/reply-parser.ts). */
 export const REPLY_TYPE = 'text/vnd.tiddlyagent.reply';

@@ -8,7 +8,6 @@ import { AGENT_TAG } from '../schemas';
 import { seqName, REPLY_TYPE } from '../chat-store';
 import { messagePrefix } from '../chat-parts';
 import { newChatFields } from '../new-chat';
-import { newChatFields } from '../new-chat';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 
 /** Files above this size are refused before they are read or parsed. */
