@@ -7,6 +7,7 @@ Stop aborts the request; a chat the user renamed or deleted meanwhile is left al
 import { suggestChatTitle } from '../engine/chat-title';
 import { CONFIG, configValue } from '../store/config';
 import { isDefaultTitle, titleFromMessage, uniqueTitle } from '../store/chat-titles';
+import { isUnlistedChat } from '../store/listed-chats';
 import { moveChat } from './handlers';
 import { LANGUAGE, lingoOf } from './lingo';
 import type { LocalRunner } from './local-runner';
@@ -19,7 +20,7 @@ export async function autoTitle(runner: LocalRunner, chat: string): Promise<void
   const { wiki } = runner.host;
   const read = (title: string) => wiki.getFields(title)?.text;
   const fields = wiki.getFields(chat);
-  if (!fields || fields['agent-parent'] || fields['agent-hidden'] || runner.isExternal(chat) || configValue(wiki, AUTO_TITLE_CONFIG) === 'no') return;
+  if (!fields || isUnlistedChat(fields) || runner.isExternal(chat) || configValue(wiki, AUTO_TITLE_CONFIG) === 'no') return;
   const bases = () => ['Chat', read(`${LANGUAGE}NewChat/BaseTitle`) ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
   if (!isDefaultTitle(chat, bases())) return;
   const messages = runner.store.listMessages(chat);

@@ -5,16 +5,13 @@ with everything it owns (store/chat-parts.ts).
 \*/
 import type { TurnResult } from '../../engine/loop';
 import { CHAT_DELETED } from '../../store/chat-fields';
-import { chatFamily, chatPartTitles, PART_KINDS } from '../../store/chat-parts';
+import { chatFamily, chatPartTitles, OWN_PARTS } from '../../store/chat-parts';
 import { titleProblem, titleProblemText } from '../../store/chat-titles';
 import { RunnerError } from '../chat-runner';
 import { applyChatMove, planChatMove } from '../chat-move';
 import type { ValidCommand } from '../commands';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, rejectFailure, requireChat, requireIdle, requireTitle } from './handler';
 import { refuse } from '../refusals';
-
-/** What "delete forever" removes of each chat of the family (the user's schedules that wake it stay). */
-const OWNED_PARTS = PART_KINDS.filter((kind) => kind !== 'wakers' && kind !== 'sub-agents');
 
 /** Refuses a blank, system, unsafe or existing title; a sub-agent's chat moves with its parent's. */
 export const rename: QueuedHandler<ValidCommand<'rename'>> = {
@@ -42,7 +39,7 @@ export const deleteChat: ImmediateHandler<ValidCommand<'delete-chat'>> = {
     if (!wiki.getFields(chat)?.[CHAT_DELETED]) throw refuse('conflict', 'not-in-bin', { chat });
     // The chat, its parts, its sub-agents' chats and theirs; of the parts only hidden ones (`$:/ai/`): a tiddler of the user's stays.
     const owned = chatFamily(wiki, chat)
-      .flatMap((c) => [c, ...chatPartTitles(wiki, c, OWNED_PARTS)])
+      .flatMap((c) => [c, ...chatPartTitles(wiki, c, OWN_PARTS)])
       .filter((t) => t === chat || t.startsWith('$:/ai/'));
     for (const title of owned) wiki.deleteTiddler(title);
     return { deleted: owned };
