@@ -75,7 +75,7 @@ await page.goto(`file://${withPlugin}`, { waitUntil: 'load' });
 const libCompiled = await page.evaluate(() => {
   // The library module's exports appear in TiddlyWiki's module cache once it was executed.
   const info = window.$tw.modules.titles['$:/plugins/tiddlyagent/agent/lib.js'];
-  return !!(info && info.exports);
+  return !!info?.exports;
 });
 await browser.close();
 fs.rmSync(dir, { recursive: true, force: true });

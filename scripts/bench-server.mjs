@@ -76,7 +76,15 @@ async function serve(dir) {
     child.stderr.on('data', onData);
     child.on('exit', (code) => reject(new Error(`server exited ${code}: ${output}`)));
   });
-  return { child, url, stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) };
+  return {
+    child,
+    url,
+    stop: () =>
+      new Promise((r) => {
+        child.on('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -95,8 +103,7 @@ function watch(url, chat) {
     try {
       for await (const chunk of res.body) {
         buffer += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];

@@ -161,9 +161,9 @@ function makeWiki(mockUrl, edition, root) {
   };
   fs.writeFileSync(
     path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'),
-    Object.entries(provider)
+    `${Object.entries(provider)
       .map(([k, v]) => `${k}: ${v}`)
-      .join('\n') + '\n\n',
+      .join('\n')}\n\n`,
   );
   const tiddlers = [];
   for (const m of SIZES) {
@@ -214,7 +214,8 @@ async function startServer(dir) {
 
 function instrument() {
   const tw = window.$tw;
-  const B = (window.__bench = { streams: [], renders: [], refreshes: [], changes: [], writes: [], listeners: {} });
+  const B = { streams: [], renders: [], refreshes: [], changes: [], writes: [], listeners: {} };
+  window.__bench = B;
   const proto = tw.modules.execute('$:/plugins/tiddlyagent/agent/ui/chat-widget.js')['ai-chat'].prototype;
   const wrap = (target, name, into, chatOf) => {
     const original = target[name];
@@ -262,7 +263,7 @@ function instrument() {
   };
   wiki.eventListeners.change = wiki.eventListeners.change.map((fn) => {
     const label = name(fn);
-    return function (...args) {
+    return (...args) => {
       const t = performance.now();
       try {
         return fn.apply(fn, args);
@@ -292,10 +293,11 @@ async function openChat({ title, window: expected }) {
   const sel = `.tc-ai-chat[data-chat="${CSS.escape(title)}"]`;
   const t0 = performance.now();
   new tw.Story({ wiki: tw.wiki }).navigateTiddler(title);
-  let chat;
-  while (!(chat = document.querySelector(sel)) || !chat.querySelector('.tc-ai-message')) {
+  let chat = document.querySelector(sel);
+  while (!chat?.querySelector('.tc-ai-message')) {
     if (performance.now() - t0 > 10_000) throw new Error(`opening ${title}: no messages in the DOM after 10 s`);
     await new Promise((r) => setTimeout(r, 0));
+    chat = document.querySelector(sel);
   }
   const inDom = performance.now() - t0;
   await B.frame();
@@ -423,9 +425,11 @@ async function profiler(cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       fs.mkdirSync(PROFILE, { recursive: true });
       fs.writeFileSync(path.join(PROFILE, `${name}.cpuprofile`), JSON.stringify(profile));
-      const dt = new Map(profile.samples.map((id, i) => [i, profile.timeDeltas[i] ?? 0]));
+      const dt = new Map(profile.samples.map((_id, i) => [i, profile.timeDeltas[i] ?? 0]));
       const self = new Map();
-      profile.samples.forEach((id, i) => self.set(id, (self.get(id) || 0) + dt.get(i)));
+      profile.samples.forEach((id, i) => {
+        self.set(id, (self.get(id) || 0) + dt.get(i));
+      });
       const byFn = new Map();
       for (const node of profile.nodes) {
         const f = node.callFrame;
@@ -476,7 +480,11 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
         if (event.type === 'reply-started') B.streamed = 0;
         if (event.type !== 'text-delta') return;
         B.streamed += event.text.length;
-        B.waiting = B.waiting.filter(({ n, resolve }) => (B.streamed >= n ? (resolve(), false) : true));
+        B.waiting = B.waiting.filter(({ n, resolve }) => {
+          if (B.streamed < n) return true;
+          resolve();
+          return false;
+        });
       });
     B.streamedAtLeast = (n) => new Promise((resolve) => (B.streamed >= n ? resolve() : B.waiting.push({ n, resolve })));
     // The turn is over when the chat shows it completed and the streaming bubble has gone
@@ -486,14 +494,22 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
       const over = () => chat.getAttribute('data-status') === 'completed' && !chat.querySelector('.tc-ai-message-streaming');
       const watch = () => {
         if (over()) return resolve();
-        const observer = new MutationObserver(() => over() && (observer.disconnect(), resolve()));
+        const observer = new MutationObserver(() => {
+          if (!over()) return;
+          observer.disconnect();
+          resolve();
+        });
         observer.observe(chat, { attributes: true, childList: true, subtree: true });
       };
       const off = window.$tw.modules
         .execute('$:/plugins/tiddlyagent/agent/lib.js')
         .getRunner()
         .subscribe(t, (event) => {
-          if (event.type === 'status' && event.status === 'completed') setTimeout(() => (off(), watch()));
+          if (event.type === 'status' && event.status === 'completed')
+            setTimeout(() => {
+              off();
+              watch();
+            });
         });
     });
   }, title);
@@ -530,7 +546,7 @@ async function measureStream(page, cdp, mock, m, chunks, profile) {
   await page.waitForFunction(() => !!window.$tw.syncer && !window.$tw.syncer.isDirty(), null, { timeout: 15_000 });
   page.off('request', onRequest);
   const req = mock.requests[requestsBefore];
-  if (!req || req.reply !== 'queue') throw new Error(`the mock did not play the queued script (reply: ${req?.reply})`);
+  if (req?.reply !== 'queue') throw new Error(`the mock did not play the queued script (reply: ${req?.reply})`);
   const streams = b.streams.filter((s) => s.chat === title);
   const span = streams.length > 1 ? (streams.at(-1).t - streams[0].t) / 1000 : NaN;
   const stored = await page.evaluate((t) => {
@@ -602,7 +618,7 @@ async function main() {
         const page = await context.newPage();
         page.on('pageerror', (e) => pageErrors.push(String(e)));
         const t0 = Date.now();
-        await page.goto(url + '/', { waitUntil: 'load' });
+        await page.goto(`${url}/`, { waitUntil: 'load' });
         await page.waitForFunction(() => !!window.$tw?.rootWidget && !!window.$tw.syncer);
         loads.push(Date.now() - t0);
         await page.evaluate(instrument);
@@ -698,7 +714,7 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
     row('turn: PUTs to the server', (r) => r.stream.map((x) => x.puts.length), '', 0);
     row('turn: send to completed (wall)', (r) => r.stream.map((x) => x.turnMs), ' ms', 0);
     const widths = [0, 1, 2, 3].map((i) => Math.max(...[['', `M=${small}`, `M=${large}`, `M${large}/M${small}`], ...rows].map((r) => r[i].length)));
-    const line = (r) => '  ' + r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ');
+    const line = (r) => `  ${r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ')}`;
     console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
     for (const r of rows) console.log(line(r));
     console.log(`  largest compiled modules: ${results[key][small].compiled[0]?.largest.join(', ')}`);
@@ -706,7 +722,12 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
     for (const m of SIZES) {
       const short = (t) => t.replace(`$:/ai/messages/${chatTitle(m)}/`, 'msg/').replace(chatTitle(m), 'chat');
       const tally = (list) =>
-        Object.entries(list.reduce((o, t) => ((o[short(t)] = (o[short(t)] || 0) + 1), o), {}))
+        Object.entries(
+          list.reduce((o, t) => {
+            o[short(t)] = (o[short(t)] || 0) + 1;
+            return o;
+          }, {}),
+        )
           .map(([t, n]) => (n > 1 ? `${t} ×${n}` : t))
           .join(', ') || '(none)';
       for (const kind of ['writes', 'puts']) {
@@ -732,7 +753,7 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   // The goals, each median against its limit (value / limit: under 1 is within the goal).
   const head = ['edition', 'goal', 'median', 'limit', 'of limit', ''];
   const widths = head.map((_, i) => Math.max(...[head, ...goals].map((r) => r[i].length)));
-  const line = (r) => '  ' + r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ');
+  const line = (r) => `  ${r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')}`;
   console.log(
     `\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s)`,
   );

@@ -30,7 +30,7 @@ const LIBRARY_TIDDLER = {
 };
 
 /** The file name --savelibrarytiddlers gives a plugin: its title as $tw.utils.encodeURIComponentExtended encodes it. */
-const fileName = (title) => encodeURIComponent(title).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()) + '.json';
+const fileName = (title) => `${encodeURIComponent(title).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}.json`;
 const escapeHtml = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 function template(plugins) {

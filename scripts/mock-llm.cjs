@@ -309,7 +309,7 @@ function line(obj) {
   if (typeof obj === 'string') return Buffer.from(`data: ${obj}\n\n`);
   const content = obj?.choices?.[0]?.delta?.content;
   if (!content || typeof content !== 'object') return Buffer.from(`data: ${JSON.stringify(obj)}\n\n`);
-  const json = JSON.stringify(obj, (k, v) => (v === content ? BYTES_MARK : v));
+  const json = JSON.stringify(obj, (_key, v) => (v === content ? BYTES_MARK : v));
   const [before, after] = json.split(JSON.stringify(BYTES_MARK).slice(1, -1));
   return Buffer.concat([Buffer.from(`data: ${before}`), bytesOf(content), Buffer.from(`${after}\n\n`)]);
 }
@@ -682,7 +682,7 @@ async function startMockLlm(options = {}) {
       if (script.status && script.status >= 400) return sendJson(res, script.status, script.body ?? genericErrorBody(script.status), script.headers);
       const input = record.body?.input;
       const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input : null;
-      if (!texts || !texts.every((t) => typeof t === 'string')) {
+      if (!texts?.every((t) => typeof t === 'string')) {
         return sendJson(res, 400, errorBody("'input' must be a string or a list of strings (mock)", 'invalid_request_error', null));
       }
       const dims = script.dims ?? embeddingDims;
@@ -775,8 +775,8 @@ async function startMockLlm(options = {}) {
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e) => {
-      say(`handler error: ${e && e.stack}`);
-      if (!res.headersSent) sendJson(res, 500, errorBody(`Mock LLM internal error: ${e && e.message}`, 'server_error', null));
+      say(`handler error: ${e?.stack}`);
+      if (!res.headersSent) sendJson(res, 500, errorBody(`Mock LLM internal error: ${e?.message}`, 'server_error', null));
       else res.destroy();
     });
   });

@@ -20,7 +20,7 @@ async function editor(page: Page, draft: string) {
 }
 
 async function openEditor(page: Page, title: string, text: string): Promise<void> {
-  await page.evaluate(([t, x]) => (window as any).$tw.wiki.addTiddler({ title: t, text: x }), [title, text]); // eslint-disable-line @typescript-eslint/no-explicit-any
+  await page.evaluate(([t, x]) => (window as any).$tw.wiki.addTiddler({ title: t, text: x }), [title, text]);
   // Saved first: in the server edition the syncer's answer re-renders the tiddler, and a click
   // on its edit button before that can land on the frame it replaces.
   await waitForSync(page);
@@ -73,9 +73,9 @@ describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
     await panel().waitFor({ state: 'detached' });
     expect(await draftText(served.page, draft)).toBe(`Plant the tomatoes in early May.${REST}`);
     // Nothing is saved until the user saves the tiddler.
-    expect(await served.page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t), NOTE)).toBe(FIRST + REST); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(await served.page.evaluate((t) => (window as any).$tw.wiki.getTiddlerText(t), NOTE)).toBe(FIRST + REST);
     await served.page.locator(`[data-tiddler-title="${draft}"] .tc-tiddler-controls button[class*="save"]`).first().click();
-    await served.page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t)?.includes('early May'), NOTE); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await served.page.waitForFunction((t) => (window as any).$tw.wiki.getTiddlerText(t)?.includes('early May'), NOTE);
   });
 
   test('a proposal that would load something is flagged; a text changed meanwhile is not overwritten', async () => {

@@ -20,7 +20,6 @@ beforeAll(async () => {
 });
 
 const chat = () => served.page.locator('.tc-ai-chat[data-chat="Chat"]');
-const texts = (role: string) => chat().locator(`.tc-ai-message-${role}[data-message] .tc-ai-message-body`).allTextContents();
 const done = () =>
   served.page.waitForFunction(
     () =>

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { navigate, openPageIn, until, useServedWiki, waitForSync } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultReply } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
@@ -196,8 +195,8 @@ test('a reload shows the history; a reload during a turn leaves the chat interru
 });
 
 test('the key is absent from the served HTML, tiddlers.json, the saved HTML and the wiki folder', async () => {
-  const html = await (await fetch(served.wiki.url + '/')).text();
-  const json = await (await fetch(served.wiki.url + '/recipes/default/tiddlers.json')).text();
+  const html = await (await fetch(`${served.wiki.url}/`)).text();
+  const json = await (await fetch(`${served.wiki.url}/recipes/default/tiddlers.json`)).text();
   expect(html).toContain('$:/plugins/tiddlyagent/agent');
   expect(json).toContain('Chat');
   expect(html).not.toContain(SECRET);

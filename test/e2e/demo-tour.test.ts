@@ -11,7 +11,6 @@ import { navigate, useServedWiki } from '../helpers/e2e';
 import { manualShot, staleShots } from '../helpers/manual-shots';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TOUR_REPLACE } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);

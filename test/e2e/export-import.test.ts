@@ -8,7 +8,6 @@ import path from 'node:path';
 import { navigate, useServedWiki } from '../helpers/e2e';
 import { measureContrast } from '../helpers/contrast';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultReply } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);
@@ -30,9 +29,9 @@ beforeAll(async () => {
       { role: 'user', type: 'text/plain', text: 'Where do the bees live?' },
       { role: 'assistant', type: 'text/vnd.tiddlyagent.reply', model: 'mock-model', text: "''In the hive'' by the [[Orchard]]." },
     ];
-    messages.forEach((m, seq) =>
-      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }),
-    );
+    messages.forEach((m, seq) => {
+      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m });
+    });
   }, CHAT);
   await navigate(served.page, CHAT);
   await chat().waitFor();

@@ -17,9 +17,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { connectBrowser, type MockLlm } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { serveLibrary } = require('../../scripts/serve-library.cjs');
 
 jest.setTimeout(180_000);

@@ -14,7 +14,6 @@ const SETTINGS = '$:/plugins/tiddlyagent/agent/settings';
 const GUIDE = '$:/plugins/tiddlyagent/agent/getting-started';
 
 const chat = () => served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"]`);
-const status = () => chat().getAttribute('data-status');
 
 const served = useServedWiki({ mockDelayMs: 5 });
 
@@ -81,9 +80,9 @@ beforeAll(async () => {
         'approval-rule': JSON.stringify({ kind: 'mode', tool: 'wiki-delete', agent: '$:/demo/agents/offline-demo' }),
       },
     ];
-    messages.forEach((m, seq) =>
-      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m }),
-    );
+    messages.forEach((m, seq) => {
+      tw.wiki.addTiddler({ title: `$:/ai/messages/${chat}/${String(seq).padStart(6, '0')}`, 'agent-chat': chat, 'agent-seq': String(seq), ...m });
+    });
     tw.wiki.addTiddler({
       title: `$:/ai/todo/${chat}`,
       'agent-chat-todo': chat,
@@ -148,7 +147,11 @@ async function usePalette(palette: string): Promise<void> {
 test.each(['$:/palettes/Vanilla', '$:/palettes/SpartanNight', '$:/palettes/CupertinoDark'])('every text of the chat reaches WCAG AA in %s', async (palette) => {
   await usePalette(palette);
   // Open every fold so that what it holds is measured too.
-  await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  await chat().evaluate((root) =>
+    root.querySelectorAll('details').forEach((d) => {
+      (d as HTMLDetailsElement).open = true;
+    }),
+  );
   for (const part of [
     '.tc-ai-message-user',
     '.tc-ai-message-assistant',

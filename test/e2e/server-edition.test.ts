@@ -22,7 +22,7 @@ async function openPage(): Promise<Page> {
     const url = decodeURIComponent(r.url());
     if ((r.method() === 'PUT' || r.method() === 'DELETE') && /\/recipes\/default\/tiddlers\/\$:\/ai\//.test(url)) echoWrites.push(`${r.method()} ${url}`);
   });
-  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
+  await page.goto(`${wiki.url}/`, { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => !!(window as any).$tw?.rootWidget);
   return page;
 }

@@ -8,7 +8,6 @@ import type { BrowserContext } from 'playwright-core';
 import { connectBrowser, demoWikiFolder, navigate } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);

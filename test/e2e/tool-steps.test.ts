@@ -157,7 +157,11 @@ test('writes say what they changed; a denied one says so; the page is the only s
   // The turn's diff opens in place, as tall as it is.
   await chat().locator('.tc-ai-turn-actions').last().locator('button[data-ai-action="show-changes"]').click();
   await chat().locator('.tc-ai-turn-actions').last().locator('.tc-ai-diff').first().waitFor();
-  await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  await chat().evaluate((root) =>
+    root.querySelectorAll('details').forEach((d) => {
+      (d as HTMLDetailsElement).open = true;
+    }),
+  );
   await served.page.waitForFunction(() => new Promise((resolve) => requestAnimationFrame(() => resolve(true))));
   expect(
     await ownScrollers(
@@ -173,7 +177,11 @@ test('writes say what they changed; a denied one says so; the page is the only s
 
 test('screenshots of a chat with several tool steps: desktop, 360 px, SpartanNight', async () => {
   await navigate(served.page, CHAT);
-  await chat().evaluate((root) => root.querySelectorAll('details').forEach((d) => ((d as HTMLDetailsElement).open = false)));
+  await chat().evaluate((root) =>
+    root.querySelectorAll('details').forEach((d) => {
+      (d as HTMLDetailsElement).open = false;
+    }),
+  );
   const frame = served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${CHAT}"]`);
   const shoot = async (name: string) => {
     await step('wiki-search').scrollIntoViewIfNeeded();

@@ -15,12 +15,12 @@ const chatSelector = (title: string) => `.tc-ai-chat[data-chat="${title}"]`;
 
 /** Add a tiddler in the page (as the user's own edit would) and open it. */
 async function addAndOpen(page: Page, title: string, text: string): Promise<void> {
-  await page.evaluate(([t, x]) => (window as any).$tw.wiki.addTiddler({ title: t, text: x }), [title, text]); // eslint-disable-line @typescript-eslint/no-explicit-any
+  await page.evaluate(([t, x]) => (window as any).$tw.wiki.addTiddler({ title: t, text: x }), [title, text]);
   await navigate(page, title);
 }
 
 /** What the page's wiki holds, by filter. */
-const filter = (page: Page, expression: string) => page.evaluate((f) => (window as any).$tw.wiki.filterTiddlers(f) as string[], expression); // eslint-disable-line @typescript-eslint/no-explicit-any
+const filter = (page: Page, expression: string) => page.evaluate((f) => (window as any).$tw.wiki.filterTiddlers(f) as string[], expression);
 
 describe.each(['browser', 'server'] as Edition[])('%s edition', (edition) => {
   const served = useServedWiki({ mockDelayMs: 2, edition });
@@ -94,7 +94,7 @@ describe('tm-ai-send and the queue', () => {
     await chat.locator('.tc-ai-message-assistant[data-message]', { hasText: 'Second in line' }).waitFor();
     await served.page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'completed');
     const order = await served.page.evaluate(() => {
-      const tw = (window as any).$tw; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const tw = (window as any).$tw;
       return (tw.wiki.filterTiddlers('[[Demo chat]aimessages[]]') as string[])
         .map((t) => tw.wiki.getTiddler(t).fields)
         .map((f: { role: string; text: string }) => `${f.role}: ${f.text.slice(0, 40)}`);

@@ -99,7 +99,7 @@ function uiTexts(): Promise<Found[]> {
       const found: { where: string; text: string }[] = [];
       const skip = notUi.join(',');
       const describe = (e: Element) =>
-        `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\s+/).join('.') : ''}`;
+        `${e.tagName.toLowerCase()}${e.className && typeof e.className === 'string' ? `.${e.className.trim().split(/\s+/).join('.')}` : ''}`;
       for (const selector of regions) {
         for (const root of Array.from(document.querySelectorAll(selector))) {
           const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);

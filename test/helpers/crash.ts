@@ -128,7 +128,6 @@ export class CrashBench {
     for (const kind of KINDS) writeChat(dir, CHAT[kind], kind === 'tool-write' || kind === 'mcp' ? { agent: WRITER } : {});
     // TiddlyWiki's own loader, to read every tiddler file as the next boot would.
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tiddlyagent-loader-'));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const loader = require('tiddlywiki').TiddlyWiki();
     loader.boot.argv = [empty];
     await new Promise<void>((resolve) => loader.boot.boot(resolve));
@@ -153,7 +152,8 @@ export class CrashBench {
     const chat = CHAT[kind];
     this.mock.reset();
     this.page?.close();
-    const page = (this.page = await watch(this.server.url, [chat]));
+    const page = await watch(this.server.url, [chat]);
+    this.page = page;
     const work = await this.startWork(kind, k, page);
     const running = this.describe(chat, page);
     await this.server.kill();

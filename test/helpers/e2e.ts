@@ -8,7 +8,6 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 export type MockLlm = Awaited<ReturnType<typeof startMockLlm>>;
@@ -57,9 +56,9 @@ export function demoWikiFolder(
   };
   fs.writeFileSync(
     path.join(dir, 'tiddlers', '$__demo_providers_mock-llm.tid'),
-    Object.entries(provider)
+    `${Object.entries(provider)
       .map(([k, v]) => `${k}: ${v}`)
-      .join('\n') + '\n\n',
+      .join('\n')}\n\n`,
   );
   return dir;
 }
@@ -129,7 +128,7 @@ export async function openWiki(wiki: ServedWiki): Promise<{ context: BrowserCont
 export async function openPageIn(context: BrowserContext, wiki: ServedWiki, errors: string[]): Promise<Page> {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(wiki.url + '/', { waitUntil: 'domcontentloaded' });
+  await page.goto(`${wiki.url}/`, { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => !!(window as unknown as { $tw?: { wiki?: unknown; rootWidget?: unknown } }).$tw?.rootWidget);
   return page;
 }

@@ -86,7 +86,7 @@ const OLLAMA_TOOL_CALL = [
   },
   { model: 'qwen3', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 12, eval_count: 7 },
 ]
-  .map((v) => JSON.stringify(v) + '\n')
+  .map((v) => `${JSON.stringify(v)}\n`)
   .join('');
 
 export const ADAPTERS: FuzzAdapter[] = [
@@ -346,7 +346,7 @@ export function buildBody(adapter: FuzzAdapter, spec: BodySpec): Uint8Array {
   if (spec.kind === 'soup') return new TextEncoder().encode(spec.tokens.map((t) => adapter.vocabulary[t]).join(''));
   const base = adapter.corpus[spec.seed % adapter.corpus.length]!;
   // Frame-level mutations first, on the text; byte-level ones after, on the encoded body.
-  let list = frames(base, adapter.framing);
+  const list = frames(base, adapter.framing);
   for (const m of spec.mutations) {
     if (list.length === 0) break;
     const i = 'frame' in m ? m.frame % list.length : 0;

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { demoWikiFolder, servingUrl, type MockLlm } from './e2e';
 import { ROOT } from './tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const mockLlm = require('../../scripts/mock-llm.cjs') as {
   startMockLlm(options: { port?: number; delayMs?: number }): Promise<MockLlm>;
   defaultReply(text: string): string;
@@ -116,7 +115,6 @@ export async function chatStatus(url: string, chat: string, headers: Record<stri
 export interface SseEvent {
   id?: string;
   event: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   data: any;
 }
 
@@ -172,8 +170,7 @@ export class SseClient {
             complete('');
             text = text.slice(1);
           }
-          let end: number;
-          while ((end = text.indexOf('\n\n')) >= 0) {
+          for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
             complete(text.slice(0, end));
             text = text.slice(end + 2);
           }

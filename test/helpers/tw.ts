@@ -8,7 +8,7 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
-export type TW = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type TW = any;
 
 /** A folder with the repo's tiddlywiki.info and links to its plugins/ and wiki/, one per process (three small entries, left in the temp folder). */
 function wikiLayout(): string {
@@ -24,7 +24,6 @@ function wikiLayout(): string {
 }
 
 export async function bootWiki(preload: Record<string, unknown>[] = []): Promise<TW> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const $tw = require('tiddlywiki').TiddlyWiki();
   $tw.boot.argv = [wikiLayout()];
   $tw.preloadTiddlerArray(preload);
@@ -48,7 +47,6 @@ export function recordChanges($tw: TW): { counts: Map<string, number>; stop(): v
 }
 
 /** A node of TiddlyWiki's fake DOM (Node.js). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type FakeNode = any;
 /** A fake DOM node's classes. */
 export const classes = (n: FakeNode): string[] => String(n.attributes?.class ?? n.className ?? '').split(/\s+/);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { demoWikiFolder, type MockLlm } from '../helpers/e2e';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(60_000);

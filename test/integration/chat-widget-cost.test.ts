@@ -91,7 +91,9 @@ test('a new reply updates the cost in place; a new user message starts a new tur
   expect(find(container, 'tc-ai-chat-cost')).toBe(cost);
   expect(cost.textContent).toBe('Cost: this turn $0.0090 · chat $0.0117');
   const after = findAll(container, 'tc-ai-message');
-  before.forEach((node, i) => expect(after[i]).toBe(node));
+  before.forEach((node, i) => {
+    expect(after[i]).toBe(node);
+  });
   await change(widget, message('user'));
   expect(cost.textContent).toBe('Cost: this turn $0 · chat $0.0117');
 });
@@ -118,7 +120,9 @@ test("a price set in the profile's model-facts re-prices the shown replies witho
   });
   expect(find(container, 'tc-ai-chat-cost').textContent).toBe('Cost: this turn $0 · chat $0.0675');
   expect(replyCosts(container)).toEqual(['$0.0120', '$0.0210', '$0.0305', '$0.0040', '$0']);
-  findAll(container, 'tc-ai-message').forEach((node, i) => expect(node).toBe(nodes[i]));
+  findAll(container, 'tc-ai-message').forEach((node, i) => {
+    expect(node).toBe(nodes[i]);
+  });
 });
 
 test("a bad model-facts entry is named in the meter's tooltip; prices fall back to the presets", async () => {

@@ -61,7 +61,6 @@ function context(calls: { filter: number; wikitext: string[] } = { filter: 0, wi
   return ctx;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type FakeNode = any;
 /** A fake-DOM node's children (text nodes included), as an array. */
 const kids = (node: unknown): FakeNode[] => (node as { children: FakeNode[] }).children;
@@ -114,7 +113,10 @@ describe('MessageList', () => {
     expect(calls.wikitext).toEqual(['Edited reply']);
     const after = kids(list.element).slice();
     expect(after).toHaveLength(before.length);
-    after.forEach((node, i) => (node.attributes['data-message'] === title ? expect(node).not.toBe(before[i]) : expect(node).toBe(before[i])));
+    after.forEach((node, i) => {
+      if (node.attributes['data-message'] === title) expect(node).not.toBe(before[i]);
+      else expect(node).toBe(before[i]);
+    });
     expect(after.filter((node, i) => node !== before[i])).toHaveLength(1);
   });
 
@@ -139,12 +141,16 @@ function fakeClock() {
   const timers = new Map<number, { at: number; fn: () => void }>();
   const clock: Clock = {
     now: () => now,
-    setTimeout: (fn, ms) => (timers.set(++id, { at: now + ms, fn }), id),
+    setTimeout: (fn, ms) => {
+      timers.set(++id, { at: now + ms, fn });
+      return id;
+    },
     clearTimeout: (handle) => void timers.delete(handle as number),
   };
   const advance = (ms: number) => {
     const end = now + ms;
-    for (let due; (due = [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0]); ) {
+    const nextDue = () => [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+    for (let due = nextDue(); due; due = nextDue()) {
       timers.delete(due[0]);
       now = due[1].at;
       due[1].fn();
@@ -161,7 +167,7 @@ describe('StreamView', () => {
     const calls = { filter: 0, wikitext: [] as string[] };
     const { clock, advance } = fakeClock();
     const view = new StreamView(context(calls), 'mock-model', clock);
-    const full = Array.from({ length: 6 }, (_, i) => paragraph(i)).join('') + 'The tail, still streaming';
+    const full = `${Array.from({ length: 6 }, (_, i) => paragraph(i)).join('')}The tail, still streaming`;
     let text = '';
     for (let i = 0; i < full.length; i += 3) {
       text = full.slice(0, i + 3);
@@ -184,13 +190,13 @@ describe('StreamView', () => {
   test('settled blocks keep their DOM while the tail is redone', () => {
     const { clock, advance } = fakeClock();
     const view = new StreamView(context(), undefined, clock);
-    view.update({ text: paragraph(1) + 'tail', reasoning: '' });
+    view.update({ text: `${paragraph(1)}tail`, reasoning: '' });
     advance(0);
     const body = kids(view.element)[1];
     const settled = kids(body)[0];
     const block = kids(settled)[0];
     const tail = kids(body)[1];
-    view.update({ text: paragraph(1) + 'tail grows', reasoning: 'thinking' });
+    view.update({ text: `${paragraph(1)}tail grows`, reasoning: 'thinking' });
     advance(100);
     expect(kids(settled)[0]).toBe(block);
     expect(kids(settled)).toHaveLength(1);

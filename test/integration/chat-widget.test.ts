@@ -76,7 +76,9 @@ test('a new message is added without re-rendering the others', () => {
     expect(after).toHaveLength(121);
     expect(after[120].textContent).toContain('a brand new message');
     // The same DOM nodes: nothing was rebuilt for the 120 untouched messages.
-    before.forEach((node, i) => expect(after[i]).toBe(node));
+    before.forEach((node, i) => {
+      expect(after[i]).toBe(node);
+    });
   });
 });
 

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { serveLibrary } = require('../../scripts/serve-library.cjs');
 
 const LIBRARY = path.join(ROOT, 'dist', 'library');
@@ -17,7 +16,6 @@ const dist = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'dist'
 test('the JSON plugin tiddler works in an empty wiki', async () => {
   const plugin = dist('agent');
   expect(plugin.title).toBe('$:/plugins/tiddlyagent/agent');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const $tw = require('tiddlywiki').TiddlyWiki();
   $tw.boot.argv = [path.join(ROOT, 'node_modules', 'tiddlywiki', 'editions', 'empty')];
   $tw.preloadTiddlerArray([plugin, { title: 'My chat', agent: '$:/plugins/tiddlyagent/agent/agents/wiki-assistant', 'agent-status': 'idle' }]);

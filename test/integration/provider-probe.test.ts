@@ -8,7 +8,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { probeProvider } from '../../src/agent/providers/probe';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs') as { startMockLlm(options: { port?: number; apiKey?: string }): Promise<Mock> };
 
 interface Mock {

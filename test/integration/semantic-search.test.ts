@@ -4,7 +4,6 @@
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 import type { ToolOutput } from '../../src/agent/tools/tool';
 import type { SemanticIndexer, VectorStore } from '../../src/agent/lib';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 let $tw: TW;
@@ -105,7 +104,6 @@ async function search(args: Record<string, unknown>, semantic?: SemanticIndexer)
   const tool = lib.WIKI_READ_TOOLS.find((t) => t.name === 'wiki-search')!;
   const parsed = tool.parameters.safeParse(args);
   if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const context = lib.createToolContext(
     lib.createTiddlyWikiPort($tw.wiki),
     { chat: 'Secret chat', agent: {} as any, signal: new AbortController().signal, turn: 't' },

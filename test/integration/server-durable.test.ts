@@ -18,7 +18,6 @@ let $tw: TW;
 let server: ServerLib;
 
 function bootFolder(folder: string): Promise<TW> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const tw = require('tiddlywiki').TiddlyWiki();
   tw.boot.argv = [folder];
   return new Promise((resolve) => tw.boot.boot(() => resolve(tw)));
@@ -158,7 +157,9 @@ describe('the push hub', () => {
       return true;
     }
     on(event: string, fn: () => void): void {
-      (this.listeners[event] ??= []).push(fn);
+      const list = this.listeners[event] ?? [];
+      this.listeners[event] = list;
+      list.push(fn);
     }
     end(): void {
       for (const fn of this.listeners.close ?? []) fn();

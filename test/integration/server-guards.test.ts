@@ -18,7 +18,7 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
   dir = serverWikiFolder(mock.url);
   server = await startServer(dir, ['path-prefix=/wiki']);
-  url = server.url.replace(/\/wiki$/, '') + '/wiki';
+  url = `${server.url.replace(/\/wiki$/, '')}/wiki`;
 });
 
 afterAll(async () => {

@@ -146,7 +146,10 @@ describe('the wiki as an MCP server', () => {
     // A create outside Auto/ waits for the user: a pending card in the chat, decided as the browser does.
     const waiting = client.callTool({ name: 'wiki-create', arguments: { title: 'Confirmed over MCP', text: 'after a yes' } });
     let pending: Fields | undefined;
-    await until('the pending call', () => !!(pending = savedMessages(auth.dir, chat.title!).find((m) => m['tool-status'] === 'pending')));
+    await until('the pending call', () => {
+      pending = savedMessages(auth.dir, chat.title!).find((m) => m['tool-status'] === 'pending');
+      return !!pending;
+    });
     expect(pending!['approval-expires']).toMatch(/^\d+$/);
     expect(JSON.parse(pending!['tool-changes']!)).toHaveProperty(['Confirmed over MCP']);
     await until('input-required', () => tiddlerFiles(auth.dir).tiddlers.get(chat.title!)?.['agent-status'] === 'input-required');
@@ -160,7 +163,10 @@ describe('the wiki as an MCP server', () => {
 
     // A denied one returns "denied" and changes nothing.
     const denied = client.callTool({ name: 'wiki-create', arguments: { title: 'Denied over MCP', text: 'no' } });
-    await until('the second pending call', () => !!(pending = savedMessages(auth.dir, chat.title!).find((m) => m['tool-status'] === 'pending')));
+    await until('the second pending call', () => {
+      pending = savedMessages(auth.dir, chat.title!).find((m) => m['tool-status'] === 'pending');
+      return !!pending;
+    });
     expect((await post(url, 'decide', { chat: chat.title, message: pending!.title, choice: 'deny' }, { ...CSRF, ...ALICE })).status).toBe(202);
     const no = await denied;
     expect(no.isError).toBe(true);
@@ -207,7 +213,10 @@ describe('the wiki as an MCP server', () => {
     const waiting = update(confirmed, "The client's words.");
     const chat = `MCP: conflicted`;
     let pending: Fields | undefined;
-    await until('the pending call', () => !!(pending = savedMessages(auth.dir, chat).find((m) => m['tool-status'] === 'pending')));
+    await until('the pending call', () => {
+      pending = savedMessages(auth.dir, chat).find((m) => m['tool-status'] === 'pending');
+      return !!pending;
+    });
     await userSaves(confirmed, "The user's words.");
     expect((await post(url, 'decide', { chat, message: pending!.title, choice: 'once' }, { ...CSRF, ...ALICE })).status).toBe(202);
     const refused = await waiting;

@@ -13,7 +13,6 @@ import { post, startServer, WRITE_HEADERS, type TwServer } from '../helpers/serv
 
 jest.setTimeout(60_000);
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs') as { startMockLlm(options: { port?: number; apiKey?: string }): Promise<Mock> };
 interface Mock {
   url: string;

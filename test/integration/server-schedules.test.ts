@@ -117,7 +117,7 @@ test('at start: a past-due one-off runs once; a due cron run outside its active 
 
 test('an alarm the model sets survives a SIGKILL and fires once after the restart', async () => {
   const chat = 'Kill chat';
-  await post(server.url, 'send', { chat, text: 'mock:tool=alarm-clock {"at":"' + iso(Date.now() + 2500) + '","message":"After the crash"}' });
+  await post(server.url, 'send', { chat, text: `mock:tool=alarm-clock {"at":"${iso(Date.now() + 2500)}","message":"After the crash"}` });
   await until('the schedule to be on disk', () =>
     [...tiddlerFiles(dir).tiddlers.values()].some((t) => t['agent-chat'] === chat && t.tags === '$:/tags/AI/Schedule'),
   );

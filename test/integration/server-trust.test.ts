@@ -13,7 +13,6 @@ import { getTiddler, post, putTiddler, savedMessages, startServer, until, WRITE_
 
 jest.setTimeout(90_000);
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm } = require('../../scripts/mock-llm.cjs') as { startMockLlm(options: { port?: number; apiKey?: string }): Promise<Mock> };
 interface Mock {
   url: string;

@@ -69,7 +69,7 @@ function endless(name: string, res: http.ServerResponse, type: string, every: nu
 
 beforeAll(async () => {
   h = await bootEngineWiki();
-  const b = await serve((req, res) => {
+  const b = await serve((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<html><body><p>Internal admin page on the other port.</p></body></html>');
   });
@@ -77,21 +77,24 @@ beforeAll(async () => {
   otherPort = b.port;
   const a = await serve((req, res) => {
     const path = req.url ?? '/';
-    if (path === '/article') return (res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }), void res.end(ARTICLE));
-    if (path === '/to-other') return (res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/admin` }), void res.end());
-    if (path === '/to-file') return (res.writeHead(302, { location: 'file:///etc/passwd' }), void res.end());
-    if (path === '/loop-a') return (res.writeHead(302, { location: '/loop-b' }), void res.end());
-    if (path === '/loop-b') return (res.writeHead(301, { location: '/loop-a' }), void res.end());
+    const send = (status: number, body?: string | Buffer, headers?: http.OutgoingHttpHeaders) => {
+      res.writeHead(status, headers);
+      res.end(body);
+    };
+    if (path === '/article') return send(200, ARTICLE, { 'content-type': 'text/html; charset=utf-8' });
+    if (path === '/to-other') return send(302, undefined, { location: `http://127.0.0.1:${otherPort}/admin` });
+    if (path === '/to-file') return send(302, undefined, { location: 'file:///etc/passwd' });
+    if (path === '/loop-a') return send(302, undefined, { location: '/loop-b' });
+    if (path === '/loop-b') return send(301, undefined, { location: '/loop-a' });
     if (path === '/huge') return endless('huge', res, 'text/plain', 1, Buffer.alloc(16 * 1024, 'a'));
     if (path === '/slow') return endless('slow', res, 'text/html', 100, Buffer.from('<p>still loading</p>'));
-    if (path === '/png') return (res.writeHead(200, { 'content-type': 'image/png' }), void res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0])));
-    if (path === '/unlabelled-binary') return (res.writeHead(200), void res.end(Buffer.from([1, 2, 0, 0, 3, 4])));
-    if (path === '/cp1252') return (res.writeHead(200, { 'content-type': 'text/html; charset=windows-1252' }), void res.end(CP1252));
-    if (path === '/sjis') return (res.writeHead(200, { 'content-type': 'text/html' }), void res.end(SJIS));
-    if (path === '/bad-charset') return (res.writeHead(200, { 'content-type': 'text/plain; charset=x-no-such-charset' }), void res.end('hello'));
-    if (path === '/not-utf8')
-      return (res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }), void res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x21])));
-    if (path === '/json') return (res.writeHead(200, { 'content-type': 'application/json' }), void res.end('{"a":1}'));
+    if (path === '/png') return send(200, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]), { 'content-type': 'image/png' });
+    if (path === '/unlabelled-binary') return send(200, Buffer.from([1, 2, 0, 0, 3, 4]));
+    if (path === '/cp1252') return send(200, CP1252, { 'content-type': 'text/html; charset=windows-1252' });
+    if (path === '/sjis') return send(200, SJIS, { 'content-type': 'text/html' });
+    if (path === '/bad-charset') return send(200, 'hello', { 'content-type': 'text/plain; charset=x-no-such-charset' });
+    if (path === '/not-utf8') return send(200, Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x21]), { 'content-type': 'text/plain; charset=utf-8' });
+    if (path === '/json') return send(200, '{"a":1}', { 'content-type': 'application/json' });
     res.writeHead(404).end();
   });
   allowed = a.server;

@@ -47,7 +47,6 @@ beforeAll(async () => {
 
 function ctx() {
   const lib = agentLib($tw);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return lib.createToolContext(lib.createTiddlyWikiPort($tw.wiki), {
     chat: 'My chat',
     agent: {} as any,

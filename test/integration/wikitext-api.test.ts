@@ -3,7 +3,6 @@
 // the aimessages / aichats filter operators, which answer nothing in the agent's view.
 import { agentLib, bootWiki, type TW } from '../helpers/tw';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, defaultReply } = require('../../scripts/mock-llm.cjs');
 
 const AGENT = 'Wikitext agent';
@@ -13,8 +12,8 @@ const NOTE = 'Garden plan';
 const NOTE_TEXT = 'Plant pomegranates along the south wall.';
 
 let $tw: TW;
-let mock: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let root: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let mock: any;
+let root: any;
 const navigated: string[] = [];
 
 beforeAll(async () => {
@@ -73,7 +72,7 @@ function click(wikitext: string, currentTiddler = NOTE): void {
   const parser = $tw.wiki.parseText('text/vnd.tiddlywiki', `<$tiddler tiddler=<<tiddler>>>${wikitext}</$tiddler>`);
   const widget = $tw.wiki.makeWidget(parser, { document: $tw.fakeDocument, parentWidget: root, variables: { tiddler: currentTiddler } });
   widget.render($tw.fakeDocument.createElement('div'), null);
-  const find = (w: any): any => (w.parseTreeNode?.type === 'button' ? w : (w.children ?? []).map(find).find(Boolean)); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const find = (w: any): any => (w.parseTreeNode?.type === 'button' ? w : (w.children ?? []).map(find).find(Boolean));
   const button = find(widget);
   expect(button).toBeDefined();
   button.domNodes[0].getBoundingClientRect = () => ({ top: 0, left: 0, width: 0, height: 0 });
@@ -82,9 +81,7 @@ function click(wikitext: string, currentTiddler = NOTE): void {
 
 /** The request the mock got whose last user message is `text`. */
 function requestFor(text: string): any {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   return mock.requests.find((r: any) => {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const users = (r.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user');
     return users.length && JSON.stringify(users[users.length - 1].content).includes(text);
   });

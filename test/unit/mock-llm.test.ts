@@ -247,4 +247,5 @@ test('CORS: preflight from a file:// page (Origin: null) is allowed, including A
   expect(list.data[0].owned_by).toMatch(/not a real model/);
 });
 
-export {}; // a module, so the top-level names above do not clash with other test files
+// biome-ignore lint/suspicious/noExportsInTest: the file has no import, and an export makes it a module, so its top-level names do not clash with other test files
+export {};

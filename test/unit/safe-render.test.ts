@@ -15,8 +15,8 @@ test('the settled part ends after the last blank line', () => {
 test('a blank line inside an open code block does not settle anything after the fence', () => {
   const text = 'Intro.\n\n```\ncode line\n\nmore code\n';
   expect(text.slice(0, settledLength(text))).toBe('Intro.\n\n');
-  const closed = text + '```\n\nAfter.';
-  expect(closed.slice(0, settledLength(closed))).toBe(text + '```\n\n');
+  const closed = `${text}\`\`\`\n\nAfter.`;
+  expect(closed.slice(0, settledLength(closed))).toBe(`${text}\`\`\`\n\n`);
 });
 
 test('leading blank lines are not a block boundary', () => {
@@ -25,14 +25,12 @@ test('leading blank lines are not a block boundary', () => {
 
 // parseSafeWikitext: classes, styles, links, widgets.
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Node = { type: string; tag?: string; attributes?: Record<string, any>; orderedAttributes?: { name: string }[]; children?: Node[]; text?: string };
-let $tw: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let $tw: any;
 let empty: string;
 
 beforeAll(async () => {
   empty = fs.mkdtempSync(path.join(os.tmpdir(), 'safe-render-'));
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   $tw = require('tiddlywiki').TiddlyWiki();
   $tw.boot.argv = [empty, '--output', empty]; // a command, so boot does not print the usage
   await new Promise<void>((resolve) => $tw.boot.boot(resolve));

@@ -51,7 +51,10 @@ export class EventBus {
 
   subscribe(chat: string, listener: AgentEventListener, initial?: () => LiveChatState): () => void {
     let set = this.listeners.get(chat);
-    if (!set) this.listeners.set(chat, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.listeners.set(chat, set);
+    }
     set.add(listener);
     const state = this.live.get(chat) ?? initial?.();
     if (state) deliver(listener, { type: 'snapshot', chat, state, id: this.lastId });

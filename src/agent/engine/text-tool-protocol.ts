@@ -70,7 +70,7 @@ function renderTool(tool: ToolSpec): string {
   return [
     `## ${tool.name}`,
     `**Description**: ${tool.description}`,
-    `**Parameters**:${params.length ? '\n' + params.join('\n') : ' none'}`,
+    `**Parameters**:${params.length ? `\n${params.join('\n')}` : ' none'}`,
     `**Usage Example**:\n<tool_use name="${tool.name}">${example}</tool_use>`,
   ].join('\n');
 }
@@ -237,7 +237,7 @@ export function repairJson(src: string): string {
         const d = s.charAt(i);
         if (d === '\\' && i + 1 < s.length) {
           const e = s.charAt(++i);
-          out += e === "'" ? "'" : '\\' + e; // \' is not a JSON escape
+          out += e === "'" ? "'" : `\\${e}`; // \' is not a JSON escape
         } else out += STRING_ESCAPES[d] ?? d;
       }
       out += i < s.length ? '"' : ''; // an unterminated string must stay invalid

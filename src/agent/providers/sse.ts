@@ -76,7 +76,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, options: SseRea
     }
     // End the last line and event: servers that close right after `data: [DONE]\n` (one
     // newline) would otherwise lose their final event.
-    parser.feed(text + '\n\n');
+    parser.feed(`${text}\n\n`);
     while (queue.length > 0) yield { ...queue.shift()!, cut: true } as SseItem;
     const rest = residue.join('\n').trim();
     if (rest !== '') yield { kind: 'residue', text: rest };

@@ -29,7 +29,7 @@ const WEB_GLOBALS = [
 
 export function ensureWebGlobals(): void {
   if (typeof fetch === 'function' && typeof AbortController === 'function' && typeof TransformStream === 'function') return;
-  const main = require('vm').runInThisContext('globalThis') as Record<string, unknown>;
+  const main = require('node:vm').runInThisContext('globalThis') as Record<string, unknown>;
   for (const name of WEB_GLOBALS) {
     if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value: main[name], writable: true, configurable: true, enumerable: false });
   }

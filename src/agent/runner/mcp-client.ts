@@ -10,7 +10,7 @@ The SDK is loaded on first use.
 \*/
 import type { ToolDefinition } from '../tools/tool';
 import { MCP_PREFIX, mcpTools, unavailableServerTool, type ListedTool, type McpCallResult } from '../tools/mcp-tools';
-import { MCP_SERVER_TAG, McpServerSchema, parseTiddler, type McpServer } from '../store/schemas';
+import { McpServerSchema, parseTiddler, type McpServer } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import type { FetchFn } from '../providers/types';
 
@@ -245,7 +245,10 @@ export class McpConnections {
       throw new Error(readable(e, 'answered with a malformed list of tools'));
     }
     let byServer = this.connections.get(chat);
-    if (!byServer) this.connections.set(chat, (byServer = new Map()));
+    if (!byServer) {
+      byServer = new Map();
+      this.connections.set(chat, byServer);
+    }
     byServer.set(server.name, connection);
     this.sweeper ??= setInterval(() => this.sweep(), 60_000);
     (this.sweeper as { unref?: () => void }).unref?.();

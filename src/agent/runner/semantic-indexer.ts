@@ -25,6 +25,7 @@ import type { SemanticAnswer, SemanticPort } from '../search/semantic';
 import { VectorIndex } from '../search/vector-index';
 import { ChatStore } from '../store/chat-store';
 import { CONFIG, configValue } from '../store/config';
+import type { ProviderProfile } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import { isBinaryType } from '../tools/format';
 import { isHiddenFromAgent } from '../tools/visibility';
@@ -96,7 +97,10 @@ export class SemanticIndexer implements SemanticPort {
     this.error = problem;
     this.index = undefined;
     this.pending.clear();
-    if (!model) return this.setState('off');
+    if (!model) {
+      this.setState('off');
+      return;
+    }
     this.working = this.work(new AbortController());
   }
 
@@ -310,7 +314,7 @@ export class SemanticIndexer implements SemanticPort {
     const started = wiki.getFields(SEMANTIC_ENABLED)?.started ?? '';
     const title = configValue(wiki, SEMANTIC_PROFILE);
     if (!title) return { key: 'none', problem: 'no provider profile is chosen for embeddings.' };
-    let profile;
+    let profile: ProviderProfile;
     try {
       profile = new ChatStore(wiki).readProvider(title);
     } catch (e) {

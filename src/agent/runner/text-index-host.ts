@@ -149,6 +149,9 @@ const hosts = new WeakMap<Wiki, TextIndexHost>();
 /** The text index of a wiki (not of a view of it: tiddlywiki-port.ts finds the wiki under a view). */
 export function textIndexOf(wiki: Wiki): TextIndexHost {
   let host = hosts.get(wiki);
-  if (!host) hosts.set(wiki, (host = new TextIndexHost(wiki)));
+  if (!host) {
+    host = new TextIndexHost(wiki);
+    hosts.set(wiki, host);
+  }
   return host;
 }

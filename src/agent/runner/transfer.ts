@@ -76,6 +76,7 @@ export interface ExportResult {
 function fileName(chat: string, ext: string): string {
   return `${
     chat
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are not allowed in file names, so they are replaced
       .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_')
       .trim()
       .slice(0, 100) || 'chat'

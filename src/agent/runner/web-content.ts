@@ -187,7 +187,8 @@ function converter(): TurndownService {
       return alt ? `[image: ${alt}]` : '';
     },
   });
-  return (turndown = service);
+  turndown = service;
+  return service;
 }
 
 /**

@@ -114,7 +114,10 @@ export function createBrowserWebFetcher(options: BrowserWebFetcherOptions = {}):
           throw new WebFetchError(CORS_MESSAGE);
         }
         const final = checkUrl(response.url || url.href, request, own);
-        if (!response.ok) throw new WebFetchError(`${final.href} answered ${response.status} ${response.statusText}`.trim() + '.');
+        if (!response.ok) {
+          const answer = `${final.href} answered ${response.status} ${response.statusText}`.trim();
+          throw new WebFetchError(`${answer}.`);
+        }
         const { bytes, truncated } = response.body
           ? await readCapped(chunksOf(response.body), maxBytes, () => deadline.abort())
           : { bytes: new Uint8Array(await response.arrayBuffer()), truncated: false };

@@ -11,7 +11,7 @@ HTML is parsed by jsdom with scripts off and nothing loaded, then made readable
 \*/
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { LookupAddress } from 'node:dns';
-import { type AllowedHost, type WebFetcher, type WebFetchRequest, type WebPage } from '../tools/web-fetcher';
+import type { AllowedHost, WebFetcher, WebFetchRequest, WebPage } from '../tools/web-fetcher';
 import { OutboundRefused, checkUrl, pinnedLookup, resolveChecked } from './outbound-node';
 import { WebFetchError, bytesToPage, fetchDeadline, readCapped } from './web-content';
 
@@ -85,7 +85,8 @@ export function createNodeWebFetcher(options: NodeWebFetcherOptions = {}): WebFe
           }
           if (status < 200 || status >= 300) {
             response.destroy();
-            throw new WebFetchError(`${url.href} answered ${status} ${response.statusMessage ?? ''}`.trim() + '.');
+            const answer = `${url.href} answered ${status} ${response.statusMessage ?? ''}`.trim();
+            throw new WebFetchError(`${answer}.`);
           }
           const encoding = String(response.headers['content-encoding'] ?? 'identity').toLowerCase();
           if (encoding !== 'identity') {

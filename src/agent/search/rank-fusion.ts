@@ -10,7 +10,9 @@ export const RRF_K = 60;
 export function fuseRankings(rankings: readonly (readonly string[])[], k = RRF_K): string[] {
   const scores = new Map<string, number>();
   for (const ranking of rankings) {
-    ranking.forEach((title, i) => scores.set(title, (scores.get(title) ?? 0) + 1 / (k + i + 1)));
+    ranking.forEach((title, i) => {
+      scores.set(title, (scores.get(title) ?? 0) + 1 / (k + i + 1));
+    });
   }
   // Ties keep the order of first appearance (Map order): the first ranking wins them.
   return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([title]) => title);

@@ -166,7 +166,11 @@ export type PartsReader = Pick<WikiPort, 'filter' | 'getFields'>;
 export function chatParts(wiki: PartsReader, chat: string, kinds: readonly PartKind[] = PART_KINDS): Partial<Record<PartKind, string[]>> {
   const out: Partial<Record<PartKind, string[]>> = {};
   let messages: string[] | undefined;
-  const lookup = (kind: PartKind) => (kind === 'messages' ? (messages ??= wiki.filter(LOOKUPS.messages, { chat })) : wiki.filter(LOOKUPS[kind], { chat }));
+  const lookup = (kind: PartKind) => {
+    if (kind !== 'messages') return wiki.filter(LOOKUPS[kind], { chat });
+    messages ??= wiki.filter(LOOKUPS.messages, { chat });
+    return messages;
+  };
   for (const kind of kinds) {
     // The look-up matched the fields; the title tells schedules from wakers, and a branch from a stray copy.
     const titles = lookup(kind).filter((t) => titleFits(kind, chat, t));

@@ -39,6 +39,7 @@ const WRAPPERS: [string, string][] = [
 /** Greetings that open a Chinese message but say nothing of its subject. */
 const GREETING = /^(你好|您好|大家好|嗨|哈喽|早上好|下午好|晚上好)[\s，,！!。.~～]*/;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a title with control characters is refused, so the pattern must find them
 const UNSAFE = /\[\[|\]\]|\{\{|\}\}|\||[\r\n\u0000-\u001f\u007f\u2028\u2029]/;
 
 /** What is wrong with `title` as a chat's new title, or undefined when it may take it. */
@@ -105,6 +106,7 @@ export function cleanTitle(raw: string, max = MAX_CHAT_TITLE): string {
     .replace(/\[\[([^\]|]*\|)?([^\]]*)\]\]/g, '$2')
     .replace(/\{\{[^}]*\}\}/g, ' ')
     .replace(/[[\]{}|<>`*_~#=^"“”\\]+/g, ' ')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters become spaces in a title, so the pattern must find them
     .replace(/[\s\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
     .trim()
     .replace(/^(\$:\/)+/, '');

@@ -27,7 +27,7 @@ export function parseChecklist(text: string): ChecklistParse {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!line.trim()) continue;
-    const where = `Line ${i + 1} (${JSON.stringify(line.length > 60 ? line.slice(0, 60) + '…' : line)})`;
+    const where = `Line ${i + 1} (${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)})`;
     if (/^\s*\t/.test(line)) return { ok: false, error: `${where}: indent with two spaces per level, not tabs.` };
     const m = ITEM.exec(line);
     if (!m) return { ok: false, error: `${where} is not a checklist item: write "- [ ] item" or "- [x] item".` };

@@ -36,7 +36,7 @@ export class TodoList {
   /** The chat's list, or undefined when it has none. */
   read(): StoredTodo | undefined {
     const fields = this.wiki.getFields(this.title);
-    if (!fields || !fields.text?.trim()) return undefined;
+    if (!fields?.text?.trim()) return undefined;
     const parsed = parseChecklist(fields.text);
     return parsed.ok ? { text: fields.text, items: parsed.items } : { text: fields.text, error: parsed.error };
   }

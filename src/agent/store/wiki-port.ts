@@ -84,8 +84,7 @@ export function parseTitleList(value: string | undefined): string[] {
   if (!value) return [];
   const out: string[] = [];
   const re = /(?:^|\s)(?:\[\[(.*?)\]\]|(\S+))(?=\s|$)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(value))) out.push((m[1] ?? m[2]) as string);
+  for (const m of value.matchAll(re)) out.push((m[1] ?? m[2]) as string);
   return out;
 }
 

@@ -30,8 +30,7 @@ export interface Tag {
 export function tagsIn(text: string): Tag[] {
   const tags: Tag[] = [];
   const open = /<([a-zA-Z$][^\s/>"'=<`]*)/g;
-  let m: RegExpExecArray | null;
-  while ((m = open.exec(text))) {
+  for (let m = open.exec(text); m; m = open.exec(text)) {
     const readings = [readAttributes(text, open.lastIndex, true), readAttributes(text, open.lastIndex, false)];
     // Without a closing > it is no tag, for a browser or for TiddlyWiki ("a<b and c").
     if (!readings[0] && !readings[1]) continue;

@@ -343,7 +343,10 @@ export function changeRegions(before: string, after: string, options: RegionOpti
     // Unchanged runs cut line by line, so the lines next to a change stay whole where they are short.
     const pieces: Piece[] = [];
     raw.forEach((piece, i) => {
-      if (piece.kind !== 'same') return push(pieces, piece.kind, piece.text);
+      if (piece.kind !== 'same') {
+        push(pieces, piece.kind, piece.text);
+        return;
+      }
       const where = i === 0 ? 'start' : i === raw.length - 1 ? 'end' : 'middle';
       const parts = piece.text.split('\n');
       push(

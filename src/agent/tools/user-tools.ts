@@ -279,7 +279,12 @@ export function validate(schema: JsonSchema, value: unknown, path: string): stri
       out.push(`${at}: needs at least ${plural(schema.minItems, 'item')}, got ${value.length}`);
     if (schema.maxItems !== undefined && value.length > schema.maxItems)
       out.push(`${at}: allows at most ${plural(schema.maxItems, 'item')}, got ${value.length}`);
-    if (schema.items) value.forEach((item, i) => out.push(...validate(schema.items!, item, `${path}[${i}]`)));
+    if (schema.items) {
+      const items = schema.items;
+      value.forEach((item, i) => {
+        out.push(...validate(items, item, `${path}[${i}]`));
+      });
+    }
     return out;
   }
   const ok =

@@ -9,7 +9,7 @@ web content. It asks for confirmation by default: a URL can carry wiki content o
 import * as z from 'zod/mini';
 import { defineTool, type ToolContext } from './tool';
 import { configValue } from '../store/config';
-import { WEB_ALLOW_HOSTS, parseAllowHosts } from './web-fetcher';
+import { WEB_ALLOW_HOSTS, parseAllowHosts, type WebPage } from './web-fetcher';
 
 export const WEB_FETCH_DEFAULT_CHARS = 20_000;
 const MAX_CHARS = 100_000;
@@ -47,7 +47,7 @@ export const webFetchTool = defineTool({
   preview: (args) => `Fetch ${args.url}`,
   async execute(args, context) {
     if (!context.web) return { ok: false, content: 'web-fetch is not available here.' };
-    let page;
+    let page: WebPage;
     try {
       page = await context.web.fetch({ url: args.url.trim(), allowHosts: allowHosts(context), signal: context.signal });
     } catch (e) {

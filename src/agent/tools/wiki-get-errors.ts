@@ -60,8 +60,7 @@ function plain(html: string): string {
 export function findErrors(html: string): string[] {
   const errors: string[] = [];
   const tcError = /<(\w+)\b[^>]*\bclass="[^"]*\btc-error\b[^"]*"[^>]*>([\s\S]*?)<\/\1>/g;
-  let m: RegExpExecArray | null;
-  while ((m = tcError.exec(html))) errors.push(plain(m[2] ?? '').trim() || 'Error element without a message');
+  for (const m of html.matchAll(tcError)) errors.push(plain(m[2] ?? '').trim() || 'Error element without a message');
   const nodes = html
     .replace(tcError, '<>')
     .split(/<[^>]*>/)

@@ -306,7 +306,7 @@ export const wikiRenameTool = writeTool({
   base: (args) => args,
   titles: (args) => [args.title, args.newTitle],
   changes: (args, context) => {
-    const before = existing(context, args.title);
+    existing(context, args.title); // refuses a title that is absent or not the agent's to change
     context.gate.checkTitle(args.newTitle);
     if (context.wiki.getFields(args.newTitle)) throw new WriteRefused(`"${args.newTitle}" already exists.`);
     // Renamed in a sandbox of the agent's view: TiddlyWiki's own relinkers change exactly the

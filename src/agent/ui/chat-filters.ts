@@ -74,7 +74,10 @@ function chatsAbout(wiki: FilterWiki): Map<string, Set<string>> {
     for (const t of found.titles) {
       if (t === found.chat) continue;
       let set = about.get(t);
-      if (!set) about.set(t, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        about.set(t, set);
+      }
       set.add(found.chat);
     }
   });

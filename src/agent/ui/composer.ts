@@ -92,7 +92,9 @@ export class Composer {
     if (open && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
       event.preventDefault();
       this.selected = (this.selected + (event.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
-      items.forEach((item, i) => item.classList.toggle('tc-ai-attach-selected', i === this.selected));
+      items.forEach((item, i) => {
+        item.classList.toggle('tc-ai-attach-selected', i === this.selected);
+      });
     } else if (open && (event.key === 'Enter' || event.key === 'Tab') && !event.ctrlKey && !event.metaKey && items.length) {
       event.preventDefault();
       this.attach(items[this.selected]!.getAttribute('data-title') ?? '');

@@ -21,7 +21,10 @@ const READ_ONLY = '$:/status/IsReadOnly';
 export function startup(): void {
   if (configValue($tw.wiki, CONFIG.gettingStartedShown) === 'yes') return;
   const served = !!($tw.syncer as { syncadaptor?: { getStatus?: unknown } } | undefined)?.syncadaptor?.getStatus;
-  if (!served) return show();
+  if (!served) {
+    show();
+    return;
+  }
   const decide = () => configValue($tw.wiki, READ_ONLY) !== 'yes' && show();
   if ($tw.wiki.tiddlerExists(READ_ONLY)) return void decide();
   const onChange = (changes: unknown) => {

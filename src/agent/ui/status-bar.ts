@@ -57,8 +57,8 @@ export class StatusBar {
       line = this.ctx.lingo('RunningTools').replace('$tools$', live.runningTools.join(', '));
     }
     const queued = live.queue.map((q) => q.text);
-    if (queued.length) line += ' ' + this.ctx.lingo('Queued').replace('$count$', String(queued.length));
-    if (requestError) line += ' ' + requestError;
+    if (queued.length) line += ` ${this.ctx.lingo('Queued').replace('$count$', String(queued.length))}`;
+    if (requestError) line += ` ${requestError}`;
     if (this.line.textContent !== line) this.line.textContent = line;
     this.showQueue(queued);
     this.showMeter(live.context ?? storedUsage(fields?.['agent-context-usage']));

@@ -40,7 +40,9 @@ export function renderToolStep(ctx: ChatContext, fields: Record<string, unknown>
   if (step.titles.length) {
     const list: IParseTreeNode[] = [];
     // Marks that read the same in every language: a dash before the titles, a middle dot between them.
-    step.titles.forEach((title, i) => list.push(...(i ? [text(' · ')] : []), partNode({ title })));
+    step.titles.forEach((title, i) => {
+      list.push(...(i ? [text(' · ')] : []), partNode({ title }));
+    });
     if (step.more) list.push(text(` ${ctx.lingo('Step/More').replace('$count$', String(step.more))}`));
     nodes.push(text(' — '), element('span', 'tc-ai-tool-titles', list));
   }

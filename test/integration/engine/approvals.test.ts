@@ -389,7 +389,9 @@ describe('expiry and reload', () => {
     expect(pendingOf(t.chat).map((m) => m.title)).toEqual([pending!.title]);
     expect(h.messages(t.chat).some((m) => m.role === 'error')).toBe(false);
 
-    expect(await within(reloaded.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' })!, 'the resumed turn')).toEqual({ status: 'completed' });
+    expect(await within(reloaded.submit({ kind: 'decide', chat: t.chat, message: pending!.title!, choice: 'once' })!, 'the resumed turn')).toEqual({
+      status: 'completed',
+    });
 
     expect(t.written).toEqual(['Note 1']);
     expect(t.requests).toHaveLength(2);

@@ -108,7 +108,9 @@ test.each([
   disposeRunner(runner);
   const reloaded = scriptedRunner(h, s.model, tools);
   expect(reloaded.restore()).toEqual([]);
-  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the resumed turn')).toEqual({ status: 'input-required' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the resumed turn')).toEqual({
+    status: 'input-required',
+  });
 
   expect(h.fields(title)).toEqual(userVersion);
   expect(resultOf(chat, 'u1')).toMatchObject({ 'tool-status': 'error' });
@@ -118,7 +120,9 @@ test.each([
   // The model was shown the user's version (the Current tiddler section): its retry asks again and lands on it.
   for (const [k, v] of Object.entries(change)) expect(currentTiddlerOf(s.requests[2]!)).toContain(k === 'text' ? v : `${k}: ${v}`);
   expect(pending()['tool-call-id']).toBe('u2');
-  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the retried write')).toEqual({ status: 'completed' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pending().title!, choice: 'once' })!, 'the retried write')).toEqual({
+    status: 'completed',
+  });
   expect(resultOf(chat, 'u2')).toMatchObject({ 'tool-status': 'ok' });
   expect(h.fields(title)).toEqual({ ...userVersion, text: agentText, modified: expect.not.stringMatching(M) });
 });

@@ -158,7 +158,9 @@ test("after a reload while the call waits, the user's version is allowed from th
   const reloaded = scriptedRunner(h, s.model, tools);
   expect(reloaded.restore()).toEqual([]);
   const mine = LONG.replace('Paragraph 61 of the long note.', 'Mine after the reload.');
-  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pendingOf(chat).title!, choice: 'once', text: mine }), 'the resumed turn')).toEqual({ status: 'completed' });
+  expect(await within(reloaded.submit({ kind: 'decide', chat, message: pendingOf(chat).title!, choice: 'once', text: mine }), 'the resumed turn')).toEqual({
+    status: 'completed',
+  });
   expect(h.fields(title).text).toBe(mine);
 });
 

@@ -25,7 +25,7 @@ function turn(steps: Parameters<typeof scriptedModel>[0]) {
 
 /** A step whose stream throws before any part, as an adapter does for an HTTP error. */
 const throws = (error: unknown) =>
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: the stream ends with the error before its first part, so it yields nothing
   async function* (): AsyncGenerator<StreamPart> {
     throw error;
   };

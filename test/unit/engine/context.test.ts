@@ -116,7 +116,9 @@ describe('selectHistory', () => {
     const ms = [user('u'), asst('', 'c1'), tool('c1', 'r'), asst('done')];
     const out = selectHistory(ms.map((m) => e(m, 0)));
     expect(out).toEqual(ms);
-    out.forEach((m, i) => expect(m).toBe(ms[i]));
+    out.forEach((m, i) => {
+      expect(m).toBe(ms[i]);
+    });
   });
 });
 

@@ -33,7 +33,7 @@ describe.each(fixtures)('%s', (fixture) => {
   let whole: StreamPart[];
   beforeAll(async () => {
     whole = await replay(fixture, 'whole');
-    if (process.env.UPDATE_GOLDEN) fs.writeFileSync(goldenPath(fixture), JSON.stringify(normalize(whole), null, 2) + '\n');
+    if (process.env.UPDATE_GOLDEN) fs.writeFileSync(goldenPath(fixture), `${JSON.stringify(normalize(whole), null, 2)}\n`);
   });
 
   it('matches the golden file', () => {

@@ -15,7 +15,7 @@ const REQ: ModelRequest = { model: 'qwen3', messages: [{ role: 'user', content: 
 function model(fetch: FetchFn, extra: { apiKey?: string; idleTimeoutMs?: number; headers?: Record<string, string>; baseUrl?: string } = {}) {
   return createOllamaModel({ baseUrl: BASE, ...extra, fetch });
 }
-const ndjson = (...lines: (object | string)[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+const ndjson = (...lines: (object | string)[]) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
 const msg = (m: object, done = false, extra: object = {}) => ({ model: 'qwen3', message: { role: 'assistant', content: '', ...m }, done, ...extra });
 const DONE = msg({}, true, { done_reason: 'stop', prompt_eval_count: 4, eval_count: 2 });
 const response = (body: ReadableStream<Uint8Array> | string, init: ResponseInit = {}) =>
@@ -140,7 +140,7 @@ describe('stream decoding', () => {
   });
 
   it('a pretty-printed error object spread over several lines is still an error', async () => {
-    const parts = await run(ndjson(msg({ content: 'a' })) + '{\n  "error": "model crashed"\n}\n');
+    const parts = await run(`${ndjson(msg({ content: 'a' }))}{\n  "error": "model crashed"\n}\n`);
     expect(parts[parts.length - 1]).toMatchObject({ type: 'error', error: { kind: 'stream', message: expect.stringContaining('model crashed') } });
   });
 

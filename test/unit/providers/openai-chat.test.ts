@@ -186,7 +186,7 @@ describe('completion and truncation', () => {
   });
 
   it('a stream cut in the middle of an event is truncated too', async () => {
-    const parts = await run(sse(delta({ content: 'Hi' })) + 'data: {"choices":[{"index":0,"delta":{"content":" th');
+    const parts = await run(`${sse(delta({ content: 'Hi' }))}data: {"choices":[{"index":0,"delta":{"content":" th`);
     expect(normalize(parts)).toEqual([{ type: 'text-delta', text: 'Hi' }, expect.objectContaining({ type: 'error', kind: 'truncated' })]);
   });
 
@@ -351,7 +351,7 @@ describe('stalls and Stop during the stream', () => {
   });
 
   it('a stream that stalls after some text keeps the text and ends with a timeout part', async () => {
-    const { stream } = stallingStream([enc(': keep-alive\n\n' + sse(delta({ content: 'Hello' })))]);
+    const { stream } = stallingStream([enc(`: keep-alive\n\n${sse(delta({ content: 'Hello' }))}`)]);
     const parts = await collect(
       model(
         fakeFetch(() => sseResponse(stream)),
@@ -525,7 +525,9 @@ describe('with the real fetch against a local server', () => {
       let i = 0;
       const tick = () => {
         if (i >= body.length) return void res.end();
-        res.write(body.subarray(i, (i += 97)));
+        const start = i;
+        i += 97;
+        res.write(body.subarray(start, i));
         setImmediate(tick);
       };
       tick();

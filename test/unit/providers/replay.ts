@@ -18,7 +18,7 @@ export function fixtureBody(rel: string): Uint8Array {
     .toString('utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
-  return new TextEncoder().encode(lines.map((l) => `data: ${l}\n\n`).join('') + 'data: [DONE]\n\n');
+  return new TextEncoder().encode(`${lines.map((l) => `data: ${l}\n\n`).join('')}data: [DONE]\n\n`);
 }
 
 /** Small deterministic PRNG (mulberry32) so random splits are reproducible. */
@@ -163,7 +163,7 @@ export function describeReplays(suite: ReplaySuite): (fixture: string, mode: Spl
     let whole: StreamPart[];
     beforeAll(async () => {
       whole = await replay(fixture, 'whole');
-      if (process.env.UPDATE_GOLDEN) fs.writeFileSync(suite.goldenPath(fixture), JSON.stringify(normalize(whole), null, 2) + '\n');
+      if (process.env.UPDATE_GOLDEN) fs.writeFileSync(suite.goldenPath(fixture), `${JSON.stringify(normalize(whole), null, 2)}\n`);
     });
 
     it('matches the golden file', () => {

@@ -6,7 +6,6 @@ import { fuseRankings } from '../../../src/agent/search/rank-fusion';
 import { VectorIndex, INDEX_FORMAT } from '../../../src/agent/search/vector-index';
 import { createEmbeddingModel } from '../../../src/agent/providers/embeddings';
 import { isProviderError } from '../../../src/agent/providers/errors';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startMockLlm, hashedEmbedding } = require('../../../scripts/mock-llm.cjs');
 
 const vec = (...xs: number[]) => Float32Array.from(xs);

@@ -4,7 +4,6 @@
 // subject, in characters, never "Chat about").
 import { cleanTitle, titleFromMessage, titleFromSuggestion, writtenWithoutSpaces } from '../../../src/agent/store/chat-titles';
 import { titleInstruction } from '../../../src/agent/engine/chat-title';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { mockTitle, titleRequestLanguage } = require('../../../scripts/mock-llm.cjs');
 
 const ZH_REQUEST =

@@ -94,7 +94,15 @@ describe('placeTurnBars', () => {
   test('a long chat looks only at the window and the turn it starts in', () => {
     const all = listed('ua'.repeat(5000));
     let reads = 0;
-    const spy = all.map((m) => new Proxy(m, { get: (target, key) => (reads++, target[key as keyof ListedMessage]) }));
+    const spy = all.map(
+      (m) =>
+        new Proxy(m, {
+          get: (target, key) => {
+            reads++;
+            return target[key as keyof ListedMessage];
+          },
+        }),
+    );
     const bars = placeTurnBars(spy, all.length - 50, false);
     expect(bars.size).toBe(25);
     expect(reads).toBeLessThan(400);
