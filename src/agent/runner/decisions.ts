@@ -10,13 +10,10 @@ import type { Message, ToolOutcome } from '../store/schemas';
 import { APPROVAL_EDIT, APPROVAL_TEXT, userVersionField } from '../store/user-version';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { formatClarifications } from '../tools/control-tools';
-import { APPROVAL_CHOICES, isOffered, offeredChoices, type ApprovalChoice } from '../store/approval-choices';
+import { isOffered, offeredChoices, type ApprovalChoice } from '../store/approval-choices';
 import { RunnerError } from './chat-runner';
 import { RuleBook, parseScope, scopeProblem } from './rule-book';
 import { refuse } from './refusals';
-
-/** The choices a decision may make (store/approval-choices.ts). */
-export const CHOICES: readonly ApprovalChoice[] = APPROVAL_CHOICES;
 
 /** What the chat does after a decision or an answer was written. */
 export type Outcome = 'resume' | 'wait' | 'dismissed';
