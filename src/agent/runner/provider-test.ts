@@ -16,7 +16,6 @@ import type { FetchFn } from '../providers/types';
 import { ConfigError } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import { profileApiKey, type KeySource } from './api-key';
-import { RunnerError } from './chat-runner';
 import { scrubValue } from './scrub-secrets';
 import { refuse } from './refusals';
 

@@ -11,7 +11,7 @@ import { isPart, journalTitle } from '../store/chat-parts';
 import { JOURNAL_ROLLED_BACK } from '../store/turn-journal';
 import { planRollback, readJournal } from '../tools/journal';
 import { restoreJournal } from '../tools/write-gate';
-import { RunnerError, type RollbackResult } from './chat-runner';
+import type { RollbackResult } from './chat-runner';
 import { refuse } from './refusals';
 
 export class Turns {

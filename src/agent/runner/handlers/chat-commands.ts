@@ -7,7 +7,6 @@ import type { TurnResult } from '../../engine/loop';
 import { CHAT_DELETED } from '../../store/chat-fields';
 import { chatFamily, chatPartTitles, OWN_PARTS } from '../../store/chat-parts';
 import { titleProblem, titleProblemText } from '../../store/chat-titles';
-import { RunnerError } from '../chat-runner';
 import { applyChatMove, planChatMove } from '../chat-move';
 import type { ValidCommand } from '../commands';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, rejectFailure, requireChat, requireIdle, requireTitle } from './handler';

@@ -5,7 +5,6 @@ chat) and resume (a turn going on after its confirmations expired). Each runs th
 runner's one turn path (LocalRunner.runTurn).
 \*/
 import type { TurnResult } from '../../engine/loop';
-import { RunnerError } from '../chat-runner';
 import type { ValidCommand } from '../commands';
 import { CHAT_DELETED, CHAT_QUEUED } from '../../store/chat-fields';
 import type { Operation } from '../operations';
