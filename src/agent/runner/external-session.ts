@@ -28,6 +28,8 @@ import {
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
 import { toolStepFields } from '../store/chat-store';
 import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
+import { changeStatus } from '../engine/status-change';
+import { NEW_CHAT_STATUS } from '../store/new-chat';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
 import { DONE_WITH_APPROVAL } from '../store/user-version';
@@ -86,7 +88,7 @@ export class ExternalToolSession {
       role: 'user',
       text: `MCP session started by the client "${client}". Every call it makes is listed below; roll back this turn to undo what it changed.`,
     });
-    runner.bus.emit({ type: 'status', chat, status: 'idle' });
+    runner.bus.emit({ type: 'status', chat, status: NEW_CHAT_STATUS });
     return new ExternalToolSession(runner, agentTitle, { chat, turn });
   }
 
@@ -328,8 +330,7 @@ export class ExternalToolSession {
     const target: ChatStatus = this.runner.decisions.pending(chat).length ? 'input-required' : this.running > 0 ? 'working' : 'completed';
     if (current === target || (target === 'completed' && current === 'canceled')) return;
     for (const status of canTransition(current, target) ? [target] : (['working', target] as ChatStatus[])) {
-      this.runner.store.setStatus(chat, status);
-      this.runner.bus.emit({ type: 'status', chat, status });
+      changeStatus(this.runner.store, this.runner.bus, chat, status);
     }
   }
 }

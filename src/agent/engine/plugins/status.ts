@@ -2,13 +2,11 @@
 Built-in plugin: the chat's status field follows the turn, and every change is announced.
 \*/
 import type { EnginePlugin } from '../hooks';
+import { changeStatus } from '../status-change';
 
 export const statusPlugin: EnginePlugin = {
   name: 'status',
   apply(hooks) {
-    hooks.agentStatusChanged.tap('status', ({ status }, ctx) => {
-      ctx.store.setStatus(ctx.chat, status);
-      ctx.emit({ type: 'status', chat: ctx.chat, status });
-    });
+    hooks.agentStatusChanged.tap('status', ({ status }, ctx) => changeStatus(ctx.store, ctx, ctx.chat, status));
   },
 };
