@@ -38,7 +38,8 @@ class ProviderActionWidget extends ActionWidget {
     wiki.addTiddler({ title, ok: 'testing' });
     page()
       .getRunner()
-      .testProvider({
+      .query({
+        kind: 'provider-test',
         profile,
         api: value('api'),
         baseUrl: value('base-url'),
