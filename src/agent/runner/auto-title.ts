@@ -9,7 +9,7 @@ import { CONFIG, configValue } from '../store/config';
 import { isDefaultTitle, titleFromMessage, uniqueTitle } from '../store/chat-titles';
 import { isUnlistedChat } from '../store/listed-chats';
 import { moveChat } from './handlers';
-import { LANGUAGE, lingoOf } from './lingo';
+import { englishOf, lingoOf } from './lingo';
 import type { LocalRunner } from './local-runner';
 import { readPromptWords } from './prompt-words';
 
@@ -21,7 +21,7 @@ export async function autoTitle(runner: LocalRunner, chat: string): Promise<void
   const read = (title: string) => wiki.getFields(title)?.text;
   const fields = wiki.getFields(chat);
   if (!fields || isUnlistedChat(fields) || runner.isExternal(chat) || configValue(wiki, AUTO_TITLE_CONFIG) === 'no') return;
-  const bases = () => ['Chat', read(`${LANGUAGE}NewChat/BaseTitle`) ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
+  const bases = () => ['Chat', englishOf(read, 'NewChat/BaseTitle') ?? '', lingoOf(read, 'NewChat/BaseTitle')].map((b) => b.trim());
   if (!isDefaultTitle(chat, bases())) return;
   const messages = runner.store.listMessages(chat);
   const users = messages.filter((m) => m.role === 'user');

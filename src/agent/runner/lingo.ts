@@ -19,14 +19,20 @@ export function languageCodeOf(read: ReadText): string {
   return setting.startsWith('$:/languages/') ? setting.slice('$:/languages/'.length) : 'en-GB';
 }
 
+/** The text of the UI string `key` in the wiki's language, when that is not English and has it; else undefined. */
+export function translationOf(read: ReadText, key: string): string | undefined {
+  const code = languageCodeOf(read);
+  return code === 'en-GB' ? undefined : (read(`${LANGUAGE}${code}/${key}`) ?? undefined);
+}
+
+/** The English text of the UI string `key`, else undefined. */
+export function englishOf(read: ReadText, key: string): string | undefined {
+  return read(LANGUAGE + key) ?? undefined;
+}
+
 /** The text of the UI string `key` in the wiki's language, else in English, else ''. */
 export function lingoOf(read: ReadText, key: string): string {
-  const code = languageCodeOf(read);
-  if (code !== 'en-GB') {
-    const translated = read(`${LANGUAGE}${code}/${key}`);
-    if (translated !== undefined && translated !== null) return translated;
-  }
-  return read(LANGUAGE + key) ?? '';
+  return translationOf(read, key) ?? englishOf(read, key) ?? '';
 }
 
 /** A language string with its `$name$` places filled from `params` (a place without a value stays as it is). */

@@ -5,15 +5,13 @@ headless command, an export); a translation says it again in the user's language
 message's `error-hint` (or, without one, its `error-kind`): language keys `Error/Hint/<key>`.
 So the line shows only where the UI's language has that key translated.
 \*/
-import { LANGUAGE, languageCodeOf, type ReadText } from '../runner/lingo';
+import { translationOf, type ReadText } from '../runner/lingo';
 
 /** The translated hint for an error message's fields, or undefined (English, or no translation). */
 export function errorHintText(read: ReadText, fields: Record<string, unknown>): string | undefined {
-  const code = languageCodeOf(read);
-  if (code === 'en-GB') return undefined;
   for (const key of [fields['error-hint'], fields['error-kind']]) {
     if (typeof key !== 'string' || !/^[a-z][a-z-]*$/.test(key)) continue;
-    const text = read(`${LANGUAGE}${code}/Error/Hint/${key}`)?.trim();
+    const text = translationOf(read, `Error/Hint/${key}`)?.trim();
     if (text) return text;
   }
   return undefined;

@@ -3,7 +3,7 @@ The UI's words in the wiki's language (the lookup is runner/lingo.ts), read from
 wiki. Wikitext uses the same lookup through the global procedure <<ai-lingo "Key">>
 (language/lingo.tid).
 \*/
-import { languageCodeOf, lingoOf, type ReadText } from '../runner/lingo';
+import { languageCodeOf, lingoOf, translationOf, type ReadText } from '../runner/lingo';
 
 export { LANGUAGE, LANGUAGE_SETTING } from '../runner/lingo';
 
@@ -24,4 +24,9 @@ export function languageCode(wiki: TextWiki): string {
 /** The text of the UI string `key` in the wiki's language, else in English, else ''. */
 export function lingo(wiki: TextWiki, key: string): string {
   return lingoOf(reader(wiki), key);
+}
+
+/** The text of the UI string `key` in the wiki's language, when that is not English and has it; else undefined. */
+export function translation(wiki: TextWiki, key: string): string | undefined {
+  return translationOf(reader(wiki), key);
 }

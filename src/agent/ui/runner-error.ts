@@ -4,8 +4,8 @@ server): its reason in the UI's language (runner/refusals.ts names each reason's
 with the English message kept after it as the detail. In English, or for a reason the language
 has not translated, the English message alone.
 \*/
-import { fillIn, LANGUAGE } from '../runner/lingo';
-import { languageCode } from './lingo';
+import { fillIn } from '../runner/lingo';
+import { translation } from './lingo';
 
 interface TextWiki {
   getTiddlerText(title: string, fallback?: string): string | undefined;
@@ -20,9 +20,8 @@ export function requestErrorText(wiki: TextWiki, error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   const detail = typeof message === 'string' ? message : String(error);
   const reason = (error as Reasoned | undefined)?.reason;
-  const code = languageCode(wiki);
-  if (!reason || code === 'en-GB' || !/^[A-Za-z][\w/-]*$/.test(reason.key)) return detail;
-  const template = wiki.getTiddlerText(`${LANGUAGE}${code}/${reason.key}`)?.trim();
+  if (!reason || !/^[A-Za-z][\w/-]*$/.test(reason.key)) return detail;
+  const template = translation(wiki, reason.key)?.trim();
   if (!template) return detail;
   return `${fillIn(template, reason.params)} (${detail})`;
 }
