@@ -7,7 +7,7 @@ that touches no titles the card knows (a tool without targets) offers the whole 
 \*/
 import { prefixProblem, scopedRule, suggestPrefix, type ApprovalScope } from '../engine/approval-rules';
 import type { AllowingRule } from '../engine/approval';
-import { actionButton, el, type ChatContext } from './chat-context';
+import { confirmRow, el, type ChatContext } from './chat-context';
 import { fill, quotedTitles, ruleWords } from './rule-words';
 
 const PANEL = 'tc-ai-always';
@@ -76,11 +76,15 @@ function alwaysPanel(ctx: ChatContext, message: string, tool: string, close: () 
   json.appendChild(el(doc, 'summary', '', ctx.lingo('Approval/Always/Json')));
   const code = el(doc, 'pre', 'tc-ai-always-json-text');
   json.appendChild(code);
-  const buttons = el(doc, 'div', 'tc-ai-card-buttons');
-  const confirm = actionButton(doc, 'tc-ai-always-confirm', ctx.lingo('Approval/Always/Confirm'), 'always-confirm');
-  const cancel = actionButton(doc, 'tc-ai-always-cancel', ctx.lingo('Question/Cancel'), 'always-cancel');
-  buttons.appendChild(confirm);
-  buttons.appendChild(cancel);
+  const {
+    row: buttons,
+    confirm,
+    cancel,
+  } = confirmRow(
+    ctx,
+    { className: 'tc-ai-always-confirm', label: ctx.lingo('Approval/Always/Confirm'), action: 'always-confirm' },
+    { className: 'tc-ai-always-cancel', action: 'always-cancel' },
+  );
   for (const part of [problem, words, json, buttons]) panel.appendChild(part);
 
   const scope = (): ApprovalScope => {

@@ -5,7 +5,7 @@ call with the user's text, which it plans through the write gate first (runner/l
 submitDecision). A version the gate refuses is refused there and then: the card says why and
 keeps waiting, with the user's text still in the box. Cancel puts the card back as it was.
 \*/
-import { actionButton, el, type ChatContext } from './chat-context';
+import { actionButton, confirmRow, el, type ChatContext } from './chat-context';
 import { requestErrorText } from './runner-error';
 
 export interface EditableCall {
@@ -58,11 +58,15 @@ function buildEditor(ctx: ChatContext, call: EditableCall, card: HTMLElement, cl
   refusal.appendChild(el(doc, 'div', 'tc-ai-approval-refused-headline', ctx.lingo('Approval/EditRefused')));
   const reason = el(doc, 'div', 'tc-ai-approval-refused-reason');
   refusal.appendChild(reason);
-  const row = el(doc, 'div', 'tc-ai-card-buttons');
-  const allow = actionButton(doc, 'tc-ai-approve-edited', ctx.lingo('Approval/AllowMine'), 'approve-edited');
-  const cancel = actionButton(doc, 'tc-ai-approve-edit-cancel', ctx.lingo('Question/Cancel'), 'approve-edit-cancel');
-  row.appendChild(allow);
-  row.appendChild(cancel);
+  const {
+    row,
+    confirm: allow,
+    cancel,
+  } = confirmRow(
+    ctx,
+    { className: 'tc-ai-approve-edited', label: ctx.lingo('Approval/AllowMine'), action: 'approve-edited' },
+    { className: 'tc-ai-approve-edit-cancel', action: 'approve-edit-cancel' },
+  );
   editor.appendChild(row);
   card.appendChild(editor);
 

@@ -101,6 +101,23 @@ export function actionButton(doc: Document, className: string, label: string, ac
   return button;
 }
 
+/** A card's row of two buttons, its confirming one and Cancel (each an actionButton: class, label, action). */
+export function confirmRow(
+  ctx: Pick<ChatContext, 'document' | 'lingo'>,
+  confirm: { className: string; label: string; action: string },
+  cancel: { className: string; action: string },
+): { row: HTMLElement; confirm: HTMLButtonElement; cancel: HTMLButtonElement } {
+  const row = el(ctx.document, 'div', 'tc-ai-card-buttons');
+  const buttons = {
+    row,
+    confirm: actionButton(ctx.document, confirm.className, confirm.label, confirm.action),
+    cancel: actionButton(ctx.document, cancel.className, ctx.lingo('Question/Cancel'), cancel.action),
+  };
+  row.appendChild(buttons.confirm);
+  row.appendChild(buttons.cancel);
+  return buttons;
+}
+
 /**
  * A token count with thousands separators, as toLocaleString('en') writes it, without Intl:
  * a page's first use of Intl loads its locale data (about 15 ms), which would land on the
