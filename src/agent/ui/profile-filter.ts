@@ -4,11 +4,10 @@ Operand `problem`: why it cannot be used (a bad field, a bad `model-facts` entry
 it can); `facts`: one line per model it lists (its default first) with the window, output
 limit, image support and prices the engine and the cost meter will use.
 \*/
+import { describeEach, type Source } from './fields-filter';
 import { lib } from './library';
 import { lingo } from './lingo';
 import { modelFacts, type ModelFacts } from '../store/model-facts';
-
-type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
 
 const dollars = (n: number) => `$${n >= 0.01 && Number(n.toFixed(2)) === n ? n.toFixed(2) : n}`;
 
@@ -27,22 +26,16 @@ export function describeFacts(model: string, facts: ModelFacts, say: (key: strin
 
 export function aiprofile(source: Source, operator: { operand: string }, options: { wiki: unknown }): string[] {
   const L = lib();
-  const port = L.createTiddlyWikiPort(options.wiki as never);
-  const out: string[] = [];
-  source((_tiddler, title) => {
-    const fields = port.getFields(title);
-    if (!fields) return;
+  return describeEach(source, L.createTiddlyWikiPort(options.wiki as never), (fields) => {
     let profile: ReturnType<typeof L.parseTiddler<typeof L.ProviderProfileSchema>> | undefined;
     try {
       profile = L.parseTiddler(L.ProviderProfileSchema, 'Provider profile', fields);
     } catch (e) {
-      if (operator.operand === 'problem') out.push(e instanceof Error ? e.message : String(e));
-      return;
+      return operator.operand === 'problem' ? [e instanceof Error ? e.message : String(e)] : [];
     }
-    if (operator.operand !== 'facts') return;
+    if (operator.operand !== 'facts') return [];
     const models = [...new Set([profile['default-model'], ...profile.models].filter((m): m is string => !!m))];
     const say = (key: string) => lingo(options.wiki as never, `Settings/Facts/${key}`);
-    for (const model of models) out.push(describeFacts(model, modelFacts(profile, model), say));
+    return models.map((model) => describeFacts(model, modelFacts(profile, model), say));
   });
-  return out;
 }

@@ -7,10 +7,9 @@ says about itself, in words. The operand picks what:
 - `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time.
 The library is loaded only when the filter runs (the panel is shown).
 \*/
+import { describeEach, type Source } from './fields-filter';
 import { lib } from './library';
 import { languageCode, lingo } from './lingo';
-
-type Source = (iterator: (tiddler: unknown, title: string) => void) => void;
 
 export function aischedule(
   source: Source,
@@ -26,27 +25,20 @@ export function aischedule(
   const locale = languageCode(options.wiki);
   const words: Words = (key, values = {}) =>
     Object.entries(values).reduce((text, [name, value]) => text.replace(`$${name}$`, () => value), lingo(options.wiki, key));
-  const out: string[] = [];
-  source((_tiddler, title) => {
-    const fields = port.getFields(title);
-    if (!fields) return;
-    let value = '';
+  return describeEach(source, port, (fields, title) => {
     switch (operator.operand) {
       case 'problem':
-        value = L.isScheduleTiddler(fields) ? book.problem(title) : L.heartbeatProblem(port, title);
-        break;
+        return L.isScheduleTiddler(fields) ? book.problem(title) : L.heartbeatProblem(port, title);
       case 'timing':
-        value = timing(fields, words, locale);
-        break;
+        return timing(fields, words, locale);
       case 'next': {
         const iso = L.isScheduleTiddler(fields) ? fields['schedule-next-run'] : fields[L.CHAT_HEARTBEAT_NEXT];
-        value = iso ? localTime(Date.parse(iso), locale) : '';
-        break;
+        return iso ? localTime(Date.parse(iso), locale) : '';
       }
+      default:
+        return '';
     }
-    if (value) out.push(value);
   });
-  return out;
 }
 
 /** The words of the UI's language (ui/lingo.ts), each `$name$` filled in. */
