@@ -94,6 +94,28 @@ export function el(doc: Document, tag: string, className: string, content?: stri
   return element;
 }
 
+/**
+ * An element shown only while it has something to show, drawn again only when that changes:
+ * `what` says it as a key ('' for nothing).
+ */
+export class ShownWhen {
+  private shown?: string;
+
+  constructor(readonly element: HTMLElement) {}
+
+  /** Shows or hides the element for `what`; true when it is shown with something new, to be drawn now. */
+  changed(what: string): boolean {
+    if (what === this.shown) return false;
+    this.shown = what;
+    if (!what) {
+      this.element.setAttribute('hidden', '');
+      return false;
+    }
+    this.element.removeAttribute('hidden');
+    return true;
+  }
+}
+
 /** A button of the chat's cards: its class, label and `data-ai-action` (what tests and styles find it by). */
 export function actionButton(doc: Document, className: string, label: string, action: string): HTMLButtonElement {
   const button = el(doc, 'button', className, label) as HTMLButtonElement;

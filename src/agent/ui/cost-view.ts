@@ -9,7 +9,7 @@ the text is written only when it changed.
 import type { IChangedTiddlers } from 'tiddlywiki';
 import { formatTotal, formatUsd, replyCost, totalCost, type ReplyCost } from '../store/cost';
 import { modelFacts, parseModelFactsTable, PRESETS_AS_OF, type ModelFacts, type ModelFactsTable } from '../store/model-facts';
-import { el, type ChatContext } from './chat-context';
+import { el, ShownWhen, type ChatContext } from './chat-context';
 import type { ListedMessage } from './turn-actions';
 
 /** The chat's pricing: the tiddlers it comes from and the profile's own table. */
@@ -28,11 +28,12 @@ export class CostView {
   readonly element: HTMLElement;
   private pricing: Pricing;
   private readonly costs = new Map<string, ReplyCost>();
-  private shown?: string;
+  private readonly shown: ShownWhen;
 
   constructor(private readonly ctx: ChatContext) {
     this.element = el(ctx.document, 'span', 'tc-ai-chat-cost');
     this.element.setAttribute('hidden', '');
+    this.shown = new ShownWhen(this.element);
     this.pricing = this.readPricing();
   }
 
@@ -87,13 +88,7 @@ export class CostView {
     const turnText = formatTotal(totalCost(turn), words);
     const chatText = formatTotal(chat, words);
     const key = this.costs.size || problem ? `${turnText}\n${chatText}\n${chat.unpriced.join(' ')}\n${problem ?? ''}` : '';
-    if (key === this.shown) return;
-    this.shown = key;
-    if (!key) {
-      this.element.setAttribute('hidden', '');
-      return;
-    }
-    this.element.removeAttribute('hidden');
+    if (!this.shown.changed(key)) return;
     this.element.textContent = this.ctx.lingo('Cost/Meter').replace('$turn$', turnText).replace('$chat$', chatText);
     const notes = [this.ctx.lingo('Cost/Note').replace('$date$', PRESETS_AS_OF)];
     if (chat.unpriced.length) notes.push(this.unpricedHint(chat.unpriced));

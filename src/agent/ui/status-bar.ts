@@ -6,7 +6,7 @@ It shows the runner's live state; without one (in Node, or before the first even
 the chat tiddler's `agent-status` and `agent-context-usage`.
 \*/
 import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/page.js';
-import { el, formatNumber, type ChatContext } from './chat-context';
+import { el, formatNumber, ShownWhen, type ChatContext } from './chat-context';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;
 
@@ -20,7 +20,7 @@ export class StatusBar {
   private readonly notice: HTMLElement;
   private readonly meter: HTMLElement;
   private shownQueue = '';
-  private shownMeter?: string;
+  private readonly meterShown: ShownWhen;
 
   constructor(private readonly ctx: ChatContext) {
     const doc = ctx.document;
@@ -28,6 +28,7 @@ export class StatusBar {
     this.footer = el(doc, 'div', 'tc-ai-chat-footer');
     this.line = el(doc, 'div', 'tc-ai-chat-status');
     this.meter = el(doc, 'div', 'tc-ai-chat-meter');
+    this.meterShown = new ShownWhen(this.meter);
     this.notice = el(doc, 'div', 'tc-ai-chat-notice');
     this.notice.setAttribute('role', 'status');
     this.footer.appendChild(this.line);
@@ -75,14 +76,7 @@ export class StatusBar {
 
   /** Tokens of the last prompt against the context window, by part. */
   private showMeter(usage: ContextUsage | undefined): void {
-    const key = usage ? JSON.stringify(usage) : '';
-    if (key === this.shownMeter) return;
-    this.shownMeter = key;
-    if (!usage) {
-      this.meter.setAttribute('hidden', '');
-      return;
-    }
-    this.meter.removeAttribute('hidden');
+    if (!this.meterShown.changed(usage ? JSON.stringify(usage) : '') || !usage) return;
     this.meter.textContent = this.ctx
       .lingo('Meter')
       .replace('$total$', formatNumber(usage.total))
