@@ -6,7 +6,7 @@ rebuilt only when what it shows changes, and every action is a request to the ru
 \*/
 import { forkVersions, type ForkVersions } from '../store/branch-versions';
 import { el, type ChatContext } from './chat-context';
-import type { AttachedBar } from './message-view';
+import { attachedBar, type AttachedBar } from './message-view';
 import type { ListedMessage } from './turn-actions';
 
 export interface MessageBarSpec {
@@ -83,13 +83,7 @@ export function renderMessageBar(ctx: ChatContext, spec: MessageBarSpec, key: st
     button(element, 'copy', ctx.lingo('Copy/Message'), 'copy-message', () => $tw.utils.copyToClipboard(text()));
     element.appendChild(editor);
   }
-  return {
-    element,
-    key,
-    remove() {
-      element.parentNode?.removeChild(element);
-    },
-  };
+  return attachedBar(element, key);
 }
 
 /** "‹ 2/3 ›": the previous and next version at this fork, and where the shown one stands. */

@@ -24,6 +24,17 @@ export interface AttachedBar {
   remove(): void;
 }
 
+/** A bar rendered for `key`, removed by taking its element out of the page. */
+export function attachedBar(element: HTMLElement, key: string): AttachedBar {
+  return {
+    element,
+    key,
+    remove() {
+      element.parentNode?.removeChild(element);
+    },
+  };
+}
+
 export class MessageView {
   readonly element: HTMLElement;
   /** What was rendered with TiddlyWiki's widgets: a reply, a tool call's line and its card. */

@@ -11,7 +11,7 @@ import { renderChanges } from './change-view';
 import { JOURNAL_ROLLED_BACK, parseJournal } from '../store/turn-journal';
 import { askDeleteTurn } from './delete-turn';
 import { isPart, journalTitle } from '../store/chat-parts';
-import type { AttachedBar } from './message-view';
+import { attachedBar, type AttachedBar } from './message-view';
 
 export interface ListedMessage {
   title: string;
@@ -130,13 +130,7 @@ export function renderTurnBar(ctx: ChatContext, spec: TurnBarSpec, key: string):
     });
   }
   element.appendChild(panel);
-  return {
-    element,
-    key,
-    remove() {
-      element.parentNode?.removeChild(element);
-    },
-  };
+  return attachedBar(element, key);
 }
 
 /** Tiddlers changed since the turn changed them: nothing was restored; the user may force it. */
