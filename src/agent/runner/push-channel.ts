@@ -9,6 +9,7 @@ so the library is still compiled only when a chat is shown) and:
 - resumes after a dropped connection from the last event id (the browser sends it), or from
   the cursor the server rendered into the page, so nothing written in between is missed.
 \*/
+import { coalesced } from '../clock';
 import { chatPartTitles, SHOWN_PARTS, type PartsReader } from '../store/chat-parts';
 
 export const name = 'tiddlyagent-push';
@@ -50,7 +51,11 @@ export class PushChannel {
   private listener?: AgentListener;
   /** After a stale cursor: chats whose tiddlers this page has fetched again since. */
   private resynced?: Set<string>;
-  private reconnectPending = false;
+  /** Views of several chats render in one refresh: one reconnect for all of them. */
+  private readonly reconnectSoon = coalesced(
+    (run) => setTimeout(run, 0),
+    () => this.connect(),
+  );
 
   constructor(private readonly mark: ServerEditionMark) {
     this.lastId = mark.cursor;
@@ -80,16 +85,6 @@ export class PushChannel {
 
   start(): void {
     this.connect();
-  }
-
-  private reconnectSoon(): void {
-    if (this.reconnectPending) return;
-    this.reconnectPending = true;
-    // Views of several chats render in one refresh: one reconnect for all of them.
-    setTimeout(() => {
-      this.reconnectPending = false;
-      this.connect();
-    }, 0);
   }
 
   private connect(): void {

@@ -16,6 +16,7 @@ following the end moves the window:
   nothing.
 Only a chat in the story river moves the window.
 \*/
+import { coalesced } from '../clock';
 
 /** How long after the user's input a scroll counts as theirs. */
 const INTENT_MS = 1000;
@@ -42,7 +43,10 @@ export class StickToEnd {
   private y = 0;
   private touchY = 0;
   private readonly observer?: ResizeObserver;
-  private framePending = false;
+  private readonly followNextFrame = coalesced(
+    (run) => requestAnimationFrame(run),
+    () => this.follow(),
+  );
   /** The next follow takes over TiddlyWiki's scroll to the chat's tiddler (the chat was opened from a link). */
   private opening = false;
   private readonly view: Window | null;
@@ -105,15 +109,6 @@ export class StickToEnd {
     if (!this.view) return;
     for (const type of INTENT_EVENTS) this.view.removeEventListener(type, this.onIntent);
     this.view.removeEventListener('scroll', this.onScroll);
-  }
-
-  private followNextFrame(): void {
-    if (this.framePending) return;
-    this.framePending = true;
-    requestAnimationFrame(() => {
-      this.framePending = false;
-      this.follow();
-    });
   }
 
   /** The chat's element, when it is in the story river (else the window is not ours to move). */
