@@ -11,38 +11,10 @@ interface FakeNode {
   isRaw?: boolean;
 }
 
+/** Elements that start and end a line: sections and blocks, then headings, lists and tables. */
 const BLOCK = new Set([
-  'address',
-  'article',
-  'aside',
-  'blockquote',
-  'dd',
-  'details',
-  'div',
-  'dl',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hr',
-  'li',
-  'nav',
-  'ol',
-  'p',
-  'section',
-  'summary',
-  'table',
-  'tr',
-  'ul',
+  ...'address article aside blockquote details div fieldset figcaption figure footer form header hr nav p section summary'.split(' '),
+  ...'h1 h2 h3 h4 h5 h6 dl dt dd ol ul li table tr'.split(' '),
 ]);
 
 export function plainTextOf(root: FakeNode): string {
