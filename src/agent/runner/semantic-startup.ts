@@ -6,7 +6,7 @@ only one embeds (a Web Lock per address).
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
 import { CONFIG, configValue } from '../store/config';
-import { servedByServerEdition } from './server-edition';
+import { startInOneTab } from './background-start';
 
 export const name = 'tiddlyagent-semantic';
 export const platforms = ['browser'];
@@ -15,25 +15,15 @@ export const synchronous = true;
 
 const ENABLED = CONFIG.semanticEnabled;
 
-interface LockManager {
-  request(name: string, callback: () => Promise<void>): Promise<void>;
-}
-
 export function startup(): void {
-  if (servedByServerEdition()) return;
-  const start = () => {
-    $tw.wiki.removeEventListener('change', onChange);
-    const run = () => {
+  const enabled = () => configValue($tw.wiki, ENABLED) === 'yes';
+  startInOneTab(
+    'tiddlyagent-semantic',
+    enabled,
+    (changes) => ENABLED in changes && enabled(),
+    () => {
       const lib = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
       lib.startSemanticIndexer(lib.createIndexedDbVectorStore());
-    };
-    const locks = (navigator as { locks?: LockManager }).locks;
-    if (!locks) return run();
-    void locks.request(`tiddlyagent-semantic ${location.origin}${location.pathname}`, () => new Promise<void>(() => run()));
-  };
-  const onChange = (changes: unknown) => {
-    if (ENABLED in (changes as Record<string, unknown>) && configValue($tw.wiki, ENABLED) === 'yes') start();
-  };
-  if (configValue($tw.wiki, ENABLED) === 'yes') start();
-  else $tw.wiki.addEventListener('change', onChange);
+    },
+  );
 }

@@ -11,9 +11,10 @@ Pure: time is always passed in (milliseconds since 1970), never read here.
 \*/
 import { Cron } from 'croner';
 import { MIN_HEARTBEAT_SECONDS, parseActiveHours as parseHours } from '../store/schemas';
+import { SCHEDULE_TAG } from '../store/tags';
 import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
 
-export const SCHEDULE_TAG = '$:/tags/AI/Schedule';
+export { SCHEDULE_TAG };
 export const SCHEDULE_KINDS = ['at', 'interval', 'cron'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 /** Schedules and heartbeats run at most once a minute. */

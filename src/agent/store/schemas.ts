@@ -14,9 +14,7 @@ import { parseTitleList } from './wiki-port';
 // (the MCP SDK on a server), its words: one locale, the same everywhere.
 z.config(en());
 
-export const AGENT_TAG = '$:/tags/AI/Agent';
-export const PROVIDER_TAG = '$:/tags/AI/Provider';
-export const MCP_SERVER_TAG = '$:/tags/AI/MCPServer';
+export { AGENT_TAG, MCP_SERVER_TAG, PROVIDER_TAG } from './tags';
 
 export const CHAT_STATUSES = ['idle', 'working', 'input-required', 'completed', 'canceled', 'failed', 'interrupted'] as const;
 export type ChatStatus = (typeof CHAT_STATUSES)[number];
