@@ -10,15 +10,10 @@ export const platforms = ['browser'];
 export const after = ['rootwidget'];
 export const synchronous = true;
 
-interface SendEvent {
-  param?: string;
-  paramObject?: AiSendParams;
-}
-
 export function startup(): void {
-  $tw.rootWidget.addEventListener('tm-ai-send', (event: SendEvent) => {
+  $tw.rootWidget.addEventListener('tm-ai-send', (event) => {
     // `param` alone is the message: <$action-sendmessage $message="tm-ai-send" $param="Hello"/>.
-    const params: AiSendParams = { ...(event.paramObject ?? {}) };
+    const params: AiSendParams = { ...(event.paramObject as AiSendParams | undefined) };
     if (params.message === undefined && event.param) params.message = event.param;
     aiSend($tw.wiki as never, params, (title) => $tw.rootWidget.dispatchEvent({ type: 'tm-navigate', navigateTo: title }));
     return false;
