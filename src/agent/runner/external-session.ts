@@ -26,13 +26,12 @@ import {
   withUserVersion,
 } from '../engine/call-review';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../engine/tool-executor';
-import { toolStepFields } from '../store/chat-store';
-import { READ_FIELD, readLedger, stringifyReads } from '../store/read-ledger';
+import { recordToolResult } from '../engine/plugins/persistence';
+import { readLedger } from '../store/read-ledger';
 import { changeStatus } from '../engine/status-change';
 import { NEW_CHAT_STATUS } from '../store/new-chat';
 import { canTransition } from '../store/status';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
-import { DONE_WITH_APPROVAL } from '../store/user-version';
 import { parseTitleList } from '../store/wiki-port';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../tools/tool';
 import { WIKI_READ_TOOLS } from '../tools/wiki-read-tools';
@@ -264,33 +263,10 @@ export class ExternalToolSession {
   /** Write the call's result into the chat (the pending message, or a new one) and announce it. */
   private finish(result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule): { content: string; isError: boolean } {
     const { chat } = this.record!;
-    const read = result.output?.read;
-    const fields = {
-      text: result.content,
-      'tool-status': result.status,
-      'tool-outcome': result.outcome,
-      'agent-duration': String(result.durationMs),
-      [READ_FIELD]: stringifyReads(read),
-      ...toolStepFields(result.output),
-    };
-    if (pendingTitle) this.runner.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
-    else {
-      const approvalRule = rule ? JSON.stringify(rule) : undefined;
-      this.runner.store.appendMessage(chat, {
-        role: 'tool',
-        text: result.content,
-        toolName: result.call.name,
-        toolCallId: result.call.id,
-        toolArgs: result.call.args,
-        toolStatus: result.status,
-        toolOutcome: result.outcome,
-        duration: result.durationMs,
-        read,
-        approvalRule,
-        titles: result.output?.titles,
-        found: result.output?.found,
-      });
-    }
+    recordToolResult(this.runner.store, chat, result, pendingTitle, {
+      fields: { 'agent-duration': String(result.durationMs) },
+      message: { duration: result.durationMs, approvalRule: rule ? JSON.stringify(rule) : undefined },
+    });
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
   }

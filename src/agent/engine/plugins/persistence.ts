@@ -6,8 +6,9 @@ the tiddlers they listed, for the chat's line about the call; a call that ran wi
 because of the user's rule names that rule (`approval-rule`).
 \*/
 import type { EnginePlugin } from '../hooks';
+import type { ToolCallResult } from '../tool-executor';
 import { READ_FIELD, stringifyReads } from '../../store/read-ledger';
-import { toolStepFields } from '../../store/chat-store';
+import { toolStepFields, type ChatStore, type NewMessage } from '../../store/chat-store';
 import { DONE_WITH_APPROVAL } from '../../store/user-version';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
@@ -48,34 +49,51 @@ export const persistencePlugin: EnginePlugin = {
       if (current) ctx.store.setStatus(ctx.chat, 'working', { [CURRENT_TIDDLER_FIELD]: current });
       // Images are named, never copied into the message: tiddlers by title, others kept with the chat.
       const attachments = [...(result.output?.attachments ?? []), ...(result.output?.images ?? []).map((image) => ctx.store.saveImage(ctx.chat, image))];
-      const fields = {
-        text: result.content,
-        'tool-status': result.status,
-        'tool-outcome': result.outcome,
-        'agent-round': String(ctx.round),
-        'agent-child': result.output?.child,
-        attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
-        [READ_FIELD]: stringifyReads(result.output?.read),
-        ...toolStepFields(result.output),
-      };
-      if (pendingTitle) ctx.store.updateFields(pendingTitle, { ...fields, ...DONE_WITH_APPROVAL });
-      else
-        ctx.store.appendMessage(ctx.chat, {
-          role: 'tool',
-          text: result.content,
-          toolName: result.call.name,
-          toolCallId: result.call.id,
-          toolArgs: result.call.args,
-          toolStatus: result.status,
-          toolOutcome: result.outcome,
-          round: ctx.round,
-          child: result.output?.child,
-          attachments,
-          read: result.output?.read,
-          approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined,
-          titles: result.output?.titles,
-          found: result.output?.found,
-        });
+      const child = result.output?.child;
+      recordToolResult(ctx.store, ctx.chat, result, pendingTitle, {
+        fields: { 'agent-round': String(ctx.round), 'agent-child': child, attachments: attachments.length ? stringifyTitleList(attachments) : undefined },
+        message: { round: ctx.round, child, attachments, approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined },
+      });
     });
   },
 };
+
+/**
+ * A finished call written into its chat: into the call's pending message when it waited for
+ * the user (with `fields`), else as a new tool message (with `message`). Either way it carries
+ * its status, outcome, what it read and the titles it listed.
+ */
+export function recordToolResult(
+  store: ChatStore,
+  chat: string,
+  result: ToolCallResult,
+  pendingTitle: string | undefined,
+  extra: { fields: Record<string, string | undefined>; message: Partial<NewMessage> },
+): void {
+  const read = result.output?.read;
+  if (pendingTitle) {
+    store.updateFields(pendingTitle, {
+      text: result.content,
+      'tool-status': result.status,
+      'tool-outcome': result.outcome,
+      ...extra.fields,
+      [READ_FIELD]: stringifyReads(read),
+      ...toolStepFields(result.output),
+      ...DONE_WITH_APPROVAL,
+    });
+    return;
+  }
+  store.appendMessage(chat, {
+    role: 'tool',
+    text: result.content,
+    toolName: result.call.name,
+    toolCallId: result.call.id,
+    toolArgs: result.call.args,
+    toolStatus: result.status,
+    toolOutcome: result.outcome,
+    read,
+    titles: result.output?.titles,
+    found: result.output?.found,
+    ...extra.message,
+  });
+}
