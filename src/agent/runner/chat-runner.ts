@@ -11,7 +11,9 @@ import type { ApprovalScope } from '../engine/approval-rules';
 import type { ProviderTestResult } from './provider-test';
 import type { Command, CommandKind, Query, QueryKind } from './commands';
 
-export type ApprovalChoice = 'once' | 'chat' | 'always' | 'deny';
+import type { ApprovalChoice } from '../store/approval-choices';
+
+export type { ApprovalChoice };
 export type { ApprovalScope };
 
 export interface RollbackResult {

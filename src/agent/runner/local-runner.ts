@@ -11,6 +11,7 @@ nothing (runner/restore.ts).
 \*/
 import type { ContextUsage } from '../engine/context';
 import { EventBus, type AgentEventListener } from '../engine/events';
+import { changeStatus } from '../engine/status-change';
 import { quietLiveState, type LiveChatState, type QueuedMessage } from '../engine/live-state';
 import { CHAT_CONTEXT_USAGE, previewPrompt, runTurn, type EngineDeps, type TurnResult } from '../engine/loop';
 import type { LanguageModel } from '../providers/types';
@@ -343,8 +344,7 @@ export class LocalRunner implements ChatRunner {
 
   /** Set the status through the one status writer and announce it. */
   setStatus(chat: string, status: ChatStatus): void {
-    this.store.setStatus(chat, status);
-    this.bus.emit({ type: 'status', chat, status });
+    changeStatus(this.store, this.bus, chat, status);
   }
 
   // ---- operations ---------------------------------------------------------------------------
