@@ -3,7 +3,7 @@
 // with the repo root (the built plugins) plus the synthetic corpus of scripts/wiki-corpus.cjs,
 // then times, per query, `[!is[system]search[Q]limit[10]]` against the wiki-search tool with
 // the same query and limit 10 (the tool's whole execute: search, visibility, snippets, text).
-// The tool answers from the text index (runner/text-index-host.ts): its build time and heap are
+// The tool answers from the text index (runner/host/text-index-host.ts): its build time and heap are
 // measured first, and each query is also timed on the index alone (rankedSearch) and through
 // the filter operator the Ranked search results tab uses (`[aisearch[Q]limit[10]]`).
 // Run `node scripts/build.mjs` first. Env: BENCH_TIDDLERS (100000), BENCH_REPS (15).

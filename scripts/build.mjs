@@ -82,7 +82,7 @@ async function buildPlugin(name) {
     server,
     dev,
     // `$:/…` are other TiddlyWiki modules; `vm`, `node:*` and jsdom are only required under Node
-    // (runner/host.ts, runner/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
+    // (runner/host/host.ts, runner/host/web-fetch-node.ts), where TiddlyWiki hands them to Node's require.
     // The server plugin requires the MCP SDK from node_modules at run time (server/mcp/,
     // server/mcp-sdk.ts), so it runs in Node's own context and loads only when first used.
     external: ['$:/*', 'vm', 'node:*', 'jsdom', ...(server ? ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'zod', 'zod/*'] : [])],

@@ -3,12 +3,12 @@ The TiddlyAgent library module: everything the widgets, startup modules and othe
 use, bundled once. Other modules require it as `$:/plugins/tiddlyagent/agent/lib.js`.
 \*/
 export { getRunner, getLocalRunner, createLocalRunner, getSecret } from './runner/default-runner';
-export { ownerPolicy, ownerKeyState, setOwnerConfigPath, parseOwnerPolicy, CONFIG_ENV, type OwnerPolicy } from './runner/owner-policy';
-export { setOwnServerPorts } from './runner/outbound-node';
+export { ownerPolicy, ownerKeyState, setOwnerConfigPath, parseOwnerPolicy, CONFIG_ENV, type OwnerPolicy } from './runner/host/owner-policy';
+export { setOwnServerPorts } from './runner/host/outbound-node';
 export { LocalRunner, CHAT_ARCHIVED, CHAT_DELETED, AUTO_TITLE_CONFIG, type RunnerHost, type ExternalChat } from './runner/local-runner';
-export { CHAT_RENAMED_FROM } from './runner/chat-move';
+export { CHAT_RENAMED_FROM } from './runner/services/chat-move';
 export { titleProblem, type TitleProblem } from './store/chat-titles';
-export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/external-session';
+export { ExternalToolSession, CHAT_MCP_SESSION, EXTERNAL_TOOLS, type ExternalToolSpec, type ExternalCallResult } from './runner/services/external-session';
 export { RemoteRunner } from './runner/remote-runner';
 export {
   RunnerError,
@@ -20,8 +20,8 @@ export {
   type RollbackResult,
 } from './runner/chat-runner';
 export { MemoryOperationLog, OperationQueue, FINISHED, type Operation, type OperationLog, type OperationStatus } from './runner/operations';
-export { createTiddlyWikiPort } from './runner/tiddlywiki-port';
-export { ensureWebGlobals } from './runner/host';
+export { createTiddlyWikiPort } from './runner/host/tiddlywiki-port';
+export { ensureWebGlobals } from './runner/host/host';
 export { ChatStore, REPLY_TYPE, StatusError } from './store/chat-store';
 export {
   chatParts,
@@ -59,7 +59,7 @@ export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { rankText } from './tools/wiki-search';
-export { textIndexOf, TEXT_INDEX_STATUS } from './runner/text-index-host';
+export { textIndexOf, TEXT_INDEX_STATUS } from './runner/host/text-index-host';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { EDIT_INSTRUCTIONS, type EditInstruction, type EditRequest } from './engine/edit-request';
@@ -67,19 +67,19 @@ export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessa
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
 export { Scheduler, SCHEDULE_SOURCE, type SchedulerHost } from './schedules/scheduler';
 export { systemClock, type Clock } from './clock';
-export { startScheduler, type RunningScheduler } from './runner/scheduler-host';
+export { startScheduler, type RunningScheduler } from './runner/host/scheduler-host';
 export { ScheduleBook, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
-export { McpConnections, type McpHost, type McpSdk } from './runner/mcp-client';
+export { McpConnections, type McpHost, type McpSdk } from './runner/host/mcp-client';
 export { mcpTools, resultText as mcpResultText, MCP_PREFIX } from './tools/mcp-tools';
 export { webFetchTool } from './tools/web-fetch';
 export { parseAllowHosts, isAllowListed, WEB_ALLOW_HOSTS, type WebFetcher, type WebPage, type WebFetchRequest } from './tools/web-fetcher';
-export { createNodeWebFetcher, type NodeWebFetcherOptions } from './runner/web-fetch-node';
-export { createBrowserWebFetcher, CORS_MESSAGE } from './runner/web-fetch-browser';
-export { startSemanticIndexer, getSemanticIndexer, semanticPort } from './runner/semantic-host';
-export { SemanticIndexer, SEMANTIC_ENABLED, SEMANTIC_PROFILE, SEMANTIC_STATUS, type VectorStore } from './runner/semantic-indexer';
-export { createIndexedDbVectorStore } from './runner/vector-store-idb';
+export { createNodeWebFetcher, type NodeWebFetcherOptions } from './runner/host/web-fetch-node';
+export { createBrowserWebFetcher, CORS_MESSAGE } from './runner/host/web-fetch-browser';
+export { startSemanticIndexer, getSemanticIndexer, semanticPort } from './runner/host/semantic-host';
+export { SemanticIndexer, SEMANTIC_ENABLED, SEMANTIC_PROFILE, SEMANTIC_STATUS, type VectorStore } from './runner/host/semantic-indexer';
+export { createIndexedDbVectorStore } from './runner/host/vector-store-idb';
 export { VectorIndex, INDEX_FORMAT } from './search/vector-index';
 export { createEmbeddingModel } from './providers/embeddings';
 // Export and import (issue 16)
@@ -95,4 +95,4 @@ export {
   type ImportPlan,
   type ExportFormat,
   type ExportResult,
-} from './runner/transfer';
+} from './runner/services/transfer';

@@ -1,4 +1,4 @@
-// Edit and resend, regenerate and the switch between a chat's versions (runner/branches.ts),
+// Edit and resend, regenerate and the switch between a chat's versions (runner/services/branches.ts),
 // through a LocalRunner on a booted TiddlyWiki with a scripted model: the old branch stays
 // reachable, the prompt holds only the active path, versions come back as they were.
 import type { ModelRequest } from '../../src/agent/providers/types';

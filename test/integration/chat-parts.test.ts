@@ -212,7 +212,7 @@ test("a page's resync of Proj (chat-sync) drops Proj's stale tiddlers and none o
     close() {}
   };
   try {
-    const { PushChannel } = $tw.modules.execute('$:/plugins/tiddlyagent/agent/runner/push-channel.js', '');
+    const { PushChannel } = $tw.modules.execute('$:/plugins/tiddlyagent/agent/runner/startup/push-channel.js', '');
     new PushChannel({ prefix: '/', cursor: '' }).start();
     // The server's list of Proj's tiddlers, without its journal (deleted on the server meanwhile).
     const journal = `$:/ai/journal/${proj}/${seqOf(projUser)}`;

@@ -165,7 +165,7 @@ test('messages are system tiddlers: absent from search and Recent, while the cha
 
 test("under Node the key named by the provider's api-key-name comes from the environment and is sent as a Bearer token", async () => {
   process.env[KEY_VAR] = 'sk-test-from-env';
-  // The owner lists the key for the mock's origin (runner/owner-policy.ts).
+  // The owner lists the key for the mock's origin (runner/host/owner-policy.ts).
   process.env.TIDDLYAGENT_CONFIG = JSON.stringify({ keys: { [KEY_VAR]: { origins: [new URL(mock.url).origin] } }, allowHosts: ['127.0.0.1'] });
   const chat = newChat('Keyed agent');
   const text = 'Does my key arrive?';

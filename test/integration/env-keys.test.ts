@@ -1,5 +1,5 @@
 // Keys on Node (the server edition, the headless command) come from the environment, as the
-// owner's configuration allows (runner/owner-policy.ts): a key name is read only when the owner
+// owner's configuration allows (runner/host/owner-policy.ts): a key name is read only when the owner
 // lists it (or it is one of the shipped profiles' keys), from its variable (the name, or the usual
 // OPENAI_API_KEY form), and handed out only for an origin it is bound to.
 import fs from 'node:fs';

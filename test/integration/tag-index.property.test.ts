@@ -1,4 +1,4 @@
-// The kept tag index (runner/tag-index.ts) as a property: after any sequence of writes (tagged
+// The kept tag index (runner/startup/tag-index.ts) as a property: after any sequence of writes (tagged
 // and untagged tiddlers, tiddlers named like tags with `list` fields, list-before/after,
 // overrides of tagged shadows, deletions), every tag lookup through each of TiddlyWiki's four
 // iterators, and through the agent's view, gives exactly what a freshly built index gives.

@@ -5,7 +5,7 @@ message that puts it to the user, the rule that let it run and the user's versio
 text. A tool's own error never escapes here: it becomes "no targets", a refusal or a note.
 
 Shared by a turn's calls (tool-phase.ts) and calls from outside a turn
-(runner/external-session.ts), so both are judged and shown alike.
+(runner/services/external-session.ts), so both are judged and shown alike.
 \*/
 import { CONFIRM_ONLY_CHOICES } from '../store/approval-choices';
 import type { NewMessage } from '../store/chat-store';

@@ -8,7 +8,7 @@ import { suggestChatTitle } from '../engine/chat-title';
 import { CONFIG, configValue } from '../store/config';
 import { isDefaultTitle, titleFromMessage, uniqueTitle } from '../store/chat-titles';
 import { isUnlistedChat } from '../store/listed-chats';
-import { moveChat } from './handlers';
+import { moveChat } from './services/command-table';
 import { englishOf, lingoOf } from './lingo';
 import type { LocalRunner } from './local-runner';
 import { readPromptWords } from './prompt-words';

@@ -8,7 +8,7 @@ a RunnerError whose `code` says why (the server maps it to an HTTP status).
 \*/
 import type { AgentEventListener } from '../engine/events';
 import type { ApprovalScope } from '../engine/approval-rules';
-import type { ProviderTestResult } from './provider-test';
+import type { ProviderTestResult } from './services/provider-test';
 import type { Command, CommandKind, Query, QueryKind } from './commands';
 
 import type { ApprovalChoice } from '../store/approval-choices';

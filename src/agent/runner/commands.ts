@@ -3,7 +3,7 @@ Chat commands as data. Everything a page, the HTTP API, an MCP client, the headl
 schedule or a sub-agent asks of the runner is one of these kinds, with one schema each. A
 command is validated once, where it enters the runner (LocalRunner.submit and .receive), is
 persisted as the durable operation when it waits in the chat's queue (runner/operations.ts),
-and is carried out by its handler (runner/handlers/). RemoteRunner and the server's route are
+and is carried out by its handler (runner/services/). RemoteRunner and the server's route are
 generic over this table: a new command is one schema here and one handler there.
 Queries (Show prompt, the settings' tests, Ask AI) change no chat; they share the table, the
 validation and the route.
@@ -76,7 +76,7 @@ export const QUERY_SCHEMAS = {
   preview: z.object({ chat }),
   /** Connect to an MCP server where turns run and list its tools (the settings' Test). */
   'mcp-test': z.object({ server: named('server') }),
-  /** Test a provider profile with the values typed in the settings; `apiKey` is set only in process (runner/provider-test.ts). */
+  /** Test a provider profile with the values typed in the settings; `apiKey` is set only in process (runner/services/provider-test.ts). */
   'provider-test': z.object({
     profile: named('profile'),
     api: optionalWords('api'),

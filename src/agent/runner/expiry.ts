@@ -1,6 +1,6 @@
 /*\
 Confirmations that expire: a chat waiting for the user has one timer, set to the earliest
-deadline of its waiting calls (runner/decisions.ts nextExpiry), so a confirmation nobody
+deadline of its waiting calls (runner/services/decisions.ts nextExpiry), so a confirmation nobody
 answers is denied in time even when nobody looks at the chat. When it fires, the chat's turn
 goes on (`resume`); a renamed chat's timer follows it.
 \*/

@@ -2,7 +2,7 @@
 LocalRunner: runs turns in this process: the browser tab, the headless command, or the
 Node.js server (whose route hands it every browser's requests). It coordinates; it does not
 decide what a command does. Every request is a command (runner/commands.ts), validated where
-it enters (submit, query, receive) and carried out by its handler (runner/handlers/); a
+it enters (submit, query, receive) and carried out by its handler (runner/services/); a
 command that waits in the chat's queue is persisted as an operation (runner/operations.ts)
 before it runs, and runs one at a time per chat: a send during a turn waits there. Stop aborts
 the HTTP request at once. The user's decisions (approvals, answers) are written into the
@@ -22,22 +22,22 @@ import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { ToolDefinition } from '../tools/tool';
 import { loadUserTools } from '../tools/user-tools';
 import { autoTitle } from './auto-title';
-import { Branches } from './branches';
+import { Branches } from './services/branches';
 import { RunnerError, type ChatRunner, type CommandResults, type QueryResults, type RollbackResult } from './chat-runner';
 import { parseCommand, parseQuery, type Command, type CommandKind, type Query, type QueryKind, type ValidCommand } from './commands';
-import { Decisions } from './decisions';
-import { COMMAND_HANDLERS, QUERY_HANDLERS, resume } from './handlers';
-import { requireChat } from './handlers/handler';
+import { Decisions } from './services/decisions';
+import { COMMAND_HANDLERS, QUERY_HANDLERS, resume } from './services/command-table';
+import { requireChat } from './services/handler';
 import { ExpiryTimers } from './expiry';
-import { ensureWebGlobals } from './host';
+import { ensureWebGlobals } from './host/host';
 import { modelFor } from './models';
 import { MemoryOperationLog, OperationQueue, type Operation, type OperationLog, type OperationStatus, type QueuedCommand } from './operations';
 import { readPromptWords } from './prompt-words';
 import { restoreAfterRestart } from './restore';
-import { RuleBook } from './rule-book';
+import { RuleBook } from './services/rule-book';
 import type { RunnerHost } from './runner-host';
-import { SubAgents } from './sub-agents';
-import { Turns } from './turns';
+import { SubAgents } from './services/sub-agents';
+import { Turns } from './services/turns';
 import { refuse } from './refusals';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -45,7 +45,7 @@ export type { RunnerHost } from './runner-host';
 export { CHAT_ARCHIVED, CHAT_DELETED } from '../store/chat-fields';
 export { AUTO_TITLE_CONFIG } from './auto-title';
 
-/** A chat whose calls come from outside (an MCP session, runner/external-session.ts). */
+/** A chat whose calls come from outside (an MCP session, runner/services/external-session.ts). */
 export interface ExternalChat {
   /** A decision was written, the user stopped, or a confirmation expired: look at the waiting calls again. */
   wake(): void;
@@ -98,7 +98,7 @@ export class LocalRunner implements ChatRunner {
   /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
   readonly expiry: ExpiryTimers;
 
-  /** Search by meaning, lent to calls from outside a turn too (runner/external-session.ts). */
+  /** Search by meaning, lent to calls from outside a turn too (runner/services/external-session.ts). */
   get semantic(): SemanticPort | undefined {
     return this.host.semantic;
   }
@@ -330,7 +330,7 @@ export class LocalRunner implements ChatRunner {
     this.bus.emit({ type: 'context', chat, usage });
   }
 
-  /** The MCP tools the chat's agent enabled (runner/mcp-client.ts), connecting as needed. */
+  /** The MCP tools the chat's agent enabled (runner/host/mcp-client.ts), connecting as needed. */
   private mcpTools(chat: string, tools: ReadonlyMap<string, ToolDefinition>, signal: AbortSignal): Promise<ToolDefinition[]> {
     if (!this.host.mcp) return Promise.resolve([]);
     let names: string[];

@@ -8,7 +8,7 @@ browser's log lives as long as the page.
 \*/
 import type { ValidCommand } from './commands';
 
-/** The commands that wait in a chat's queue (runner/handlers/), and `resume`: a turn going on after its confirmations expired. */
+/** The commands that wait in a chat's queue (runner/services/), and `resume`: a turn going on after its confirmations expired. */
 export type QueuedCommand =
   | ValidCommand<'send' | 'decide' | 'answer' | 'retry' | 'edit' | 'switch-branch' | 'compact' | 'rename'>
   | { kind: 'resume'; chat: string };

@@ -2,7 +2,7 @@
 RemoteRunner: the ChatRunner of a page served by the Node.js server edition. Every request
 goes to the server's `agent/…` routes (with TiddlyWiki's CSRF header; the server checks who
 may do what) and every turn runs there; live events arrive over the page's push channel
-(runner/push-channel.ts) and go through the same event bus and reducer as a local turn's.
+(runner/startup/push-channel.ts) and go through the same event bus and reducer as a local turn's.
 \*/
 import { EventBus, type AgentEvent, type AgentEventListener } from '../engine/events';
 import { initialLiveState, type LiveChatState } from '../engine/live-state';
@@ -10,7 +10,7 @@ import type { ChatStatus } from '../store/schemas';
 import { RunnerError, type ChatRunner, type RefusalReason, type CommandResults, type QueryResults, type RunnerErrorCode } from './chat-runner';
 import type { Command, CommandKind, Query, QueryKind } from './commands';
 import { wireFields } from './command-wire';
-import type { PushChannel, ServerEditionMark } from './push-channel';
+import type { PushChannel, ServerEditionMark } from './startup/push-channel';
 import { refuse } from './refusals';
 
 interface PushChannelModule {
@@ -19,7 +19,7 @@ interface PushChannelModule {
 }
 
 function channelModule(): PushChannelModule {
-  return require('$:/plugins/tiddlyagent/agent/runner/push-channel.js') as PushChannelModule;
+  return require('$:/plugins/tiddlyagent/agent/runner/startup/push-channel.js') as PushChannelModule;
 }
 
 /** The server edition's mark on this page, if a server with the server plugin served it. */

@@ -10,7 +10,7 @@ import type { ProviderProfile } from '../store/schemas';
 import type { WikiPort } from '../store/wiki-port';
 import type { ToolDefinition } from '../tools/tool';
 import type { WebFetcher } from '../tools/web-fetcher';
-import type { McpConnections } from './mcp-client';
+import type { McpConnections } from './host/mcp-client';
 import type { OperationLog } from './operations';
 
 export interface RunnerHost {
@@ -41,11 +41,11 @@ export interface RunnerHost {
   saveQueueInChat?: boolean;
   /** What restart recovery says in a chat whose turn was cut off. */
   interruptedText?: string;
-  /** The MCP servers' connections (runner/mcp-client.ts); without it, agents have no MCP tools. */
+  /** The MCP servers' connections (runner/host/mcp-client.ts); without it, agents have no MCP tools. */
   mcp?: McpConnections;
   now?(): number;
-  /** Outside pages for web-fetch (runner/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
+  /** Outside pages for web-fetch (runner/host/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
   web?: WebFetcher;
-  /** Search by meaning for wiki-search (runner/semantic-host.ts); absent: it falls back to text. */
+  /** Search by meaning for wiki-search (runner/host/semantic-host.ts); absent: it falls back to text. */
   semantic?: SemanticPort;
 }

@@ -1,5 +1,5 @@
 /*\
-Keeps a TextIndex in step with a wiki it cannot see: the host (runner/text-index-host.ts)
+Keeps a TextIndex in step with a wiki it cannot see: the host (runner/host/text-index-host.ts)
 lends a source (what the index should hold for a title now) and says which titles changed.
 The first build runs in slices, each until the host's deadline, so a big wiki is indexed in
 idle time; changes only mark titles, and the marked ones are brought up to date when the index

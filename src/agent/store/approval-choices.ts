@@ -3,7 +3,7 @@ The user's choices on a call that waits for approval, the one list: once, in thi
 always (with a scope), deny. The choice is written into the waiting tool message's `approval`
 field; a message may name, in `approval-choices`, the only choices its card offers (a
 confirm-only tool's: once and deny), and any other choice then counts as "once"
-(runner/decisions.ts). Light and zod-free: the schema (schemas.ts), the engine, the runner and
+(runner/services/decisions.ts). Light and zod-free: the schema (schemas.ts), the engine, the runner and
 the cards (ui/cards.ts) all read it.
 \*/
 import { parseTitleList } from './wiki-port';

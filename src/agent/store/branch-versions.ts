@@ -1,5 +1,5 @@
 /*\
-The versions of a chat at its forks, read from its parked messages (runner/branches.ts
+The versions of a chat at its forks, read from its parked messages (runner/services/branches.ts
 writes them; the fields are documented there): which seqs fork, how many versions each has
 and which one the chat shows. Pure, so the chat UI counts "2/3" the way the runner does.
 \*/

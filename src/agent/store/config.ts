@@ -11,7 +11,7 @@ export const CONFIG = {
   defaultAgent: '$:/config/tiddlyagent/default-agent',
   /** `no` turns the automatic title after a chat's first turn off. */
   autoTitle: '$:/config/tiddlyagent/auto-title',
-  /** The tools an imported agent may have at most (runner/transfer.ts); empty: the default agent's. */
+  /** The tools an imported agent may have at most (runner/services/transfer.ts); empty: the default agent's. */
   importToolCeiling: '$:/config/tiddlyagent/import-tool-ceiling',
   /** The provider profile that embeds tiddlers for search by meaning. */
   semanticProfile: '$:/config/tiddlyagent/semantic/profile',

@@ -176,7 +176,7 @@ export const ProviderProfileSchema = z.object({
   ),
   /** Seconds without any data from the server before a request is given up. */
   timeout: blankable(wholeNumber(1, 3600)),
-  /** The model that embeds tiddlers for semantic search (runner/semantic-indexer.ts); blank: none. */
+  /** The model that embeds tiddlers for semantic search (runner/host/semantic-indexer.ts); blank: none. */
   'embedding-model': optionalText,
 });
 export type ProviderProfile = z.output<typeof ProviderProfileSchema>;

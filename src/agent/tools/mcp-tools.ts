@@ -1,7 +1,7 @@
 /*\
 The tools of an MCP server (DESIGN 7): each tool the server lists becomes `mcp-<server>-<tool>`
 with the server's own JSON schema, offered to the model like any tool. A call goes through the
-runner's MCP connection (an `McpCaller`, runner/mcp-client.ts); this module never talks to a
+runner's MCP connection (an `McpCaller`, runner/host/mcp-client.ts); this module never talks to a
 server itself. MCP tools can do anything their server does, so they need the user's
 confirmation by default (`agent-approval` can change that per tool), and what they return is
 untrusted data, labelled so in the prompt. A server that cannot be reached is one tool,

@@ -1,7 +1,7 @@
 /*\
 `spawn-agent`: hand a sub-task to a sub-agent, which works in its own hidden chat with its
 own tools and approvals and returns its final answer as this call's result (the runner runs
-it: runner/sub-agents.ts). The result names the child chat, so its card links to it. The
+it: runner/services/sub-agents.ts). The result names the child chat, so its card links to it. The
 call's time limit is the parent agent's `agent-spawn-timeout` (default 10 minutes).
 \*/
 import * as z from 'zod/mini';

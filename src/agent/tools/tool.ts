@@ -64,7 +64,7 @@ export interface ToolServices {
   semantic?: SemanticPort;
 }
 
-/** Runs a task in a hidden child chat and waits for its final answer (runner/sub-agents.ts). */
+/** Runs a task in a hidden child chat and waits for its final answer (runner/services/sub-agents.ts). */
 export interface SubAgentPort {
   spawn(request: SpawnRequest): Promise<SpawnResult>;
 }

@@ -1,6 +1,6 @@
 /*\
-The port web-fetch reads outside pages through (the runner lends one: runner/web-fetch-node.ts
-on Node, runner/web-fetch-browser.ts in a browser), and the user's allow-list of hosts that
+The port web-fetch reads outside pages through (the runner lends one: runner/host/web-fetch-node.ts
+on Node, runner/host/web-fetch-browser.ts in a browser), and the user's allow-list of hosts that
 may be private. The fetcher enforces the address rules; this module only says which hosts the
 user allowed. Pure: no DOM, no Node.
 \*/

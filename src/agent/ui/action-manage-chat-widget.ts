@@ -2,7 +2,7 @@
 <$action-ai-manage-chat do="rename|delete-forever" chat=… to=…/>: the Chats tab's rename and
 "Delete forever", through the runner (in this page, or the server in the server edition): a
 rename waits for a running turn in the chat's queue and moves everything keyed by the title
-(runner/chat-move.ts). A title the runner would refuse is refused here first, in the user's
+(runner/services/chat-move.ts). A title the runner would refuse is refused here first, in the user's
 language; whatever the runner still refuses (the title was taken meanwhile) is shown as it says.
 The outcome goes to `$:/temp/tiddlyagent/chats/result` (field `chat`, `ok`: yes | no; text:
 why not), which the tab shows under the chat.

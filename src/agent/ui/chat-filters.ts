@@ -10,7 +10,7 @@ about this" footer):
 The chat of a message needs no operator: `[<message>get[agent-chat]]`.
 
 Both read only through the wiki they are given: in the agent's view (the model's filters in
-wiki-list and wiki-search, runner/tiddlywiki-port.ts) chats and messages do not exist, so
+wiki-list and wiki-search, runner/host/tiddlywiki-port.ts) chats and messages do not exist, so
 there they answer nothing.
 \*/
 type Fields = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /*\
 The chat's Export control (in its footer): a button that opens a small menu of three choices,
 a JSON tiddler bundle and Markdown (downloaded through TiddlyWiki's tm-download-file) and a
-transcript tiddler made in this wiki (runner/transfer.ts). The menu works as menus do: Enter,
+transcript tiddler made in this wiki (runner/services/transfer.ts). The menu works as menus do: Enter,
 Space or the arrow keys on the button open it with a choice focused, the arrow keys (and Home,
 End) move between the choices, Escape closes it and gives the focus back to the button, and a
 choice, Tab or a click elsewhere closes it. While a turn runs the export holds what is

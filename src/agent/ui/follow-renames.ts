@@ -1,6 +1,6 @@
 /*\
 A renamed chat stays open: when a chat in the story river is gone and a chat says it was
-renamed from it (`agent-renamed-from`, written by runner/chat-move.ts), the story shows the
+renamed from it (`agent-renamed-from`, written by runner/services/chat-move.ts), the story shows the
 new title in its place. One mechanism for every rename: the user's (Chats tab), the automatic
 title after a first turn, in this page or on the server (the push channel brings both tiddlers).
 Only deletions of titles in the story are looked at, through the field index.

@@ -1,7 +1,7 @@
 /*\
 <$ai-import/>: the Import button of the Chats tab (a tool tagged $:/tags/AI/ChatsTool) and the
 report of the last import. The file is refused above the size cap before it is read; a file
-that reads is planned whole and written only when all of it checks out (runner/transfer.ts),
+that reads is planned whole and written only when all of it checks out (runner/services/transfer.ts),
 so the report is either "imported N, could not map …" or "nothing was imported: why". The
 report lives in a temp tiddler, so it survives the tab re-rendering.
 \*/

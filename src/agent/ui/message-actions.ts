@@ -1,7 +1,7 @@
 /*\
 The bar of one message: Edit and Copy under a user's message (Edit opens the message's words
 in a box; sending them forks the chat there), and the switch between the chat's versions
-("‹ 2/3 ›") on the message where they fork (runner/branches.ts). Like the turn bar, it is
+("‹ 2/3 ›") on the message where they fork (runner/services/branches.ts). Like the turn bar, it is
 rebuilt only when what it shows changes, and every action is a request to the runner.
 \*/
 import { forkVersions, type ForkVersions } from '../store/branch-versions';

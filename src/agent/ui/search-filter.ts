@@ -1,6 +1,6 @@
 /*\
 Filter operator `aisearch`: tiddlers ranked by the text index for the words in its operand,
-best first (runner/text-index-host.ts; search/text-index.ts says how words match). First in
+best first (runner/host/text-index-host.ts; search/text-index.ts says how words match). First in
 a run it searches the whole index, without system tiddlers unless the suffix is `system`;
 after other steps it ranks within their results (`[tag[Journal]aisearch[trip]]`). The suffix
 `title` matches titles only (`aisearch:title,system`). The index holds no chats, messages or

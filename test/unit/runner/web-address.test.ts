@@ -1,7 +1,7 @@
 // web-fetch's address rules (DESIGN 8): only public unicast addresses are reachable without
 // the user's allow-list; the allow-list tiddler's entries are `host` or `host:port`.
-import { addressRefusal, isIpLiteral } from '../../../src/agent/runner/web-address';
-import { browserHostRefusal } from '../../../src/agent/runner/web-fetch-browser';
+import { addressRefusal, isIpLiteral } from '../../../src/agent/runner/host/web-address';
+import { browserHostRefusal } from '../../../src/agent/runner/host/web-fetch-browser';
 import { isAllowListed, parseAllowHosts } from '../../../src/agent/tools/web-fetcher';
 
 describe('addressRefusal', () => {

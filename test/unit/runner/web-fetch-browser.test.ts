@@ -1,7 +1,7 @@
 // The browser's web-fetch: it cannot see resolved addresses, so it refuses by host name before
 // any request, checks the URL the browser finally landed on before reading it, and turns a
 // cross-origin refusal into a clear message. `fetch` is injected (a page's fetch is the browser's).
-import { CORS_MESSAGE, createBrowserWebFetcher } from '../../../src/agent/runner/web-fetch-browser';
+import { CORS_MESSAGE, createBrowserWebFetcher } from '../../../src/agent/runner/host/web-fetch-browser';
 import { parseAllowHosts } from '../../../src/agent/tools/web-fetcher';
 
 const signal = new AbortController().signal;
