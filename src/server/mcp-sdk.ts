@@ -1,6 +1,6 @@
 /*\
 The MCP SDK's client under Node.js (the server edition and the headless command): required
-from node_modules when an agent first uses an MCP server (runner/mcp-client.ts), never
+from node_modules when an agent first uses an MCP server (runner/host/mcp-client.ts), never
 bundled, so no page carries it. Streamable HTTP, and stdio for servers defined with
 `mcp-command` (a child process).
 \*/
