@@ -36,6 +36,8 @@ export interface ServerEdition {
   stop(): void;
 }
 
+type WikiPort = ReturnType<typeof Agent.createTiddlyWikiPort>;
+
 interface TiddlyWikiServer {
   get(name: string): string | undefined;
 }
@@ -55,32 +57,10 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const agent = agentLib();
   const wikiPath = ($tw.boot as { wikiPath?: string }).wikiPath;
   const stateDir = wikiPath ? path.join(wikiPath, STATE_FOLDER) : undefined;
-  const durable = new DurableStore($tw.wiki, stateDir ?? '', ($tw as unknown as { syncadaptor?: ConstructorParameters<typeof DurableStore>[2] }).syncadaptor);
-  if (durable.persists && stateDir) {
-    installAtomicTiddlerWrites();
-    const tiddlersPath = ($tw.boot as { wikiTiddlersPath?: string }).wikiTiddlersPath;
-    if (tiddlersPath) removeStaleTemps(tiddlersPath);
-    durable.recover();
-  }
+  const durable = openDurableStore(stateDir);
   const log = stateDir ? new OperationFileLog(path.join(stateDir, 'operations.jsonl')) : new agent.MemoryOperationLog();
   const port = agent.createTiddlyWikiPort($tw.wiki);
-  // Every write of the runner (and of its tools, through the write gate) is marked for disk.
-  const tracked: typeof port = {
-    ...port,
-    putTiddler(fields) {
-      port.putTiddler(fields);
-      durable.mark(fields.title!);
-    },
-    deleteTiddler(title) {
-      port.deleteTiddler(title);
-      durable.mark(title);
-    },
-    renameTiddler(from, to, relink) {
-      port.renameTiddler(from, to, relink);
-      durable.mark(from);
-      durable.mark(to);
-    },
-  };
+  const tracked = markedForDisk(port, durable);
   const runner = agent.createLocalRunner({ wiki: tracked, operations: log, saveQueueInChat: false, interruptedText: INTERRUPTED });
   const hub = new PushHub({
     wiki: $tw.wiki,
@@ -91,23 +71,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
     shared: () => [agent.SEMANTIC_STATUS],
   });
   durable.onFlushed = (titles) => hub.publishTiddlers(titles);
-  // What an event announces (a finished reply, a status) is on disk before the event goes out.
-  // An event that follows writes waits for the end of the macrotask, and goes out after one
-  // flush with every event behind it: the 200 results of one reply are then one step on disk,
-  // not 200 (two fsyncs each: the server was deaf for seconds). Events with nothing to write
-  // (streamed text) go out at once, so they never pile up into one burst.
-  // (TiddlyWiki's module sandbox has no setImmediate.)
-  let outgoing: Parameters<typeof hub.publishEvent>[0][] = [];
-  const sendEvents = () => {
-    const events = outgoing;
-    outgoing = [];
-    durable.flush();
-    for (const event of events) hub.publishEvent(event);
-  };
-  const unsubscribe = runner.bus.subscribeAll((event) => {
-    if (!outgoing.length && !durable.hasPending) hub.publishEvent(event);
-    else if (outgoing.push(event) === 1) setTimeout(sendEvents, 0);
-  });
+  const unsubscribe = publishOnceOnDisk(runner, hub, durable);
   runner.restore();
   durable.flush();
   // A run is on disk before its chat is woken, so a kill in between cannot run it twice.
@@ -132,6 +96,60 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
     },
   };
   return edition;
+}
+
+/** The durable store of the wiki's tiddler files; when it persists, files are written atomically and a step a kill interrupted is redone first. */
+function openDurableStore(stateDir: string | undefined): DurableStore {
+  const durable = new DurableStore($tw.wiki, stateDir ?? '', ($tw as unknown as { syncadaptor?: ConstructorParameters<typeof DurableStore>[2] }).syncadaptor);
+  if (durable.persists && stateDir) {
+    installAtomicTiddlerWrites();
+    const tiddlersPath = ($tw.boot as { wikiTiddlersPath?: string }).wikiTiddlersPath;
+    if (tiddlersPath) removeStaleTemps(tiddlersPath);
+    durable.recover();
+  }
+  return durable;
+}
+
+/** The port the runner writes through: every write of the runner (and of its tools, through the write gate) is marked for disk. */
+function markedForDisk(port: WikiPort, durable: DurableStore): WikiPort {
+  return {
+    ...port,
+    putTiddler(fields) {
+      port.putTiddler(fields);
+      durable.mark(fields.title!);
+    },
+    deleteTiddler(title) {
+      port.deleteTiddler(title);
+      durable.mark(title);
+    },
+    renameTiddler(from, to, relink) {
+      port.renameTiddler(from, to, relink);
+      durable.mark(from);
+      durable.mark(to);
+    },
+  };
+}
+
+/**
+ * The runner's events, pushed to the pages once what they announce (a finished reply, a
+ * status) is on disk. An event that follows writes waits for the end of the macrotask, and
+ * goes out after one flush with every event behind it: the 200 results of one reply are then
+ * one step on disk, not 200 (two fsyncs each: the server was deaf for seconds). Events with
+ * nothing to write (streamed text) go out at once, so they never pile up into one burst.
+ * (TiddlyWiki's module sandbox has no setImmediate.) Returns the unsubscribe.
+ */
+function publishOnceOnDisk(runner: Agent.LocalRunner, hub: PushHub, durable: DurableStore): () => void {
+  let outgoing: Parameters<typeof hub.publishEvent>[0][] = [];
+  const sendEvents = () => {
+    const events = outgoing;
+    outgoing = [];
+    durable.flush();
+    for (const event of events) hub.publishEvent(event);
+  };
+  return runner.bus.subscribeAll((event) => {
+    if (!outgoing.length && !durable.hasPending) hub.publishEvent(event);
+    else if (outgoing.push(event) === 1) setTimeout(sendEvents, 0);
+  });
 }
 
 /**
