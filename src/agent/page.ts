@@ -1,9 +1,10 @@
 /*\
-The page's library: what a chat needs to be shown and driven, without the engine. A page of
-the server edition runs no turn (its runner is a RemoteRunner over HTTP and server-sent
-events), so it never compiles the engine, the providers, the tools or the MCP client
-(lib.js); a browser-only wiki requires lib.js the first time something needs its LocalRunner
-(a command, or a turn that starts by itself), not when a chat is shown.
+The page's library: what a chat needs to be shown and driven, without the engine: the runner
+and the safe reply parser (the change view's diff is diff.js, compiled once a change is shown).
+A page of the server edition runs no turn (its runner is a RemoteRunner over HTTP and
+server-sent events), so it never compiles the engine, the providers, the tools or the MCP
+client (lib.js); a browser-only wiki requires lib.js the first time something needs its
+LocalRunner (a command, or a turn that starts by itself), not when a chat is shown.
 UI modules require it as `$:/plugins/tiddlyagent/agent/page.js` (ui/library.ts).
 \*/
 import type * as Library from '$:/plugins/tiddlyagent/agent/lib.js';
@@ -13,8 +14,6 @@ import type { ChatRunner } from './runner/chat-runner';
 import { RemoteRunner, serverEditionMark } from './runner/remote-runner';
 
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';
-export { findActiveContent } from './tools/active-content';
-export { changeRegions, diffText, diffWords, type Piece, type Region } from './tools/text-diff';
 export type { ChatRunner, PromptPreview, RollbackResult, McpTestResult, ApprovalChoice } from './runner/chat-runner';
 export type { AgentEvent } from './engine/events';
 export type { LiveChatState } from './engine/live-state';

@@ -12,7 +12,7 @@ whatever the length of the text, and the whole text is built only when asked for
 import type { Journal } from '../store/turn-journal';
 import type { Piece, Region } from '../tools/text-diff';
 import { el, type ChatContext } from './chat-context';
-import { page } from './library';
+import { diff } from './library';
 
 type Fields = Record<string, string>;
 
@@ -65,7 +65,7 @@ function renderTiddler(ctx: ChangeViewContext, title: string, before: Fields | n
   head.appendChild(doc.createTextNode(` · ${ctx.lingo(`Turn/State/${state}`)}`));
   box.appendChild(head);
 
-  const flags = after ? page().findActiveContent(after) : [];
+  const flags = after ? diff().findActiveContent(after) : [];
   if (flags.length) {
     const active = el(doc, 'div', 'tc-ai-active-content');
     active.appendChild(el(doc, 'strong', '', ctx.lingo('Changes/Active')));
@@ -82,7 +82,7 @@ function renderTiddler(ctx: ChangeViewContext, title: string, before: Fields | n
       const row = el(doc, 'div', 'tc-ai-diff-field');
       row.appendChild(el(doc, 'span', 'tc-ai-diff-field-name', field.name));
       const value = el(doc, 'span', 'tc-ai-diff-field-value');
-      renderPieces(doc, page().diffWords(field.before, field.after), value);
+      renderPieces(doc, diff().diffWords(field.before, field.after), value);
       row.appendChild(value);
       table.appendChild(row);
     }
@@ -91,7 +91,7 @@ function renderTiddler(ctx: ChangeViewContext, title: string, before: Fields | n
 
   const [old, now] = [before?.text ?? '', after?.text ?? ''];
   if (state === 'deleted') box.appendChild(el(doc, 'div', 'tc-ai-diff-gone', ctx.lingo(`Changes/Deleted/${mode}`)));
-  if (old !== now) renderText(ctx, box, state, page().changeRegions(old, now), () => page().diffText(old, now));
+  if (old !== now) renderText(ctx, box, state, diff().changeRegions(old, now), () => diff().diffText(old, now));
   return box;
 }
 
