@@ -33,8 +33,14 @@ const early = new Map<AgentEventListener, { chat: string; unsubscribe: () => voi
 export function getRunner(): ChatRunner {
   if (runner) return runner;
   const mark = $tw.browser ? serverEditionMark() : undefined;
-  if (mark) return (runner = new RemoteRunner(mark));
-  if (!$tw.browser) return (runner = engine().getLocalRunner());
+  if (mark) {
+    runner = new RemoteRunner(mark);
+    return runner;
+  }
+  if (!$tw.browser) {
+    runner = engine().getLocalRunner();
+    return runner;
+  }
   const load = (): ChatRunner => local ?? engine().getLocalRunner();
   const subscribe = (chat: string, listener: AgentEventListener): (() => void) => {
     if (local) return local.subscribe(chat, listener);

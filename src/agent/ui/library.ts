@@ -21,13 +21,16 @@ let pageLibrary: typeof PageLibrary | undefined;
 let diffLibrary: typeof DiffLibrary | undefined;
 
 export function lib(): typeof Library {
-  return (library ??= require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library);
+  library ??= require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Library;
+  return library;
 }
 
 export function page(): typeof PageLibrary {
-  return (pageLibrary ??= require('$:/plugins/tiddlyagent/agent/page.js') as typeof PageLibrary);
+  pageLibrary ??= require('$:/plugins/tiddlyagent/agent/page.js') as typeof PageLibrary;
+  return pageLibrary;
 }
 
 export function diff(): typeof DiffLibrary {
-  return (diffLibrary ??= require('$:/plugins/tiddlyagent/agent/diff.js') as typeof DiffLibrary);
+  diffLibrary ??= require('$:/plugins/tiddlyagent/agent/diff.js') as typeof DiffLibrary;
+  return diffLibrary;
 }
