@@ -10,12 +10,13 @@
 //      the turn causes (change events, time in the change dispatch, PUTs to the server).
 // DESIGN 9: updates at most ~10/s, a few ms each whatever the chat length; a long chat
 // renders its latest ~50 messages first; one message-tiddler save per reply. The report ends
-// with the goals of issue 10 (open, open ratio, main-thread ms per second of streaming), each
-// median against its limit.
+// with the goals of issue 10 (open, open ratio, main-thread ms per second of streaming) and of
+// issue 25 (the plugin JS a page compiles before its first chat is shown; the first open after
+// a page load against a warm one), each median against its limit.
 // Env: BENCH_ROUNDS (3), BENCH_WARM (5 reopens per page), BENCH_CHUNKS (300), BENCH_CHUNK_DELAY_MS (10),
 // BENCH_REPLY_CHARS (2000), BENCH_EDITIONS (browser,server), BENCH_BASELINE (a checkout to compare with,
 // interleaved), BENCH_TIMEOUT_MS (240000, doubled with a baseline),
-// BENCH_PROFILE=<dir> (CPU profiles of a warm open and of the stream, first round; with
+// BENCH_PROFILE=<dir> (CPU profiles of the first open, a warm open and the stream, first round; with
 // BENCH_TRACE=1 Chromium traces instead, summarized by trace event), CHROMIUM_PATH (/usr/bin/chromium).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -145,6 +146,9 @@ function makeWiki(mockUrl, edition, root) {
     fs.symlinkSync(path.join(root, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
   }
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
+  // The page opens showing no chat (the demo opens its Demo chat), so the first open measured is
+  // the first chat the page shows: what it compiles and does for that is counted there.
+  fs.writeFileSync(path.join(dir, 'tiddlers', '$__DefaultTiddlers.tid'), 'title: $:/DefaultTiddlers\n\n[[Welcome to TiddlyAgent]]\n');
   // This measures streaming into a long chat: no compaction first (its summary request would take the measured reply).
   const agentFile = path.join(dir, 'tiddlers', '$__demo_agents_offline-demo.tid');
   fs.writeFileSync(
@@ -411,8 +415,8 @@ async function tracer(cdp) {
 }
 
 /**
- * BENCH_PROFILE=<dir>: in the first round, a CPU profile of the last warm open and of the
- * streamed reply, saved as <dir>/<name>.cpuprofile (open in Chrome DevTools), with the
+ * BENCH_PROFILE=<dir>: in the first round, a CPU profile of the first open after the page
+ * load, of the last warm open and of the streamed reply, saved as <dir>/<name>.cpuprofile (open in Chrome DevTools), with the
  * functions of most self time printed.
  */
 async function profiler(cdp) {
@@ -443,7 +447,9 @@ async function profiler(cdp) {
   };
 }
 
-const results = Object.fromEntries(RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [], compiled: [] }]))]));
+const results = Object.fromEntries(
+  RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [], atLoad: [], compiled: [] }]))]),
+);
 
 /** Chromium's cumulative main-thread metrics (seconds). */
 async function taskMetrics(cdp) {
@@ -630,7 +636,10 @@ async function main() {
         await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
         const profile = PROFILE && round === 0 ? await profiler(cdp) : undefined;
         const open = { title, window: Math.min(m, 50) };
+        R[m].atLoad.push(await page.evaluate(compiledJs));
+        await profile?.start();
         R[m].cold.push(await page.evaluate(openChat, open));
+        await profile?.stop(`${key.replace(' ', '-')}-open-cold-M${m}`);
         R[m].compiled.push(await page.evaluate(compiledJs));
         for (let i = 0; i < WARM; i++) {
           await page.evaluate(closeChat, title);
@@ -660,6 +669,8 @@ const ratio = (a, b) => (median(b) ? (median(b) / median(a)).toFixed(2) : 'n/a')
 
 /** The speed goals of issue 10 (DESIGN 9), checked against the medians. */
 const GOALS = { openMs: 30, openRatio: 1.2, busyMsPerS: 60 };
+/** Issue 25's: the plugin JS a page compiles before its first chat is shown; the first open after a page load against a warm one. */
+const LEAN = { compiledKiB: 150, coldRatio: 1.2 };
 
 function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   const [small, large] = SIZES;
@@ -681,6 +692,7 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       `\n${edition === 'server' ? 'Server edition (turns run on the server, events over SSE)' : 'Browser (turns run in the page)'}${build.label ? `, baseline ${build.root}` : ''}`,
     );
     row('plugin JS compiled by the first chat shown', (r) => r.compiled.map((x) => x.kib), ' KiB', 0);
+    row('… of which at page load', (r) => r.atLoad.map((x) => x.kib), ' KiB', 0);
     row('… plugin modules executed', (r) => r.compiled.map((x) => x.modules), '', 0);
     row('open cold: to DOM', (r) => r.cold.map((x) => x.inDom));
     row('open cold: to frame', (r) => r.cold.map((x) => x.toFrame));
@@ -743,6 +755,12 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       goal(`open ${large} messages (${kind}, to frame)`, open(L), GOALS.openMs, ' ms');
       goal(`open ${large} / open ${small} (${kind})`, open(L) / open(S), GOALS.openRatio, '×', 2);
     }
+    goal('plugin JS compiled by the first chat shown', median(S.compiled.map((x) => x.kib)), LEAN.compiledKiB, ' KiB', 0);
+    for (const [m, r] of [
+      [small, S],
+      [large, L],
+    ])
+      goal(`first open / warm open, ${m} messages`, median(r.cold.map((x) => x.toFrame)) / median(r.warm.map((x) => x.toFrame)), LEAN.coldRatio, '×', 2);
     for (const [m, r] of [
       [small, S],
       [large, L],
@@ -755,7 +773,7 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
   const widths = head.map((_, i) => Math.max(...[head, ...goals].map((r) => r[i].length)));
   const line = (r) => `  ${r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ')}`;
   console.log(
-    `\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s)`,
+    `\nGoals (issue 10: open a ${large}-message chat in ≤ ${GOALS.openMs} ms and ≤ ${GOALS.openRatio}× a ${small}-message one; ≤ ${GOALS.busyMsPerS} ms of main-thread work per second of streaming at ${Math.round(1000 / CHUNK_DELAY_MS)} chunks/s; issue 25: ≤ ${LEAN.compiledKiB} KiB of plugin JS compiled by the first chat shown, its open ≤ ${GOALS.openMs} ms and ≤ ${LEAN.coldRatio}× a warm one)`,
   );
   console.log(line(head));
   for (const r of goals) console.log(line(r));
