@@ -114,7 +114,7 @@ export async function runTurn(deps: EngineDeps, input: TurnInput): Promise<TurnR
   try {
     approvals = parseApprovalConfig(ctx.agent['agent-approval'], ctx.agent.title);
   } catch (e) {
-    return fail(start, (e as Error).message, 'config', ctx.agent.title);
+    return fail(start, (e as Error).message, 'config', undefined, ctx.agent.title);
   }
   const maxRounds = ctx.agent['agent-max-rounds'] ?? DEFAULT_MAX_ROUNDS;
   const turn: Turn = { ...start, now: deps.now ?? Date.now, model, approvals, maxRounds };
