@@ -329,7 +329,10 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
     }
     // A body file (any extension, .json included) is read with its .meta.
     if (names.has(`${file}.meta`)) continue;
-    const content = fs.readFileSync(file, 'utf8');
+    // The server may delete a tiddler's file between the listing and this read (a one-shot alarm
+    // that fired): the folder as it is now no longer holds it.
+    const content = readIfThere(file);
+    if (content === undefined) continue;
     if (file.endsWith('.tid')) {
       const fields = parseFieldBlock(content, file, true);
       tiddlers.set(fields.title!, fields);
@@ -347,6 +350,15 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
     } else throw new Error(`${file}: a tiddler file of an unknown kind`);
   }
   return { tiddlers, hidden };
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 /** The messages of a chat as saved on disk, in order. */
