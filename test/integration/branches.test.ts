@@ -224,3 +224,35 @@ test('after a crash, an edit that had not started leaves the chat as it was; one
   await within(runner.submit({ kind: 'switch-branch', chat, at: 0, version: 1 }), 'the old branch back');
   expect(path(chat)).toEqual(before);
 });
+
+test('a retry asked as soon as a reply is shown, while its operation still finishes (an automatic title that renames the chat), waits behind it and follows the rename', async () => {
+  const agent = h.agentOf(h.newChat());
+  const chat = 'Chat 77'; // a default title: after its first turn the runner asks the model for a title
+  h.$tw.wiki.addTiddler({ title: chat, agent, 'agent-status': 'idle', text: '' });
+  const titleAsked = deferred();
+  const titleAnswer = deferred();
+  const s = scriptedModel((call) =>
+    call === 2
+      ? async function* () {
+          titleAsked.resolve();
+          await titleAnswer.promise;
+          yield part.text('Garden plans');
+          yield part.finish('stop');
+        }
+      : async function* (request: ModelRequest) {
+          yield part.text(`Answer ${call} to ${String(request.messages.filter((m) => m.role === 'user').at(-1)?.content)}`);
+          yield part.finish('stop');
+        },
+  );
+  const runner = scriptedRunner(h, s.model, []);
+  const first = runner.submit({ kind: 'send', chat, text: 'one' });
+  await within(titleAsked.promise, 'the title request');
+  // The reply is shown and the chat is `completed`; its operation still waits for the title.
+  expect(h.status(chat)).toBe('completed');
+  const user = h.messages(chat)[0]!.title!;
+  const retried = runner.submit({ kind: 'retry', chat, message: user });
+  titleAnswer.resolve();
+  await within(first, 'turn 1 and its title');
+  expect(await within(retried, 'the retry, after the title')).toEqual({ status: 'completed' });
+  expect(path('Garden plans')).toEqual(['user: one', 'assistant: Answer 3 to one']);
+});

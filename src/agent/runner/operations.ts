@@ -112,12 +112,17 @@ export class OperationQueue<R> {
    * The chat `from` is now called `to` (its running operation renamed it): what waits behind
    * it is carried over, rewritten in the log, and runs under the new title.
    */
-  move(from: string, to: string): void {
+  /** A chat renamed by its running operation: what waits behind it follows, and names its messages and images by their new titles. */
+  move(from: string, to: string, renamed: ReadonlyMap<string, string> = new Map()): void {
     const queue = this.queues.get(from) ?? [];
     this.queues.delete(from);
+    const title = (t: string) => renamed.get(t) ?? t;
     for (const entry of queue) {
-      entry.op.chat = to;
-      this.log.write(entry.op);
+      const op = entry.op;
+      op.chat = to;
+      if ('message' in op) op.message = title(op.message);
+      if (op.kind === 'send' && op.attachments) op.attachments = op.attachments.map(title);
+      this.log.write(op);
     }
     if (queue.length) this.queues.set(to, [...queue, ...(this.queues.get(to) ?? [])]);
     const op = this.running.get(from);

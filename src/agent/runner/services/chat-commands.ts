@@ -49,8 +49,9 @@ export const deleteChat: ImmediateHandler<ValidCommand<'delete-chat'>> = {
 export function moveChat(ctx: RunnerContext, chat: string, to: string): TurnResult {
   const problem = titleProblem(ctx.host.wiki, to);
   if (problem) return { status: 'failed', error: titleProblemText(to, problem) };
-  applyChatMove(ctx.host.wiki, planChatMove(ctx.host.wiki, chat, to));
-  ctx.queue.move(chat, to);
+  const move = planChatMove(ctx.host.wiki, chat, to);
+  applyChatMove(ctx.host.wiki, move);
+  ctx.queue.move(chat, to, move.renamed);
   ctx.expiry.move(chat, to);
   return { status: 'completed' };
 }

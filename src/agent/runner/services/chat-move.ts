@@ -22,6 +22,8 @@ export interface ChatMove {
   puts: TiddlerFields[];
   /** Old titles to delete once the new ones are written. */
   deletes: string[];
+  /** Each moved tiddler's new title by its old one (what a command queued behind the rename names). */
+  renamed: ReadonlyMap<string, string>;
 }
 
 /** Plan moving `from` (and all it owns) to `to`; nothing is written. */
@@ -67,7 +69,7 @@ export function planChatMove(wiki: WikiPort, from: string, to: string): ChatMove
   }
   const root = puts.find((f) => f.title === to);
   if (root) root[CHAT_RENAMED_FROM] = from;
-  return { puts, deletes: [...titleMap.keys()] };
+  return { puts, deletes: [...titleMap.keys()], renamed: titleMap };
 }
 
 /** Write a planned move: every new tiddler, then the old titles deleted (one synchronous step). */

@@ -63,9 +63,19 @@ export function requireIdle(ctx: RunnerContext, chat: string): void {
   if (ctx.isActive(chat)) throw refuse('conflict', 'turn-running', { chat });
 }
 
+/**
+ * No turn runs in the chat: it is not `working` and nothing waits in its queue. An operation that
+ * ended its turn and is finishing its bookkeeping does not count, so a fork or retry the user
+ * asks for the moment a reply is shown queues behind it instead of being refused.
+ */
+export function requireNoTurn(ctx: RunnerContext, chat: string): void {
+  requireChat(ctx, chat);
+  if (ctx.host.wiki.getFields(chat)?.['agent-status'] === 'working' || ctx.queue.waiting(chat).length) throw refuse('conflict', 'turn-running', { chat });
+}
+
 /** A chat may fork (edit, switch) when no turn runs and nothing waits for the user. */
 export function requireForkable(ctx: RunnerContext, chat: string): void {
-  requireIdle(ctx, chat);
+  requireNoTurn(ctx, chat);
   if (ctx.isExternal(chat)) throw refuse('conflict', 'mcp-chat-history', { chat });
   if (ctx.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') {
     throw refuse('conflict', 'waits-for-user', { chat });
@@ -73,7 +83,7 @@ export function requireForkable(ctx: RunnerContext, chat: string): void {
 }
 
 export function requireLastTurn(ctx: RunnerContext, chat: string, userMessage: string): void {
-  requireIdle(ctx, chat);
+  requireNoTurn(ctx, chat);
   if (ctx.isExternal(chat)) throw refuse('conflict', 'mcp-chat-history', { chat });
   ctx.turns.require(chat, userMessage);
   if (!ctx.turns.isLast(chat, userMessage)) throw refuse('conflict', 'not-last-turn');
