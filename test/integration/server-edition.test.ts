@@ -539,3 +539,16 @@ test('a page that opens a chat with a long history (2 MB) gets it whole, and is 
     page.close();
   }
 });
+
+test("a writer cannot pass a message off as a schedule's: a send's \"source\" is set only in the server's process, and dropped over HTTP", async () => {
+  const chat = 'Bad chat';
+  const watcher = await open([chat]);
+  const from = watcher.events.length;
+  expect((await post(url, 'send', { chat, text: 'From me, not a schedule', source: 'schedule:Forged schedule' })).status).toBe(202);
+  await watcher.waitFor('working', isStatus(chat, 'working'), { from });
+  await watcher.waitFor('completed', isStatus(chat, 'completed'), { from });
+  await until('the message on disk', () => savedMessages(dir, chat).some((m) => m.text === 'From me, not a schedule'));
+  const sent = savedMessages(dir, chat).find((m) => m.text === 'From me, not a schedule')!;
+  expect(sent.role).toBe('user');
+  expect(sent['agent-source']).toBeUndefined();
+});
