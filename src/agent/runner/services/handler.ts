@@ -8,7 +8,7 @@ why at once. The runner (runner/local-runner.ts) is the context every handler dr
 import type { TurnResult } from '../../engine/loop';
 import { titleProblem, titleProblemText } from '../../store/chat-titles';
 import { RunnerError } from '../chat-runner';
-import type { CommandKind, QueryKind, ValidCommand, ValidQuery } from '../commands';
+import type { QueryKind, ValidQuery } from '../commands';
 import type { LocalRunner } from '../local-runner';
 import type { Operation, QueuedCommand } from '../operations';
 import { refuse, withReason } from '../refusals';
@@ -32,9 +32,6 @@ export interface ImmediateHandler<C> {
   run(ctx: RunnerContext, command: C, signal?: AbortSignal): unknown;
 }
 
-type CommandOf<K extends CommandKind> = ValidCommand<K>;
-export type CommandHandler<K extends CommandKind> =
-  CommandOf<K> extends QueuedCommand ? QueuedHandler<CommandOf<K>> | ImmediateHandler<CommandOf<K>> : ImmediateHandler<CommandOf<K>>;
 export type QueryHandler<K extends QueryKind> = (ctx: RunnerContext, query: ValidQuery<K>, signal?: AbortSignal) => Promise<unknown>;
 
 /** A queued command whose failure rejects the in-process caller (a rename, a compaction), instead of resolving with the result. */
