@@ -61,6 +61,7 @@ const PROFILE = process.env.BENCH_PROFILE;
 const TRACE = !!process.env.BENCH_TRACE;
 const AGENT = '$:/demo/agents/offline-demo';
 const chatTitle = (m) => `Bench chat ${m}`;
+const REFERENCE = 'Bench reference note';
 
 // ---- fixtures ---------------------------------------------------------------------------
 
@@ -184,6 +185,9 @@ function makeWiki(mockUrl, edition, root) {
     });
     tiddlers.push(...messageTiddlers(chatTitle(m), m));
   }
+  // The reference: a plain tiddler holding the text of a chat's first window, to tell TiddlyWiki's
+  // own first-open cost (story view, templates, Chromium's first style and layout) from the chat's.
+  tiddlers.push({ title: REFERENCE, text: Array.from({ length: 50 }, (_, seq) => messageText(seq, seq % 2 ? 'assistant' : 'user')).join('\n\n') });
   fs.writeFileSync(path.join(dir, 'tiddlers', 'bench-chats.json'), JSON.stringify(tiddlers));
   return dir;
 }
@@ -287,6 +291,30 @@ function instrument() {
     B.listeners = {};
   };
   B.frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+}
+
+/** In the page: open the plain tiddler `title`, resolve when its body is in the DOM and a frame painted. */
+async function openPlain(title) {
+  const tw = window.$tw;
+  const sel = `[data-tiddler-title="${CSS.escape(title)}"] .tc-tiddler-body`;
+  const t0 = performance.now();
+  new tw.Story({ wiki: tw.wiki }).navigateTiddler(title);
+  while (!document.querySelector(sel)) {
+    if (performance.now() - t0 > 10_000) throw new Error(`opening ${title}: not in the DOM after 10 s`);
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await window.__bench.frame();
+  return { toFrame: performance.now() - t0 };
+}
+
+/** In the page: close the plain tiddler `title`. */
+async function closePlain(title) {
+  const tw = window.$tw;
+  const story = new tw.Story({ wiki: tw.wiki });
+  story.saveStoryList(story.getStoryList().filter((t) => t !== title));
+  while (document.querySelector(`[data-tiddler-title="${CSS.escape(title)}"]`)) await new Promise((r) => setTimeout(r, 20));
+  await window.__bench.frame();
+  await window.__bench.frame();
 }
 
 /** In the page: open `title`, resolve when its chat and messages are in the DOM and a frame painted. */
@@ -448,7 +476,10 @@ async function profiler(cdp) {
 }
 
 const results = Object.fromEntries(
-  RUNS.map(({ key }) => [key, Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [], atLoad: [], compiled: [] }]))]),
+  RUNS.map(({ key }) => [
+    key,
+    { ...Object.fromEntries(SIZES.map((m) => [m, { cold: [], warm: [], stream: [], atLoad: [], compiled: [] }])), reference: { cold: [], warm: [] } },
+  ]),
 );
 
 /** Chromium's cumulative main-thread metrics (seconds). */
@@ -616,6 +647,23 @@ async function main() {
 
   for (let round = 0; round < ROUNDS; round++) {
     const order = (round % 2 ? [...SIZES].reverse() : SIZES).flatMap((m) => RUNS.map((run) => ({ m, ...run })));
+    for (const { key } of RUNS) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${urls[key]}/`, { waitUntil: 'load' });
+        await page.waitForFunction(() => !!window.$tw?.rootWidget && !!window.$tw.syncer);
+        await page.evaluate(instrument);
+        await page.waitForTimeout(300);
+        results[key].reference.cold.push(await page.evaluate(openPlain, REFERENCE));
+        for (let i = 0; i < WARM; i++) {
+          await page.evaluate(closePlain, REFERENCE);
+          results[key].reference.warm.push(await page.evaluate(openPlain, REFERENCE));
+        }
+      } finally {
+        await context.close();
+      }
+    }
     for (const { m, key } of order) {
       const url = urls[key];
       const R = results[key];
@@ -725,6 +773,13 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
     row('turn: <$ai-chat> re-renders', (r) => r.stream.map((x) => x.rerenders), '', 0);
     row('turn: PUTs to the server', (r) => r.stream.map((x) => x.puts.length), '', 0);
     row('turn: send to completed (wall)', (r) => r.stream.map((x) => x.turnMs), ' ms', 0);
+    const ref = results[key].reference;
+    rows.push([
+      `reference, a plain tiddler of the same text: first open / warm`,
+      `${median(ref.cold.map((x) => x.toFrame)).toFixed(1)} / ${median(ref.warm.map((x) => x.toFrame)).toFixed(1)} ms`,
+      '',
+      `${(median(ref.cold.map((x) => x.toFrame)) / median(ref.warm.map((x) => x.toFrame))).toFixed(2)}×`,
+    ]);
     const widths = [0, 1, 2, 3].map((i) => Math.max(...[['', `M=${small}`, `M=${large}`, `M${large}/M${small}`], ...rows].map((r) => r[i].length)));
     const line = (r) => `  ${r.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('   ')}`;
     console.log(line(['median [min–max]', `M=${small}`, `M=${large}`, `M${large}/M${small}`]));
@@ -761,6 +816,16 @@ function report({ bootMs, loads, chunks, pageErrors, totalMs }) {
       [large, L],
     ])
       goal(`first open / warm open, ${m} messages`, median(r.cold.map((x) => x.toFrame)) / median(r.warm.map((x) => x.toFrame)), LEAN.coldRatio, '×', 2);
+    const plain = results[key].reference;
+    // Not the plugin's: TiddlyWiki's own first open after a page load, for scale.
+    goals.push([
+      key,
+      'reference: a plain tiddler, first open / warm open',
+      `${(median(plain.cold.map((x) => x.toFrame)) / median(plain.warm.map((x) => x.toFrame))).toFixed(2)}×`,
+      '',
+      '',
+      '',
+    ]);
     for (const [m, r] of [
       [small, S],
       [large, L],
