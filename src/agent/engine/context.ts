@@ -48,6 +48,10 @@ export interface ContextUsage {
   tools: number;
   transient: number;
   history: number;
+  /** The history by kind (the context meter's breakdown): user messages, replies, tool results. */
+  user?: number;
+  assistant?: number;
+  toolResults?: number;
   total: number;
   /** tokens available for the prompt: contextWindow - reserveOutput */
   window: number;
@@ -197,7 +201,7 @@ export function fitToWindow(sections: PromptSection[], options: { contextWindow:
   // Assembly, in the caller's order.
   const kept = sections.filter((s) => !dropped.has(s));
   const beforeLastUser = lastUser >= 0 ? kept.filter((s) => s.kind === 'transient' && s.placeBeforeLastUser) : [];
-  const usage: ContextUsage = { system: 0, tools: 0, transient: 0, history: 0, total: 0, window };
+  const usage: ContextUsage = { system: 0, tools: 0, transient: 0, history: 0, user: 0, assistant: 0, toolResults: 0, total: 0, window };
   const messages: ModelMessage[] = [];
   let historyDone = false;
   for (const s of kept) {
@@ -218,6 +222,8 @@ export function fitToWindow(sections: PromptSection[], options: { contextWindow:
       if (i === lastUser) for (const t of beforeLastUser) messages.push(...t.messages);
       messages.push(m);
       usage.history += cost[i]!;
+      const kind = m.role === 'tool' ? 'toolResults' : m.role === 'system' ? undefined : m.role;
+      if (kind) usage[kind] = (usage[kind] ?? 0) + cost[i]!;
     });
   }
   usage.total = usage.system + usage.tools + usage.transient + usage.history;

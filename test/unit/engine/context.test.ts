@@ -146,9 +146,21 @@ describe('fitToWindow', () => {
       tools: tokens(tools.messages),
       transient: 0,
       history: tokens(h.messages),
+      user: tokens([user('one'), user('three')]),
+      assistant: tokens([asst('two')]),
+      toolResults: 0,
       total: tokens(r.messages),
       window: 10_000,
     });
+  });
+
+  it('breaks the history down into user messages, replies and tool results (the context meter shows each)', () => {
+    const h = hist(user('question'), asst('', 'c1'), tool('c1', big), asst('answer'), user('next'));
+    const u = fitToWindow([system, tools, h], { contextWindow: 10_000 }).usage;
+    expect(u.user).toBe(tokens([user('question'), user('next')]));
+    expect(u.assistant).toBe(tokens([asst('', 'c1'), asst('answer')]));
+    expect(u.toolResults).toBe(tokens([tool('c1', big)]));
+    expect(u.user! + u.assistant! + u.toolResults!).toBe(u.history);
   });
 
   it('places the Current tiddler section right before the newest user message', () => {
