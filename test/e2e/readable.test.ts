@@ -272,6 +272,18 @@ test('every control of the chat and the New chat button has an accessible name',
   expect(await chat().locator('textarea.tc-ai-chat-input').getAttribute('aria-label')).toBe('Message to the agent');
 });
 
+test("the composer's attachment chip is a link a keyboard reaches and opens", async () => {
+  const link = chat().locator('.tc-ai-composer-chips .tc-ai-chip-link').first();
+  const title = (await link.textContent())!;
+  // A link to assistive technology (an <a> without href is not one) and in the Tab order.
+  expect(await link.evaluate((a) => [a.getAttribute('href'), (a as HTMLAnchorElement).tabIndex])).toEqual([`#${encodeURIComponent(title)}`, 0]);
+  await link.focus();
+  await served.page.keyboard.press('Enter');
+  await served.page.locator(`.tc-tiddler-frame[data-tiddler-title="${title}"]`).waitFor();
+  // Opening it navigates in the story, not the browser's location.
+  expect(await served.page.evaluate(() => location.hash)).not.toContain(encodeURIComponent(title));
+});
+
 test('every control of each settings tab has an accessible name', async () => {
   await usePalette('$:/palettes/Vanilla');
   await navigate(served.page, SETTINGS);

@@ -61,5 +61,24 @@ export function measureContrast(selectors: string[]): { lowest: number; count: n
         cls: element.className || element.tagName,
       });
   }
+  // A field's placeholder is text a user reads too (the browser's default grey fails on dark palettes).
+  for (const field of roots.flatMap((root) => [...root.querySelectorAll('[placeholder]')])) {
+    if (!field.getAttribute('placeholder')?.trim() || !(field as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+    const style = getComputedStyle(field, '::placeholder');
+    const bg = background(field);
+    const fg = over([...parse(style.color).slice(0, 3), parse(style.color)[3]! * Number(style.opacity || 1)], bg);
+    const [a, b] = [luminance(fg), luminance(bg)];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    count++;
+    lowest = Math.min(lowest, ratio);
+    if (ratio < 4.5)
+      offenders.push({
+        text: `placeholder: ${field.getAttribute('placeholder')!.slice(0, 40)}`,
+        ratio: Math.round(ratio * 100) / 100,
+        fg: style.color,
+        bg: `rgb(${bg.slice(0, 3).map(Math.round).join(',')})`,
+        cls: field.className || field.tagName,
+      });
+  }
   return { lowest: Math.round(lowest * 100) / 100, count, offenders };
 }

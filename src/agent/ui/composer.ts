@@ -151,8 +151,13 @@ export class Composer {
     for (const title of this.draft.attachments) {
       const chip = make(this.host.document, 'span', 'tc-ai-chip');
       chip.setAttribute('data-title', title);
-      const link = make(this.host.document, 'a', 'tc-ai-chip-link', title);
-      link.addEventListener('click', () => this.host.navigate(title));
+      // A real link (href), so assistive technology announces it and Tab reaches it.
+      const link = make(this.host.document, 'a', 'tc-ai-chip-link tc-tiddlylink', title);
+      link.setAttribute('href', `#${encodeURIComponent(title)}`);
+      link.addEventListener('click', (event: Event) => {
+        event.preventDefault();
+        this.host.navigate(title);
+      });
       const remove = make(this.host.document, 'button', 'tc-btn-invisible tc-ai-chip-remove', '×');
       remove.title = this.host.lingo('Detach');
       remove.setAttribute('aria-label', `${this.host.lingo('Detach')}: ${title}`);
