@@ -12,7 +12,7 @@ import { providerErrorKind } from './error-kinds';
 import type { EngineHooks, ModelResponse, TurnContext } from './hooks';
 import { CONTEXT_USAGE_FIELD } from './live-state';
 import { assemblePrompt } from './prompt-assembly';
-import { retryStream, type RetryOptions } from './retry';
+import { agentRetryPolicy, retryStream, type RetryOptions } from './retry';
 import { compactChat } from './summarize';
 
 /** Chat field: the last prompt's context usage (JSON), for the usage meter (engine/live-state.ts reads it back). */
@@ -76,6 +76,7 @@ async function streamReply(
   try {
     const stream = retryStream(() => model.stream(request, ctx.signal), {
       signal: ctx.signal,
+      ...agentRetryPolicy(ctx.agent),
       ...deps.retry,
       onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
         ctx.emit({ type: 'retrying', chat: ctx.chat, attempt: attempt + 1, maxAttempts, delayMs, reason: error.message }),

@@ -38,6 +38,17 @@ export interface RetryOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/** The agent's retry policy (its `agent-retries`, `agent-retry-delay`, `agent-retry-max-delay`, in seconds), as RetryOptions; unset fields keep the defaults. */
+export function agentRetryPolicy(
+  agent: { 'agent-retries'?: number; 'agent-retry-delay'?: number; 'agent-retry-max-delay'?: number } | undefined,
+): Pick<RetryOptions, 'maxRetries' | 'baseDelayMs' | 'maxDelayMs'> {
+  const policy: Pick<RetryOptions, 'maxRetries' | 'baseDelayMs' | 'maxDelayMs'> = {};
+  if (agent?.['agent-retries'] !== undefined) policy.maxRetries = agent['agent-retries'];
+  if (agent?.['agent-retry-delay'] !== undefined) policy.baseDelayMs = agent['agent-retry-delay'] * 1000;
+  if (agent?.['agent-retry-max-delay'] !== undefined) policy.maxDelayMs = agent['agent-retry-max-delay'] * 1000;
+  return policy;
+}
+
 /** Parts that mean the user has seen output; after one of these there is no retry. */
 const CONTENT: ReadonlySet<StreamPart['type']> = new Set<StreamPart['type']>([
   'text-delta',

@@ -11,7 +11,7 @@ import { promptWords } from './prompt-words';
 import { fitToWindow, selectHistory } from './context';
 import type { TurnContext } from './hooks';
 import { historyEntries } from './plugins/prompt';
-import { retryStream, type RetryOptions } from './retry';
+import { agentRetryPolicy, retryStream, type RetryOptions } from './retry';
 
 export type CompactionOutcome = { compacted: true; summary: string } | { compacted: false; error?: string };
 
@@ -37,6 +37,7 @@ export async function compactChat(
   try {
     const stream = retryStream(() => model.stream({ model: ctx.model, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), {
       signal: ctx.signal,
+      ...agentRetryPolicy(ctx.agent),
       ...deps.retry,
     });
     for await (const part of stream) {

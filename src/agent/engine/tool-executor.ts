@@ -63,7 +63,7 @@ export async function executeToolCalls(
       options.onStart?.(call);
       const own = new AbortController();
       const context = turn.contextFor(own.signal, call);
-      const timeoutMs = (typeof tool.timeoutMs === 'function' ? tool.timeoutMs(context) : tool.timeoutMs) ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+      const timeoutMs = toolTimeoutMs(tool, context, options.timeoutMs);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => {
@@ -94,6 +94,17 @@ export async function executeToolCalls(
       }
     }),
   );
+}
+
+/**
+ * How long a call of `tool` may run: the seconds the agent gives this tool (`agent-tool-timeouts`),
+ * else the tool's own limit (a sub-agent's, an MCP server's), else the agent's limit for every
+ * tool (`agent-tool-timeout`, passed as `fallbackMs`), else DEFAULT_TOOL_TIMEOUT_MS.
+ */
+export function toolTimeoutMs(tool: ToolDefinition, context: ToolContext, fallbackMs?: number): number {
+  const own = context.agent?.['agent-tool-timeouts']?.[tool.name];
+  if (typeof own === 'number') return own * 1000;
+  return (typeof tool.timeoutMs === 'function' ? tool.timeoutMs(context) : tool.timeoutMs) ?? fallbackMs ?? DEFAULT_TOOL_TIMEOUT_MS;
 }
 
 function formatSeconds(ms: number): string {

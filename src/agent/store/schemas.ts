@@ -5,6 +5,7 @@ reports a bad field by name.
 \*/
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
+import { parseToolTimeouts } from './agent-limits';
 import { APPROVAL_CHOICES } from './approval-choices';
 import { parseModelFactsTable, type ModelFactsTable } from './model-facts';
 import { parseTitleList } from './wiki-port';
@@ -117,6 +118,20 @@ export const AgentDefinitionSchema = z.object({
   'agent-tool-protocol': z._default(blankable(oneOf(['native', 'text'] as const)), 'native'),
   /** Seconds a tool call may run before it is given up. */
   'agent-tool-timeout': blankable(wholeNumber(1, 3600)),
+  /** Seconds per tool, as JSON `{"web-fetch": 60}`; a tool named here is not held to `agent-tool-timeout` (store/agent-limits.ts). */
+  'agent-tool-timeouts': z.pipe(
+    blankable(z.string()),
+    z.transform((s, ctx): Record<string, number> | undefined => {
+      const read = parseToolTimeouts(s);
+      if (read.ok) return read.timeouts;
+      ctx.issues.push({ code: 'custom', input: s, message: read.error });
+      return undefined;
+    }),
+  ),
+  /** Retries of a failed model request (default 2), the first wait and the longest wait in seconds (engine/retry.ts). */
+  'agent-retries': blankable(wholeNumber(0, 10)),
+  'agent-retry-delay': blankable(decimal(0, 60)),
+  'agent-retry-max-delay': blankable(decimal(0, 600)),
   /** Seconds a confirmation may wait before the call is denied. */
   'agent-approval-timeout': blankable(wholeNumber(1, 30 * 24 * 3600)),
   /** Token budgets (input + output, summed over model calls) per turn and per chat. */
