@@ -25,8 +25,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function agentSend(chat: string, message: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), dir, '--agent-send', chat, message], {
+function agentSend(chat: string, message: string, folder = dir, after: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tiddlywiki', 'tiddlywiki.js'), folder, '--agent-send', chat, message, ...after], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env },
   }); // jest's process.env, with the tests' owner configuration
@@ -48,6 +48,8 @@ test('a turn runs to completion, its reply is printed and its messages are saved
   const { code, stdout } = await agentSend('Demo chat', 'Hello from cron');
   expect(stdout).toContain(defaultReply('Hello from cron'));
   expect(code).toBe(0);
+  // It says what it saved: the chat, the question and the reply at least.
+  expect(Number(/\(Saved (\d+) changed tiddlers\.\)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(3);
   const files = savedText();
   expect(files).toContain('Hello from cron');
   expect(files).toContain("''Mock reply'' from the offline test model");
@@ -106,5 +108,32 @@ test('with the server plugin installed (a server-edition folder), the command st
     expect(fs.existsSync(path.join(serverDir, 'agent-state'))).toBe(false);
   } finally {
     fs.rmSync(serverDir, { recursive: true, force: true });
+  }
+});
+
+test('in a folder without the filesystem plugin it says that nothing could be saved, and sends nothing unless a later command writes the wiki out', async () => {
+  const bare = demoWikiFolder(mock.url, { server: false });
+  const out = fs.mkdtempSync(path.join(bare, '..', 'agent-send-out-'));
+  try {
+    const asked = mock.requests.length;
+    const refused = await agentSend('Demo chat', 'Hello from a bare folder', bare);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr + refused.stdout).toContain('no sync adaptor (add "tiddlywiki/filesystem" to the plugins in its tiddlywiki.info)');
+    expect(refused.stderr + refused.stdout).toContain('Nothing was sent.');
+    expect(mock.requests.length).toBe(asked);
+
+    // Followed by --savewikifolder, the turn runs and that command writes it out; the command says it saved nothing itself.
+    const saved = await agentSend('Demo chat', 'Hello then save', bare, ['--savewikifolder', out]);
+    expect(saved.code).toBe(0);
+    expect(saved.stdout).toContain(defaultReply('Hello then save'));
+    expect(saved.stderr).toContain('only a later command of this run can write them out');
+    const written = fs
+      .readdirSync(path.join(out, 'tiddlers'))
+      .map((f) => fs.readFileSync(path.join(out, 'tiddlers', f), 'utf8'))
+      .join('\n');
+    expect(written).toContain('Hello then save');
+  } finally {
+    fs.rmSync(bare, { recursive: true, force: true });
+    fs.rmSync(out, { recursive: true, force: true });
   }
 });
