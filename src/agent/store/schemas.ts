@@ -218,6 +218,8 @@ export const McpServerSchema = z.pipe(
       }),
     ),
     'mcp-url': blankable(httpUrl),
+    /** How `mcp-url` is spoken: `streamable-http`, `sse` (the older HTTP+SSE), or empty: Streamable HTTP, then SSE if the server does not take it. */
+    'mcp-transport': blankable(oneOf(['streamable-http', 'sse'] as const)),
     'mcp-env': titleList,
     'mcp-key-name': optionalText,
     /** Seconds a connection or a call may take. */

@@ -3,21 +3,27 @@ MCP connections: the runner's side of the MCP servers an agent uses (tiddlers ta
 `$:/tags/AI/MCPServer`). A connection is opened when a chat's turn first needs a server's
 tools, reused by that chat's later turns, opened again after the server went away (a crashed
 stdio process, a restarted HTTP server), and closed when it has been idle for a while or its
-chat is gone. Streamable HTTP works in both runners (in a browser where the server allows it,
-CORS); stdio (`mcp-command`) needs Node.js and the server plugin. Environment variables and
-the bearer token are named in the tiddler, never stored: their values come from the host.
-The SDK is loaded on first use.
+chat is gone. HTTP servers (Streamable HTTP, or the older HTTP+SSE: mcp-http.ts) work in both
+runners (in a browser where the server allows it, CORS); stdio (`mcp-command`) needs Node.js
+and the server plugin. Environment variables and the bearer token are named in the tiddler,
+never stored: their values come from the host. The SDK is loaded on first use.
 \*/
 import type { ToolDefinition } from '../../tools/tool';
 import { MCP_PREFIX, mcpTools, unavailableServerTool, type ListedTool, type McpCallResult } from '../../tools/mcp-tools';
 import { McpServerSchema, parseTiddler, type McpServer } from '../../store/schemas';
 import type { WikiPort } from '../../store/wiki-port';
 import type { FetchFn } from '../../providers/types';
+import { fallsBackToSse, httpTransport, transportOrder, type HttpTransportKind } from './mcp-http';
 
 /** The parts of the SDK the connections use (server/mcp-sdk.ts under Node, the mcp-browser plugin in a browser-only wiki). */
 export interface McpSdk {
   Client: new (info: { name: string; version: string }) => SdkClient;
   StreamableHTTPClientTransport: new (url: URL, options?: { requestInit?: { headers?: Record<string, string> }; fetch?: FetchFn }) => SdkTransport;
+  /** The older HTTP+SSE transport (absent from an mcp-browser plugin built before it was added). */
+  SSEClientTransport?: new (
+    url: URL,
+    options?: { requestInit?: { headers?: Record<string, string> }; fetch?: FetchFn },
+  ) => SdkTransport;
   /** `tools/list` read leniently (one odd tool does not hide the others). */
   LenientListToolsSchema: unknown;
   /** Absent in a browser, or where the server plugin is not installed. */
@@ -220,30 +226,24 @@ export class McpConnections {
 
   private async open(chat: string, server: McpServer, fingerprint: string, signal: AbortSignal): Promise<Connection> {
     const sdk = this.host.loadSdk();
-    const timeout = (server['mcp-timeout'] ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-    const client = new sdk.Client({ name: 'TiddlyAgent', version: '0.1.0' });
-    const transport = this.transport(sdk, server);
-    const connection: Connection = { server, fingerprint, client, tools: [], alive: true, lastUsed: this.now() };
+    const kinds: (HttpTransportKind | undefined)[] = server['mcp-url'] ? transportOrder(server['mcp-transport']) : [undefined];
+    let opened: { client: SdkClient; tools: ListedTool[] } | undefined;
+    for (const [i, kind] of kinds.entries()) {
+      try {
+        opened = await this.start(sdk, server, kind, signal);
+        break;
+      } catch (e) {
+        // Streamable HTTP refused as an unknown route: an older server, spoken to over SSE next.
+        if (i + 1 < kinds.length && !signal.aborted && fallsBackToSse(e)) continue;
+        const message = readable(e, 'answered with a malformed list of tools');
+        throw new Error(i > 0 ? `it does not take Streamable HTTP, and over HTTP+SSE: ${message}` : message);
+      }
+    }
+    const { client, tools } = opened!;
+    const connection: Connection = { server, fingerprint, client, tools, alive: true, lastUsed: this.now() };
     client.onclose = () => {
       connection.alive = false;
     };
-    try {
-      await withTimeout(client.connect(transport, { timeout, signal }), timeout, `did not answer "initialize" within ${timeout / 1000} s`);
-      const tools: ListedTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = (await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.LenientListToolsSchema, { timeout, signal })) as {
-          tools: ListedTool[];
-          nextCursor?: string;
-        };
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 1000);
-      connection.tools = tools;
-    } catch (e) {
-      void client.close().catch(() => undefined);
-      throw new Error(readable(e, 'answered with a malformed list of tools'));
-    }
     let byServer = this.connections.get(chat);
     if (!byServer) {
       byServer = new Map();
@@ -255,7 +255,39 @@ export class McpConnections {
     return connection;
   }
 
-  private transport(sdk: McpSdk, server: McpServer): SdkTransport {
+  /** Connect over one transport and list the tools; the client is closed again if that fails. */
+  private async start(
+    sdk: McpSdk,
+    server: McpServer,
+    kind: HttpTransportKind | undefined,
+    signal: AbortSignal,
+  ): Promise<{ client: SdkClient; tools: ListedTool[] }> {
+    const timeout = (server['mcp-timeout'] ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+    const client = new sdk.Client({ name: 'TiddlyAgent', version: '0.1.0' });
+    try {
+      await withTimeout(
+        client.connect(this.transport(sdk, server, kind), { timeout, signal }),
+        timeout,
+        `did not answer "initialize" within ${timeout / 1000} s`,
+      );
+      const tools: ListedTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.LenientListToolsSchema, { timeout, signal })) as {
+          tools: ListedTool[];
+          nextCursor?: string;
+        };
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 1000);
+      return { client, tools };
+    } catch (e) {
+      void client.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private transport(sdk: McpSdk, server: McpServer, kind: HttpTransportKind | undefined): SdkTransport {
     const key = server['mcp-key-name']?.trim();
     const url = server['mcp-url'];
     if (url) {
@@ -263,11 +295,7 @@ export class McpConnections {
       const token = key ? this.host.getSecret(key, url) : undefined;
       if (key && !token)
         throw new Error(`its token "${key}" is not set (${this.host.where === 'browser' ? 'enter it in the settings tab' : 'set the environment variable'}).`);
-      const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-      return new sdk.StreamableHTTPClientTransport(new URL(url), {
-        ...(requestInit ? { requestInit } : {}),
-        ...(this.host.fetch ? { fetch: this.host.fetch } : {}),
-      });
+      return httpTransport(sdk, kind ?? 'streamable-http', new URL(url), token, this.host.fetch);
     }
     if (!sdk.stdio)
       throw new Error(
@@ -327,6 +355,8 @@ function errorMessage(e: unknown, server: McpServer, where: McpHost['where']): s
     return `${server['mcp-url']} cannot be reached from this browser (it may not allow other sites to call it: CORS). In the server edition MCP servers are called from the server.`;
   }
   if (server['mcp-command'] && /ENOENT|spawn/i.test(message)) return `the command "${server['mcp-command']}" could not be started (${message}).`;
+  if (/Endpoint origin does not match/i.test(message))
+    return `it named another host than its own (${message.split(': ').at(-1)}) as the address to send its messages to: refused, nothing was sent there.`;
   if (/Connection closed|closed/i.test(message)) return `it closed the connection at start (${message}); check its command and arguments.`;
   return message;
 }
