@@ -22,6 +22,14 @@ export const DEFAULT_COMPACT_AT = 80;
 /** Turns (from the newest user message back) that are never compacted. */
 export const KEEP_TURNS = 2;
 
+/**
+ * The model of an agent's side calls (the automatic title, compaction): its `agent-side-model`,
+ * a model of the same provider profile, else the chat's model.
+ */
+export function sideModelOf(agent: { 'agent-side-model'?: string }, chatModel: string): string {
+  return agent['agent-side-model']?.trim() || chatModel;
+}
+
 export const isSummary = (m: Message | Record<string, unknown>): boolean => (m as Record<string, unknown>)[COMPACTION_FIELD] === 'yes';
 
 /** A chat's messages as the loop and the prompt see them: the summary in force and what it did not replace. */

@@ -8,6 +8,7 @@ import type { ImagePart, ModelMessage, ToolCall } from '../providers/types';
 import type { Message } from '../store/schemas';
 import type { HistoryEntry } from './context';
 import { renderToolResults } from './text-tool-protocol';
+import { expiredStub, isExpired } from './result-expiry';
 import { HEARTBEAT_SOURCE } from '../schedules/heartbeat';
 import { SCHEDULE_PREFIX } from '../store/chat-parts';
 import { SCHEDULE_SOURCE } from '../schedules/scheduler';
@@ -57,6 +58,10 @@ function attached(m: Message, attachment: (title: string, message: Message) => A
   return { texts: parts.flatMap((p) => (p.text ? [p.text] : [])), ...(images.length ? { images } : {}) };
 }
 
+/** The prompt messages that hold an expired result's stub ("Show prompt" marks them). */
+const EXPIRED_MESSAGES = new WeakSet<ModelMessage>();
+export const holdsExpiredResult = (message: ModelMessage): boolean => EXPIRED_MESSAGES.has(message);
+
 /**
  * @param attachment the current content of a title in a message's `attachments`: an attached
  *   tiddler (user messages) or an image a tool returned, already labelled as untrusted data
@@ -69,11 +74,15 @@ export function buildHistory(
 ): HistoryEntry[] {
   const entries: HistoryEntry[] = [];
   let assistantsAfter = messages.filter((m) => m.role === 'assistant').length;
-  let pendingTextResults: { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0]; images: ImagePart[] } | undefined;
+  let pendingTextResults:
+    | { entry: Omit<HistoryEntry, 'message'>; results: Parameters<typeof renderToolResults>[0]; images: ImagePart[]; expired: boolean }
+    | undefined;
   const flushTextResults = () => {
     if (pendingTextResults) {
-      const { entry, results, images } = pendingTextResults;
-      entries.push({ ...entry, message: { role: 'user', content: renderToolResults(results), ...(images.length ? { images } : {}) } });
+      const { entry, results, images, expired } = pendingTextResults;
+      const message: ModelMessage = { role: 'user', content: renderToolResults(results), ...(images.length ? { images } : {}) };
+      if (expired) EXPIRED_MESSAGES.add(message);
+      entries.push({ ...entry, message });
     }
     pendingTextResults = undefined;
   };
@@ -82,17 +91,26 @@ export function buildHistory(
     const meta = { duration: m['agent-duration'], age: m.role === 'assistant' ? assistantsAfter : Math.max(0, assistantsAfter) };
     if (m.role === 'tool') {
       if (m['tool-status'] === 'pending') continue;
-      const { texts, images } = attached(m, attachment);
-      const content = [toolResultText(m), ...texts].join('\n');
+      // A result past its rounds stays as a stub, paired with its call (engine/result-expiry.ts).
+      const expired = isExpired(m, meta.age);
+      const { texts, images } = expired ? { texts: [], images: undefined } : attached(m, attachment);
+      const content = expired ? expiredStub(m) : [toolResultText(m), ...texts].join('\n');
+      if (expired) meta.duration = undefined;
       if (protocol === 'text') {
-        pendingTextResults ??= { entry: meta, results: [], images: [] };
+        pendingTextResults ??= { entry: meta, results: [], images: [], expired: false };
+        pendingTextResults.expired ||= expired;
         pendingTextResults.results.push({ name: m['tool-name'] ?? '', args: parseArgs(m), ok: m['tool-status'] === 'ok', content });
         pendingTextResults.images.push(...(images ?? []));
       } else {
-        entries.push({
-          ...meta,
-          message: { role: 'tool', toolCallId: m['tool-call-id'] ?? '', toolName: m['tool-name'] ?? '', content, ...(images ? { images } : {}) },
-        });
+        const message: ModelMessage = {
+          role: 'tool',
+          toolCallId: m['tool-call-id'] ?? '',
+          toolName: m['tool-name'] ?? '',
+          content,
+          ...(images ? { images } : {}),
+        };
+        if (expired) EXPIRED_MESSAGES.add(message);
+        entries.push({ ...meta, message });
       }
       continue;
     }

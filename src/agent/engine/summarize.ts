@@ -2,11 +2,13 @@
 The compaction request (engine/compaction.ts says what is compacted and how the summary
 stands in the prompt): the model summarizes the older turns, with no tools, and only a
 complete, non-empty summary is written, as one message, before the originals are marked.
-Anything else (an HTTP error, a cut-off or empty reply, Stop) writes nothing.
+Anything else (an HTTP error, a cut-off or empty reply, Stop) writes nothing. The request
+goes to the agent's side model when it names one (`agent-side-model`), and the summary
+message carries that model, so its cost is counted at that model's price.
 \*/
 import { isProviderError } from '../providers/errors';
 import type { LanguageModel } from '../providers/types';
-import { compactable, summaryMessages, summaryPromptMessage, COMPACTED_FIELD } from './compaction';
+import { compactable, sideModelOf, summaryMessages, summaryPromptMessage, COMPACTED_FIELD } from './compaction';
 import { promptWords } from './prompt-words';
 import { fitToWindow, selectHistory } from './context';
 import type { TurnContext } from './hooks';
@@ -34,8 +36,9 @@ export async function compactChat(
   let finished = false;
   let error: string | undefined;
   let usage: { inputTokens?: number; outputTokens?: number } = {};
+  const side = sideModelOf(ctx.agent, ctx.model);
   try {
-    const stream = retryStream(() => model.stream({ model: ctx.model, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), {
+    const stream = retryStream(() => model.stream({ model: side, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), {
       signal: ctx.signal,
       ...agentRetryPolicy(ctx.agent),
       ...deps.retry,
@@ -57,7 +60,7 @@ export async function compactChat(
   const title = ctx.store.appendMessage(ctx.chat, {
     role: 'assistant',
     text: text.trim(),
-    model: ctx.model,
+    model: side,
     round: ctx.round,
     tokensIn: usage.inputTokens,
     tokensOut: usage.outputTokens,

@@ -2,10 +2,12 @@
 The automatic title: after a chat's first turn completed under a default title (`Chat`,
 `Chat 1`…), its model is asked for a title in a side request (engine/chat-title.ts), else the
 first words of the user's message are taken, and the chat is renamed to it (made unique).
-Stop aborts the request; a chat the user renamed or deleted meanwhile is left alone.
+Stop aborts the request; a chat the user renamed or deleted meanwhile is left alone. The
+request's model and tokens go on the chat (TITLE_COST_FIELDS), so the cost view counts it.
 \*/
 import { suggestChatTitle } from '../engine/chat-title';
 import { CONFIG, configValue } from '../store/config';
+import { TITLE_COST_FIELDS } from '../store/cost';
 import { isDefaultTitle, titleFromMessage, uniqueTitle } from '../store/chat-titles';
 import { isUnlistedChat } from '../store/listed-chats';
 import { moveChat } from './services/command-table';
@@ -29,7 +31,7 @@ export async function autoTitle(runner: LocalRunner, chat: string): Promise<void
   const reply = messages.filter((m) => m.role === 'assistant' && m.text.trim()).at(-1)?.text ?? '';
   const controller = new AbortController();
   runner.controllers.set(chat, controller);
-  let suggested: string | undefined;
+  let suggested: Awaited<ReturnType<typeof suggestChatTitle>> = {};
   try {
     suggested = await suggestChatTitle({
       store: runner.store,
@@ -43,8 +45,15 @@ export async function autoTitle(runner: LocalRunner, chat: string): Promise<void
   } finally {
     runner.controllers.delete(chat);
   }
-  // The user may have renamed or deleted the chat meanwhile.
-  if (!wiki.getFields(chat) || !isDefaultTitle(chat, bases())) return;
-  const title = suggested || titleFromMessage(users[0]!.text);
+  if (!wiki.getFields(chat)) return;
+  if (suggested.usage && suggested.model)
+    runner.store.updateFields(chat, {
+      [TITLE_COST_FIELDS.model]: suggested.model,
+      [TITLE_COST_FIELDS.tokensIn]: String(suggested.usage.inputTokens ?? 0),
+      [TITLE_COST_FIELDS.tokensOut]: String(suggested.usage.outputTokens ?? 0),
+    });
+  // The user may have renamed the chat meanwhile.
+  if (!isDefaultTitle(chat, bases())) return;
+  const title = suggested.title || titleFromMessage(users[0]!.text);
   if (title) moveChat(runner, chat, uniqueTitle(wiki, title));
 }

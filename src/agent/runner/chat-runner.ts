@@ -73,7 +73,8 @@ export interface PromptPreview {
   total: number;
   /** Messages left out to fit the window. */
   trimmed: number;
-  sections: { id: string; tokens: number; messages: { role: string; content: string; toolCalls?: string; images?: number }[] }[];
+  /** `expired`: the message holds the stub of a tool result that left the prompt after its rounds. */
+  sections: { id: string; tokens: number; messages: { role: string; content: string; toolCalls?: string; images?: number; expired?: boolean }[] }[];
   tools: { name: string; description: string; parameters: string }[];
 }
 

@@ -4,6 +4,8 @@ price of its `model` (store/model-facts.ts), summed per turn and per chat. A pri
 knows stays unknown, never 0: a sum with unknown replies says so. Replies whose provider
 reported no usage carry no tokens and add nothing, as for the token budgets. List prices
 only (no cache or batch discounts), so this is what the provider would bill at most.
+The automatic title's side request writes no message: its model and tokens are kept on the
+chat tiddler (TITLE_COST_FIELDS) and priced the same way, at that model's price.
 \*/
 import type { ModelFacts, Price } from './model-facts';
 
@@ -31,6 +33,22 @@ export function replyCost(reply: { model?: string; tokensIn?: number; tokensOut?
   const model = reply.model ?? '';
   const usd = model ? priceTokens(factsOf(model).price, reply.tokensIn ?? 0, reply.tokensOut ?? 0) : undefined;
   return usd === undefined ? { unpriced: model || '(no model)' } : { usd };
+}
+
+/** The chat fields that keep the automatic title's request: the model asked and the tokens reported. */
+export const TITLE_COST_FIELDS = { model: 'agent-title-model', tokensIn: 'agent-title-tokens-in', tokensOut: 'agent-title-tokens-out' } as const;
+
+/** The automatic title's cost from a chat's fields; undefined when the chat has none recorded. */
+export function titleCost(chat: Record<string, unknown>, factsOf: (model: string) => ModelFacts): ReplyCost | undefined {
+  const number = (v: unknown) => {
+    const n = v === undefined || v === '' ? Number.NaN : Number(v);
+    return Number.isFinite(n) && n >= 0 ? n : undefined;
+  };
+  const model = chat[TITLE_COST_FIELDS.model];
+  return replyCost(
+    { model: model ? String(model) : undefined, tokensIn: number(chat[TITLE_COST_FIELDS.tokensIn]), tokensOut: number(chat[TITLE_COST_FIELDS.tokensOut]) },
+    factsOf,
+  );
 }
 
 export function totalCost(costs: Iterable<ReplyCost | undefined>): CostTotal {

@@ -8,6 +8,7 @@ import en from 'zod/v4/locales/en.js';
 import { parseToolTimeouts } from './agent-limits';
 import { APPROVAL_CHOICES } from './approval-choices';
 import { parseModelFactsTable, type ModelFactsTable } from './model-facts';
+import { parseResultRounds, type ResultRoundsTable } from './result-rounds';
 import { parseTitleList } from './wiki-port';
 
 // zod/mini carries no words for what is wrong: without its English locale a model's invalid
@@ -157,6 +158,21 @@ export const AgentDefinitionSchema = z.object({
   'agent-heartbeat-message': optionalText,
   /** Compact older turns when a prompt would fill more than this share of the window (percent; 0: never). */
   'agent-compact-at': blankable(wholeNumber(0, 100)),
+  /** The model (of the agent's provider) for titles, compaction and summaries; empty: the chat's model. */
+  'agent-side-model': blankable(z.string().check(z.trim())),
+  /** How many rounds a bulky tool result stays in the prompt, per tool (store/result-rounds.ts). */
+  'agent-result-rounds': z.pipe(
+    blankable(z.string()),
+    z.transform((s, ctx): ResultRoundsTable | undefined => {
+      if (s === undefined) return undefined;
+      try {
+        return parseResultRounds(s);
+      } catch (e) {
+        ctx.issues.push({ code: 'custom', input: s, message: (e as Error).message });
+        return undefined;
+      }
+    }),
+  ),
   'agent-heartbeat-active-hours': blankable(
     z.string().check(
       z.trim(),

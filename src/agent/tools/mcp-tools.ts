@@ -70,6 +70,7 @@ export function mcpTools(
         access: 'control',
         defaultMode: 'confirm',
         timeoutMs,
+        resultRounds: 3,
         async execute(args, context) {
           const result = await caller.call(tool.name, args as Record<string, unknown>, context.signal);
           const images = resultImages(result);

@@ -135,6 +135,12 @@ export interface ToolDefinition<S extends z.ZodMiniType = z.ZodMiniType> {
    * to it, only "once" or "deny". Deny patterns still deny.
    */
   confirmOnly?: boolean;
+  /**
+   * Rounds a bulky result of this tool stays in the prompt before a one-line stub takes its
+   * place (the message's `agent-duration`; engine/result-expiry.ts); the agent's
+   * `agent-result-rounds` overrides it. Undefined: its results stay.
+   */
+  resultRounds?: number;
   /** Milliseconds a call may run (a function: it depends on the calling agent); default: the agent's `agent-tool-timeout`. */
   timeoutMs?: number | ((context: ToolContext) => number);
   execute(args: z.output<S>, context: ToolContext): Promise<ToolOutput> | ToolOutput;

@@ -36,6 +36,7 @@ function allowHosts(context: ToolContext) {
 
 export const webFetchTool = defineTool({
   name: 'web-fetch',
+  resultRounds: 3,
   description:
     'Read one web page (http or https) as readable Markdown: the main content, links kept, scripts and styles gone; ' +
     'plain text and JSON come back as they are. Loopback, private and link-local addresses are refused unless the user ' +

@@ -16,6 +16,7 @@ import { imageBytes, isImageTiddler, sizeText, tiddlerImage } from './images';
 
 export const wikiReadTool = defineTool({
   name: 'wiki-read',
+  resultRounds: 4,
   description:
     'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at.',
   access: 'read',

@@ -73,6 +73,7 @@ const parameters = z
 
 export const wikiSearchTool = defineTool({
   name: 'wiki-search',
+  resultRounds: 3,
   description:
     'Find tiddlers by words (query, ranked: best matches first) and/or a TiddlyWiki filter. Returns the number found and one page of results, each with its title, modified, tags and a snippet around the match (or the full text with fullText). Use wiki-read for a whole tiddler.',
   access: 'read',

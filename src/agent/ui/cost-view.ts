@@ -4,10 +4,11 @@ each reply's own cost for its meta line. Replies are priced by store/cost.ts wit
 of the chat's profile (presets, then its `model-facts`). Costs are kept per message title
 and updated from the titles a wiki change touches, so a round costs the same in a chat of any
 length; the pricing is read again only when the chat, its agent or its profile changes, and
-the text is written only when it changed.
+the text is written only when it changed. The automatic title's side request, kept on the chat
+tiddler (store/cost.ts titleCost), counts in the chat's total at its own model's price.
 \*/
 import type { IChangedTiddlers } from 'tiddlywiki';
-import { formatTotal, formatUsd, replyCost, totalCost, type ReplyCost } from '../store/cost';
+import { formatTotal, formatUsd, replyCost, TITLE_COST_FIELDS, titleCost, totalCost, type ReplyCost } from '../store/cost';
 import { modelFacts, parseModelFactsTable, PRESETS_AS_OF, type ModelFacts, type ModelFactsTable } from '../store/model-facts';
 import { el, ShownWhen, type ChatContext } from './chat-context';
 import type { ListedMessage } from './turn-actions';
@@ -20,6 +21,8 @@ interface Pricing {
   table?: ModelFactsTable;
   /** Why the profile's `model-facts` cannot be used (the turn fails with the same reason). */
   problem?: string;
+  /** The automatic title's request, with its model. */
+  title?: { cost: ReplyCost; model: string };
 }
 
 const numberField = (v: unknown) => (v === undefined || v === '' ? undefined : Number(v));
@@ -82,15 +85,17 @@ export class CostView {
       const cost = this.costs.get(messages[i]!.title);
       if (cost) turn.push(cost);
     }
-    const chat = totalCost(this.costs.values());
+    const title = this.pricing.title;
+    const chat = totalCost(title ? [...this.costs.values(), title.cost] : this.costs.values());
     const problem = this.pricing.problem;
     const words = { unknown: this.ctx.lingo('Cost/TotalUnknown'), atLeast: this.ctx.lingo('Cost/AtLeast') };
     const turnText = formatTotal(totalCost(turn), words);
     const chatText = formatTotal(chat, words);
-    const key = this.costs.size || problem ? `${turnText}\n${chatText}\n${chat.unpriced.join(' ')}\n${problem ?? ''}` : '';
+    const key = this.costs.size || problem || title ? `${turnText}\n${chatText}\n${chat.unpriced.join(' ')}\n${problem ?? ''}` : '';
     if (!this.shown.changed(key)) return;
     this.element.textContent = this.ctx.lingo('Cost/Meter').replace('$turn$', turnText).replace('$chat$', chatText);
     const notes = [this.ctx.lingo('Cost/Note').replace('$date$', PRESETS_AS_OF)];
+    if (title && 'usd' in title.cost) notes.push(this.ctx.lingo('Cost/Title').replace('$cost$', formatUsd(title.cost.usd)).replace('$model$', title.model));
     if (chat.unpriced.length) notes.push(this.unpricedHint(chat.unpriced));
     if (problem) notes.push(problem);
     this.element.setAttribute('title', notes.join(' '));
@@ -120,7 +125,9 @@ export class CostView {
     const agent = field(this.ctx.chat, 'agent');
     const profile = field(agent, 'agent-provider');
     const text = field(profile, 'model-facts');
-    const pricing: Pricing = { key: `${agent}\n${profile}\n${text}`, sources: [this.ctx.chat, agent, profile].filter(Boolean), profile };
+    const chatFields = this.ctx.wiki.getTiddler(this.ctx.chat)?.fields ?? {};
+    const titleKey = Object.values(TITLE_COST_FIELDS).map((name) => field(this.ctx.chat, name));
+    const pricing: Pricing = { key: [agent, profile, text, ...titleKey].join('\n'), sources: [this.ctx.chat, agent, profile].filter(Boolean), profile };
     if (text.trim()) {
       try {
         pricing.table = parseModelFactsTable(text);
@@ -128,6 +135,8 @@ export class CostView {
         pricing.problem = `Provider profile "${profile}": the field "model-facts" ${(e as Error).message}.`;
       }
     }
+    const cost = titleCost(chatFields as Record<string, unknown>, (m) => modelFacts({ 'model-facts': pricing.table }, m));
+    if (cost) pricing.title = { cost, model: titleKey[0] || '(no model)' };
     return pricing;
   }
 }

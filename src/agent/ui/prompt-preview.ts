@@ -2,7 +2,8 @@
 "Show prompt" and "Compact now", under a chat's meter. Show prompt asks the runner what the
 next request would send (runner ChatRunner.previewPrompt: the system sections, the history
 after trimming and compaction, the tools) and shows it with the tokens of each section, as
-plain text: the prompt holds wiki content and model output, which must not render here.
+plain text: the prompt holds wiki content and model output, which must not render here. A tool
+result past its rounds (engine/result-expiry.ts) is marked expired: only its stub is sent.
 Compact now asks the runner to summarize the older turns (engine/compaction.ts).
 \*/
 import type { PromptPreview } from '$:/plugins/tiddlyagent/agent/page.js';
@@ -67,12 +68,14 @@ export class PromptTools {
       const details = el(doc, 'details', 'tc-ai-prompt-section');
       details.setAttribute('data-section', section.id);
       const count = section.id === 'tools' ? preview.tools.length : section.messages.length;
+      const expired = section.messages.filter((m) => m.expired).length;
+      const expiredNote = expired ? ` · ${this.ctx.lingo('Prompt/ExpiredCount').replace('$count$', String(expired))}` : '';
       details.appendChild(
         el(
           doc,
           'summary',
           '',
-          `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}`,
+          `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}${expiredNote}`,
         ),
       );
       if (section.id === 'tools') {
@@ -83,7 +86,16 @@ export class PromptTools {
             m.toolCalls ? `\n[${this.ctx.lingo('Prompt/ToolCalls')}] ${m.toolCalls}` : '',
             m.images ? `\n[${this.ctx.lingo('Prompt/Images').replace('$count$', String(m.images))}]` : '',
           ].join('');
-          details.appendChild(el(doc, 'pre', `tc-ai-prompt-message tc-ai-prompt-${m.role}`, `${m.role}: ${m.content}${extra}`));
+          // A tool result past its rounds: only its stub is sent; marked so the user sees what left.
+          const expired = m.expired ? `[${this.ctx.lingo('Prompt/Expired')}] ` : '';
+          const pre = el(
+            doc,
+            'pre',
+            `tc-ai-prompt-message tc-ai-prompt-${m.role}${m.expired ? ' tc-ai-prompt-expired' : ''}`,
+            `${expired}${m.role}: ${m.content}${extra}`,
+          );
+          if (m.expired) pre.setAttribute('title', this.ctx.lingo('Prompt/Expired/Hint'));
+          details.appendChild(pre);
         }
       }
       this.panel.appendChild(details);

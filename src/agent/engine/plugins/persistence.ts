@@ -12,6 +12,7 @@ import { toolStepFields, type ChatStore, type NewMessage } from '../../store/cha
 import { DONE_WITH_APPROVAL } from '../../store/user-version';
 import { stringifyTitleList } from '../../store/wiki-port';
 import { CURRENT_TIDDLER_FIELD } from './prompt';
+import { resultDuration } from '../result-expiry';
 
 export const persistencePlugin: EnginePlugin = {
   name: 'persistence',
@@ -50,9 +51,16 @@ export const persistencePlugin: EnginePlugin = {
       // Images are named, never copied into the message: tiddlers by title, others kept with the chat.
       const attachments = [...(result.output?.attachments ?? []), ...(result.output?.images ?? []).map((image) => ctx.store.saveImage(ctx.chat, image))];
       const child = result.output?.child;
+      // A bulky result leaves the prompt after its rounds (engine/result-expiry.ts).
+      const duration = resultDuration(ctx.agent, ctx.tools.get(result.call.name), result.call.name, result);
       recordToolResult(ctx.store, ctx.chat, result, pendingTitle, {
-        fields: { 'agent-round': String(ctx.round), 'agent-child': child, attachments: attachments.length ? stringifyTitleList(attachments) : undefined },
-        message: { round: ctx.round, child, attachments, approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined },
+        fields: {
+          'agent-round': String(ctx.round),
+          'agent-child': child,
+          attachments: attachments.length ? stringifyTitleList(attachments) : undefined,
+          'agent-duration': duration === undefined ? undefined : String(duration),
+        },
+        message: { round: ctx.round, child, attachments, duration, approvalRule: approvalRule ? JSON.stringify(approvalRule) : undefined },
       });
     });
   },

@@ -5,6 +5,7 @@ Ask AI's proposed text for a selection in the editor.
 \*/
 import { editRequestProblem, proposeEdit, type EditInstruction } from '../../engine/edit-request';
 import { previewPrompt } from '../../engine/loop';
+import { holdsExpiredResult } from '../../engine/history';
 import { CONFIG, configValue } from '../../store/config';
 import { RunnerError, type PromptPreview } from '../chat-runner';
 import { testProvider } from './provider-test';
@@ -35,6 +36,7 @@ export const preview: QueryHandler<'preview'> = async (ctx, { chat }) => {
         content: m.content,
         ...(m.role === 'assistant' && m.toolCalls?.length ? { toolCalls: JSON.stringify(m.toolCalls) } : {}),
         ...((m.role === 'user' || m.role === 'tool') && m.images?.length ? { images: m.images.length } : {}),
+        ...(holdsExpiredResult(m) ? { expired: true } : {}),
       })),
     })),
     tools: (prompt.request.tools ?? []).map((t) => ({ name: t.name, description: t.description, parameters: JSON.stringify(t.parameters) })),
