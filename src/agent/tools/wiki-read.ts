@@ -3,7 +3,8 @@ wiki-read: one tiddler with all its fields and its text (optionally also rendere
 text). A hidden tiddler is answered exactly like a missing one, with similar titles. An
 image tiddler (png, jpeg, gif, webp) comes back as an image the model sees (its title on the
 result, see ToolOutput.attachments); one too big or not really an image is a tool error.
-Reading a tiddler makes it the chat's "current tiddler", and the version read is recorded
+A long text comes in parts of READ_TEXT_LIMIT characters from `offset`, with a line saying
+what was left out and where to read on. Reading a tiddler makes it the chat's "current tiddler", and the version read is recorded
 (store/read-ledger.ts): the write tools write only over the version last read.
 \*/
 import * as z from 'zod/mini';
@@ -18,15 +19,24 @@ export const wikiReadTool = defineTool({
   name: 'wiki-read',
   resultRounds: 4,
   description:
-    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at.',
+    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. A text longer than 40,000 characters comes in parts: read the next part with offset. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at.',
   access: 'read',
   defaultMode: 'auto',
   parameters: z.object({
     title: z.string().check(z.minLength(1), z.describe('Exact tiddler title')),
     rendered: z.optional(z.boolean().check(z.describe('Also return the rendered plain text; default false'))),
+    offset: z.optional(
+      z
+        .number()
+        .check(
+          z.int(),
+          z.minimum(0),
+          z.describe(`Character position in the text to start from, for a text longer than one read (40,000 characters); default 0`),
+        ),
+    ),
   }),
   targets: ({ title }) => [title],
-  execute({ title, rendered }, { wiki }) {
+  execute({ title, rendered, offset = 0 }, { wiki }) {
     const fields = wiki.getFields(title);
     if (!fields || isHiddenFromAgent(title, fields)) {
       const similar = similarTitles(wiki, title);
@@ -58,8 +68,8 @@ export const wikiReadTool = defineTool({
       );
     } else if (isBinaryType(fields.type)) {
       parts.push(tiddlerBlock(fields, { full: true, text: `(${fields.type} content, ${text.length} characters, not shown)` }));
-    } else if (text.length > READ_TEXT_LIMIT) {
-      parts.push(tiddlerBlock(fields, { full: true, text: capped(text) }));
+    } else if (text.length > READ_TEXT_LIMIT || offset > 0) {
+      parts.push(tiddlerBlock(fields, { full: true, text: part(text, offset) }));
     } else {
       parts.push(tiddlerBlock(fields, { full: true }));
     }
@@ -79,6 +89,19 @@ export const wikiReadTool = defineTool({
 
 /** Longest text returned in one read. */
 export const READ_TEXT_LIMIT = 40_000;
+
+/**
+ * The part of a long text one read returns, from `offset`, with a line before it saying how
+ * much came before and a line after it saying how much more there is and where to read on
+ * (text the write gate refuses to see written back: product-markers.ts).
+ */
+function part(text: string, offset: number): string {
+  const start = Math.min(offset, text.length);
+  const end = Math.min(text.length, start + READ_TEXT_LIMIT);
+  const before = start > 0 ? `[… ${start} earlier characters not shown; read them with offset ${Math.max(0, start - READ_TEXT_LIMIT)}]\n` : '';
+  const after = end < text.length ? `\n[… ${text.length - end} more characters not shown; read them with offset ${end}]` : '';
+  return `${before}${text.slice(start, end)}${after}`;
+}
 
 /** The text, or as much of it as one read returns and a line saying how much more there is. */
 function capped(text: string): string {

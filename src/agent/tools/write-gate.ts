@@ -19,13 +19,16 @@ The rules, for the tiddler as it is and as it would be:
   may be deleted by the agent (and a rollback restores it), but not kept in a write;
 - it matches the agent's `agent-write-filter` (the result: in a sandbox where it has landed);
 - it is not open in an editor (a draft), and the call that makes it has not timed out or
-  been stopped.
+  been stopped;
+- it holds no text the product added to what the agent was shown (a "[… N more characters
+  not shown]" note and its kin, product-markers.ts) that the tiddlers it is made from did not.
 \*/
 import { AgentDefinitionSchema, parseTiddler, type AgentDefinition } from '../store/schemas';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import type { Journal } from '../store/turn-journal';
 import { DOCUMENT_TYPES } from './active-content';
 import { journaled } from './journal';
+import { addedMarker, markerRefusal } from './product-markers';
 import { isAgentDefinition, ownDefinitionProblem, restoreOwnDefinition } from './own-definition';
 import { renderedScriptProblem, scriptProblem } from './script-html';
 import { isHiddenFromAgent } from './visibility';
@@ -61,6 +64,12 @@ export class WriteGate {
       const before = this.wiki.getFields(title) ?? null;
       this.check(title, before, after);
       journal[title] = { before, after };
+    }
+    // Text the product added to what the agent was shown never lands (product-markers.ts).
+    const befores = Object.values(journal).flatMap((entry) => (entry.before ? [entry.before] : []));
+    for (const [title, { after }] of Object.entries(journal)) {
+      const marker = after && addedMarker(after, befores);
+      if (marker) throw new WriteRefused(markerRefusal(title, marker));
     }
     return journal;
   }
