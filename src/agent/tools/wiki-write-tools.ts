@@ -338,3 +338,6 @@ export const wikiDeleteTool = writeTool({
 });
 
 export const WIKI_WRITE_TOOLS: ToolDefinition[] = [wikiCreateTool, wikiUpdateTool, wikiEditTool, wikiRenameTool, wikiDeleteTool];
+
+/** Tools whose `title` names the tiddler they work on: it becomes the chat's Current tiddler, even when the call fails or is denied. */
+export const CURRENT_TIDDLER_TOOLS: ReadonlySet<string> = new Set(['wiki-read', ...WIKI_WRITE_TOOLS.map((t) => t.name)]);
