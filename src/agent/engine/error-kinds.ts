@@ -31,6 +31,7 @@ export type ErrorKind =
   | 'refused' // the server's owner does not let it call that address
   | 'compaction' // the older turns could not be summarized
   | 'interrupted' // the page or server stopped during the turn
+  | 'unanswered' // a turn no user started waited for a question or confirmation nobody answered in time
   | 'unexpected';
 
 const BAD_KEY = /key|auth/i;

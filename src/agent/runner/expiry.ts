@@ -1,19 +1,22 @@
 /*\
-Confirmations that expire: a chat waiting for the user has one timer, set to the earliest
-deadline of its waiting calls (runner/services/decisions.ts nextExpiry), so a confirmation nobody
-answers is denied in time even when nobody looks at the chat. When it fires, the chat's turn
-goes on (`resume`); a renamed chat's timer follows it.
+Waits that run out: a chat waiting for the user has one timer, set to the earliest deadline of
+its waiting calls (runner/services/turn-unattended.ts waitDeadline: a confirmation's
+`approval-expires`, and in a turn no user started every waiting call's `unattended-expires`),
+so it runs out in time even when nobody looks at the chat. When it fires, the chat's turn goes
+on with the expired confirmations denied or, when no user started it, ends (`resume`); a
+renamed chat's timer follows it. Timers come from an injected clock.
 \*/
+import { systemClock, type Clock } from '../clock';
 
 export class ExpiryTimers {
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly timers = new Map<string, unknown>();
 
   constructor(
     /** The earliest deadline of the chat's waiting calls (ms since 1970), if any. */
     private readonly nextExpiry: (chat: string) => number | undefined,
     /** A deadline passed. */
     private readonly expired: (chat: string) => void,
-    private readonly now: () => number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   schedule(chat: string): void {
@@ -22,18 +25,18 @@ export class ExpiryTimers {
     if (expiry === undefined) return;
     this.timers.set(
       chat,
-      setTimeout(
+      this.clock.setTimeout(
         () => {
           this.timers.delete(chat);
           this.expired(chat);
         },
-        Math.max(0, expiry - this.now()),
+        Math.max(0, expiry - this.clock.now()),
       ),
     );
   }
 
   clear(chat: string): void {
-    clearTimeout(this.timers.get(chat));
+    if (this.timers.has(chat)) this.clock.clearTimeout(this.timers.get(chat));
     this.timers.delete(chat);
   }
 
@@ -44,7 +47,7 @@ export class ExpiryTimers {
   }
 
   dispose(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.timers.values()) this.clock.clearTimeout(timer);
     this.timers.clear();
   }
 }

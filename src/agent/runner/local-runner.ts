@@ -38,6 +38,8 @@ import { RuleBook } from './services/rule-book';
 import type { RunnerHost } from './runner-host';
 import { SubAgents } from './services/sub-agents';
 import { Turns } from './services/turns';
+import { waitDeadline } from './services/turn-unattended';
+import { systemClock } from '../clock';
 import { refuse } from './refusals';
 
 export type { ApprovalChoice } from './chat-runner';
@@ -95,7 +97,7 @@ export class LocalRunner implements ChatRunner {
   readonly external = new Map<string, ExternalChat>();
   readonly now: () => number;
   private readonly log: OperationLog;
-  /** Deny confirmations nobody answered in time, even when nobody looks at the chat. */
+  /** Deny confirmations nobody answered in time, and end unattended turns nobody answered, even when nobody looks at the chat. */
   readonly expiry: ExpiryTimers;
 
   /** Search by meaning, lent to calls from outside a turn too (runner/services/external-session.ts). */
@@ -120,11 +122,11 @@ export class LocalRunner implements ChatRunner {
       this.now,
     );
     this.expiry = new ExpiryTimers(
-      (chat) => this.decisions.nextExpiry(chat),
+      (chat) => waitDeadline(this, chat),
       (chat) => {
         if (!this.isActive(chat) && this.host.wiki.getFields(chat)?.['agent-status'] === 'input-required') this.queue.submit({ kind: 'resume', chat });
       },
-      this.now,
+      host.clock ?? { ...systemClock, now: this.now },
     );
   }
 

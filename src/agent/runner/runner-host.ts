@@ -3,6 +3,7 @@ RunnerHost: what a LocalRunner gets from where it runs (a browser tab, the headl
 the Node.js server): the wiki, fetch, keys, tools and the host adapters (MCP, web pages, search
 by meaning), and where its operations are persisted.
 \*/
+import type { Clock } from '../clock';
 import type { EnginePlugin } from '../engine/hooks';
 import type { FetchFn, LanguageModel } from '../providers/types';
 import type { SemanticPort } from '../search/semantic';
@@ -44,6 +45,8 @@ export interface RunnerHost {
   /** The MCP servers' connections (runner/host/mcp-client.ts); without it, agents have no MCP tools. */
   mcp?: McpConnections;
   now?(): number;
+  /** Timers for the waits that run out (runner/expiry.ts), with `now`; default: the system's. */
+  clock?: Clock;
   /** Outside pages for web-fetch (runner/host/web-fetch-node.ts or web-fetch-browser.ts); absent: web-fetch says it is not available. */
   web?: WebFetcher;
   /** Search by meaning for wiki-search (runner/host/semantic-host.ts); absent: it falls back to text. */

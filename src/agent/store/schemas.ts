@@ -135,6 +135,8 @@ export const AgentDefinitionSchema = z.object({
   'agent-retry-max-delay': blankable(decimal(0, 600)),
   /** Seconds a confirmation may wait before the call is denied. */
   'agent-approval-timeout': blankable(wholeNumber(1, 30 * 24 * 3600)),
+  /** Seconds a question or confirmation in a turn no user started may wait before the turn ends (default 600; 0: no limit). */
+  'agent-unattended-timeout': blankable(wholeNumber(0, 30 * 24 * 3600)),
   /** Token budgets (input + output, summed over model calls) per turn and per chat. */
   'agent-turn-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
   'agent-chat-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
@@ -311,6 +313,8 @@ export const MessageSchema = z.object({
   'tool-calls': optionalText,
   /** Pending tool messages: when an unanswered confirmation is denied (milliseconds since 1970). */
   'approval-expires': optionalText,
+  /** Pending tool messages of a turn no user started: when the turn ends unanswered (milliseconds since 1970; runner/services/turn-unattended.ts). */
+  'unattended-expires': optionalText,
   'tool-changes': optionalText,
   /** Pending tool messages of a confirm-only tool: the only choices that decide it (once deny). */
   'approval-choices': titleList,

@@ -4,7 +4,10 @@ says about itself, in words. The operand picks what:
 - `problem`: why a schedule tiddler (or, for an agent definition, its heartbeat) cannot run;
   nothing when it can;
 - `timing`: "every 5 min", "cron 0 9 * * 1-5 (Europe/Berlin)", "once at …", in the UI's language;
-- `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time.
+- `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time;
+- `until`: for a call waiting for the user, when it stops waiting (a turn no user started ends,
+  runner/services/turn-unattended.ts; a confirmation is denied), in local time; nothing when it
+  waits for as long as it takes.
 The library is loaded only when the filter runs (the panel is shown).
 \*/
 import { describeEach, type Source } from './fields-filter';
@@ -34,6 +37,11 @@ export function aischedule(
       case 'next': {
         const iso = L.isScheduleTiddler(fields) ? fields['schedule-next-run'] : fields[L.CHAT_HEARTBEAT_NEXT];
         return iso ? localTime(Date.parse(iso), locale) : '';
+      }
+      case 'until': {
+        // A waiting call: when it stops waiting (a turn no user started ends; a confirmation is denied).
+        const at = Math.min(Number(fields['unattended-expires'] ?? Infinity), fields.approval ? Infinity : Number(fields['approval-expires'] ?? Infinity));
+        return Number.isFinite(at) ? localTime(at, locale) : '';
       }
       default:
         return '';

@@ -1,7 +1,8 @@
 /*\
 The commands that start or end a model turn: send (a user's message, or a schedule's), stop,
 retry (answer the last turn again), edit (an edited copy of an earlier message, forking the
-chat) and resume (a turn going on after its confirmations expired). Each runs through the
+chat) and resume (a turn going on after its confirmations expired, or, when no user started it,
+ending because nobody answered in time). Each runs through the
 runner's one turn path (LocalRunner.runTurn).
 \*/
 import type { TurnResult } from '../../engine/loop';
@@ -10,6 +11,7 @@ import { CHAT_DELETED, CHAT_QUEUED } from '../../store/chat-fields';
 import type { Operation } from '../operations';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, requireChat, requireForkable, requireLastTurn } from './handler';
 import { refuse } from '../refusals';
+import { endUnattended } from './turn-unattended';
 
 export const send: QueuedHandler<ValidCommand<'send'>> = {
   queued: true,
@@ -76,9 +78,13 @@ export const edit: QueuedHandler<ValidCommand<'edit'>> = {
   run: editTurn,
 };
 
-/** Confirmations expired while nobody looked: the turn goes on with them denied. */
+/**
+ * A wait ran out while nobody looked: a turn no user started whose unattended time is up ends
+ * (runner/services/turn-unattended.ts); otherwise the turn goes on with the expired confirmations denied.
+ */
 export function resume(ctx: RunnerContext, chat: string): Promise<TurnResult> {
-  return ctx.host.wiki.getFields(chat)?.['agent-status'] === 'input-required' ? ctx.runTurn(chat, {}) : Promise.resolve({ status: 'completed' });
+  if (ctx.host.wiki.getFields(chat)?.['agent-status'] !== 'input-required') return Promise.resolve({ status: 'completed' });
+  return Promise.resolve(endUnattended(ctx, chat) ?? ctx.runTurn(chat, {}));
 }
 
 /**
