@@ -107,3 +107,25 @@ test("compaction asks the side model, and its summary is priced at the side mode
   // The summary ($0.15 at gpt-4o-mini) and the reply ($0.0020 at gpt-4.1): this turn and the chat.
   expect(meter(chat).textContent).toBe('Cost: this turn $0.1520 · chat $0.1520');
 });
+
+test("the compaction request fits the side model's window when it is smaller than the chat model's", async () => {
+  // gpt-4.1's window is about a million tokens, gpt-4o-mini's 128,000: past 10% of the first, the
+  // older turns (about 200,000 tokens) are summarized by the second, so the request drops its oldest.
+  const chat = setup({ 'agent-side-model': 'gpt-4o-mini', 'agent-compact-at': '10' }, `Big side chat ${count}`);
+  const store = new (agentLib($tw).ChatStore)(agentLib($tw).createTiddlyWikiPort($tw.wiki));
+  const words = 'a'.repeat(4 * 20_000); // 20,000 tokens each
+  for (let i = 1; i <= 5; i++) {
+    store.appendMessage(chat, { role: 'user', text: `BIGTURN${i} ${words}` });
+    store.appendMessage(chat, { role: 'assistant', text: `BIGTURN${i} ${words}` });
+  }
+  const from = mock.requests.length;
+  mock.queue({ text: 'SUMMARY: big turns.', usage: thousand });
+  mock.queue({ text: 'Done.', usage: thousand });
+  expect(await runner().submit({ kind: 'send', chat, text: 'And now?' })).toMatchObject({ status: 'completed' });
+  const [summaryRequest] = mock.requests.slice(from);
+  expect(summaryRequest.body.model).toBe('gpt-4o-mini');
+  const sent = JSON.stringify(summaryRequest.body.messages);
+  expect(sent.length / 4).toBeLessThan(128_000);
+  expect(sent).toContain('BIGTURN4'); // the newest of the older turns stays
+  expect(sent).not.toContain('BIGTURN1 ');
+});

@@ -7,6 +7,7 @@ goes to the agent's side model when it names one (`agent-side-model`), and the s
 message carries that model, so its cost is counted at that model's price.
 \*/
 import { isProviderError } from '../providers/errors';
+import { modelFacts } from '../store/model-facts';
 import type { LanguageModel } from '../providers/types';
 import { compactable, sideModelOf, summaryMessages, summaryPromptMessage, COMPACTED_FIELD } from './compaction';
 import { promptWords } from './prompt-words';
@@ -27,16 +28,18 @@ export async function compactChat(
   if (!older.length) return { compacted: false };
   const words = promptWords(ctx.words);
   const history = [...(summary ? [summaryPromptMessage(summary, words)] : []), ...selectHistory(historyEntries(ctx, older))];
-  // The summary request must fit too: its oldest messages give way first.
+  const side = sideModelOf(ctx.agent, ctx.model);
+  // The summary request must fit too, in the side model's window when that is smaller: its oldest messages give way first.
+  const sideWindow = side === ctx.model ? undefined : modelFacts(ctx.profile, side).contextWindow;
+  const window = sideWindow ? Math.min(contextWindow, sideWindow) : contextWindow;
   const fit = fitToWindow([{ id: 'history', kind: 'history', messages: summaryMessages(history, words) }], {
-    contextWindow,
-    reserveOutput: Math.floor(contextWindow / 4),
+    contextWindow: window,
+    reserveOutput: Math.floor(window / 4),
   });
   let text = '';
   let finished = false;
   let error: string | undefined;
   let usage: { inputTokens?: number; outputTokens?: number } = {};
-  const side = sideModelOf(ctx.agent, ctx.model);
   try {
     const stream = retryStream(() => model.stream({ model: side, messages: fit.messages, temperature: ctx.agent['agent-temperature'] }, ctx.signal), {
       signal: ctx.signal,
