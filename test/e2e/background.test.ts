@@ -111,4 +111,46 @@ describe('browser-only wiki', () => {
     expect(await page.locator('.tc-ai-background [data-schedule]').count()).toBe(0);
     expect(errors).toEqual([]);
   });
+
+  test('a scheduled run that asks a question: the panel shows what it waits for and until when; unanswered, it ends with a line saying so', async () => {
+    const page = await openPage(served.wiki);
+    const addSchedule = (title: string) =>
+      page.evaluate((t) => {
+        const tw = (window as any).$tw;
+        tw.wiki.addTiddler({
+          title: t,
+          tags: '$:/tags/AI/Schedule',
+          'agent-chat': 'Demo chat',
+          'schedule-kind': 'at',
+          'schedule-at': new Date(Date.now() + 500).toISOString(),
+          'schedule-message': 'mock:tool=ask-question {"question":"Which colour for the digest?"}',
+        });
+      }, title);
+    await addSchedule('E2E waiting schedule');
+    await openBackgroundTab(page);
+    const waiting = page.locator('.tc-ai-background [data-waiting="Demo chat"]');
+    await waiting.waitFor({ timeout: 30_000 });
+    expect(await waiting.locator('.tc-ai-bg-waits').textContent()).toContain('Asks: Which colour for the digest?');
+    // A run no user started waits 600 s by default: the panel says until when.
+    expect(await waiting.locator('.tc-ai-bg-until').textContent()).toMatch(/^Waits until \S.*\d{2}:\d{2}$/);
+    await chatIn(page).locator('.tc-ai-question').waitFor();
+    await page.screenshot({ path: 'output/e2e/background-waiting.png' });
+    await chatIn(page).locator('.tc-ai-question-cancel').click();
+    await waiting.waitFor({ state: 'detached' });
+
+    // With a short unattended timeout, nobody answering ends the run with a line saying what it waited for.
+    await page.evaluate(() => {
+      const tw = (window as any).$tw;
+      const agent = tw.wiki.getTiddler(tw.wiki.getTiddler('Demo chat').fields.agent);
+      tw.wiki.addTiddler(new tw.Tiddler(agent, { 'agent-unattended-timeout': '1' }));
+    });
+    await addSchedule('E2E unanswered schedule');
+    const line = chatIn(page).locator('.tc-ai-message-error [data-error-kind="unanswered"]');
+    await line.waitFor({ timeout: 30_000 });
+    expect(await line.locator('.tc-ai-error-headline').textContent()).toBe('Nobody answered in time, so this run ended');
+    expect(await line.locator('.tc-ai-error-detail').textContent()).toContain('the question "Which colour for the digest?"');
+    await page.waitForFunction(() => document.querySelector('.tc-ai-chat[data-chat="Demo chat"]')?.getAttribute('data-status') === 'failed');
+    expect(await page.locator('.tc-ai-background [data-waiting]').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
 });
