@@ -128,13 +128,16 @@ function entryView(host: FormHost, entry: Entry, save: () => void, remove: () =>
   const { doc, words } = host;
   const box = el(doc, 'fieldset', 'tc-ai-rule');
   box.setAttribute('data-tool', entry.tool);
-  box.appendChild(el(doc, 'legend', 'tc-ai-rule-tool', toolLabel(host, entry.tool)));
+  // The group's name: a tool's name as code (not a word to translate), or "Every tool (*)".
+  const legend = el(doc, 'legend', 'tc-ai-rule-tool');
+  legend.appendChild(entry.tool === '*' ? doc.createTextNode(toolLabel(host, entry.tool)) : el(doc, 'code', '', entry.tool));
+  box.appendChild(legend);
   const modeRow = el(doc, 'div', 'tc-ai-rule-mode-row');
   const modeLabel = words('Settings/Rules/Mode');
   const mode = select(
     host,
     'tc-ai-rule-mode',
-    `${modeLabel} (${toolLabel(host, entry.tool)})`,
+    modeLabel,
     [
       ['', words('Settings/Rules/Mode/Default')],
       ['auto', words('Settings/Rules/Mode/Auto')],
@@ -150,7 +153,7 @@ function entryView(host: FormHost, entry: Entry, save: () => void, remove: () =>
   modeRow.appendChild(mode);
   box.appendChild(modeRow);
   for (const which of ['allow', 'deny'] as const) box.appendChild(patternList(host, entry, which, save));
-  box.appendChild(button(host, 'tc-ai-rule-remove', words('Settings/Rules/Remove').replace('$tool$', toolLabel(host, entry.tool)), remove));
+  box.appendChild(button(host, 'tc-ai-rule-remove', words('Settings/Rules/Remove'), remove));
   return box;
 }
 
@@ -180,7 +183,7 @@ function patternList(host: FormHost, entry: Entry, which: Which, save: () => voi
 function patternRow(host: FormHost, entry: Entry, which: Which, index: number, save: () => void, redraw: () => void): HTMLElement {
   const { doc, words } = host;
   const row = el(doc, 'li', 'tc-ai-rule-pattern-row');
-  const label = words(which === 'allow' ? 'Settings/Rules/AllowPattern' : 'Settings/Rules/DenyPattern').replace('$tool$', toolLabel(host, entry.tool));
+  const label = words(which === 'allow' ? 'Settings/Rules/AllowPattern' : 'Settings/Rules/DenyPattern');
   const input = textInput(host, 'tc-ai-rule-pattern', label, entry[which][index] ?? '', 30);
   input.spellcheck = false;
   const matches = el(doc, 'div', 'tc-ai-rule-matches');

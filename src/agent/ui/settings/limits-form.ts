@@ -145,7 +145,7 @@ function toolLimitRow(
     save();
     redraw(row);
   });
-  const seconds = textInput(host, 'tc-ai-limits-tool-seconds', words('Settings/Limits/Seconds').replace('$tool$', row.tool), row.seconds, 6);
+  const seconds = textInput(host, 'tc-ai-limits-tool-seconds', words('Settings/Limits/Seconds'), row.seconds, 6);
   seconds.placeholder = String(LIMIT_DEFAULTS['agent-tool-timeout']);
   const problem = el(doc, 'div', 'tc-ai-rule-problem');
   problem.setAttribute('role', 'alert');
@@ -160,7 +160,7 @@ function toolLimitRow(
   item.appendChild(pick);
   item.appendChild(seconds);
   item.appendChild(el(doc, 'span', 'tc-ai-limits-unit', words('Settings/Limits/Unit')));
-  item.appendChild(button(host, 'tc-ai-limits-remove-tool', words('Settings/Limits/RemoveTool').replace('$tool$', row.tool), remove));
+  item.appendChild(button(host, 'tc-ai-limits-remove-tool', words('Settings/Limits/RemoveTool'), remove));
   item.appendChild(problem);
   return item;
 }
