@@ -70,6 +70,7 @@ export { systemClock, type Clock } from './clock';
 export { startScheduler, type RunningScheduler } from './runner/host/scheduler-host';
 export { ScheduleBook, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
+export { scheduleFormFields, type ScheduleForm } from './schedules/schedule-form';
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
 export { McpConnections, type McpHost, type McpSdk } from './runner/host/mcp-client';
 export { mcpTools, resultText as mcpResultText, MCP_PREFIX } from './tools/mcp-tools';

@@ -81,34 +81,10 @@ export class ScheduleBook {
       throw new ScheduleError(
         `This chat already has ${active.length} active schedules, the most one chat may have (${MAX_SCHEDULES_PER_CHAT}). Remove one first (list-schedules, remove-schedule).`,
       );
-    if (spec.timezone) checkTimeZone(spec.timezone);
-    if (spec.activeHours) parseActiveHours(spec.activeHours);
-    if (spec.kind === 'at' && (spec.at === undefined || spec.at <= now))
-      throw new ScheduleError(`The time ${spec.at === undefined ? '(none)' : isoTime(spec.at)} is not in the future (it is now ${isoTime(now)}).`);
     const title = `${SCHEDULE_PREFIX}${chat}/${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    const given: Record<string, string | undefined> = {
-      title,
-      tags: SCHEDULE_TAG,
-      caption: spec.caption?.trim() || undefined,
-      'agent-chat': chat,
-      'schedule-kind': spec.kind,
-      'schedule-at': spec.at !== undefined ? isoTime(spec.at) : undefined,
-      'schedule-interval': spec.interval !== undefined ? String(spec.interval) : undefined,
-      'schedule-cron': spec.cron,
-      'schedule-timezone': spec.timezone,
-      'schedule-active-hours': spec.activeHours,
-      'schedule-message': spec.message,
-      'schedule-max-runs': spec.maxRuns !== undefined ? String(spec.maxRuns) : undefined,
-      'schedule-run-count': '0',
-      'schedule-enabled': 'yes',
-    };
-    const fields: TiddlerFields = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
-    const schedule = parseSchedule(fields);
-    const next = nextRunAfter(schedule, now);
-    if (next === undefined) throw new ScheduleError('This schedule would never run (no run falls inside its active hours).');
-    fields['schedule-next-run'] = isoTime(next);
+    const fields = newScheduleFields(title, chat, spec, now);
     this.wiki.putTiddler(fields);
-    return { ...schedule, nextRun: next };
+    return { ...parseSchedule(fields), nextRun: Date.parse(fields['schedule-next-run']!) };
   }
 
   /**
@@ -129,4 +105,40 @@ export class ScheduleBook {
   isWokenTurn(turn: string): boolean {
     return !!this.wiki.getFields(turn)?.['agent-source'];
   }
+}
+
+/**
+ * The fields of a new schedule tiddler `title` that wakes `chat`, checked by the rules every
+ * schedule follows (parseSchedule) and started with its first run; throws a ScheduleError
+ * (with its reason) when it could not run: a time that is not in the future, a run that
+ * never falls inside its active hours. The schedule tools and the Add schedule form use it.
+ */
+export function newScheduleFields(title: string, chat: string, spec: NewSchedule, now: number): TiddlerFields {
+  if (spec.timezone) checkTimeZone(spec.timezone);
+  if (spec.activeHours) parseActiveHours(spec.activeHours);
+  if (spec.kind === 'at' && (spec.at === undefined || spec.at <= now))
+    throw new ScheduleError(`The time ${spec.at === undefined ? '(none)' : isoTime(spec.at)} is not in the future (it is now ${isoTime(now)}).`, 'past', {
+      value: spec.at === undefined ? '' : isoTime(spec.at),
+    });
+  const given: Record<string, string | undefined> = {
+    title,
+    tags: SCHEDULE_TAG,
+    caption: spec.caption?.trim() || undefined,
+    'agent-chat': chat,
+    'schedule-kind': spec.kind,
+    'schedule-at': spec.at !== undefined ? isoTime(spec.at) : undefined,
+    'schedule-interval': spec.interval !== undefined ? String(spec.interval) : undefined,
+    'schedule-cron': spec.cron,
+    'schedule-timezone': spec.timezone,
+    'schedule-active-hours': spec.activeHours,
+    'schedule-message': spec.message,
+    'schedule-max-runs': spec.maxRuns !== undefined ? String(spec.maxRuns) : undefined,
+    'schedule-run-count': '0',
+    'schedule-enabled': 'yes',
+  };
+  const fields: TiddlerFields = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
+  const next = nextRunAfter(parseSchedule(fields), now);
+  if (next === undefined) throw new ScheduleError('This schedule would never run (no run falls inside its active hours).', 'never');
+  fields['schedule-next-run'] = isoTime(next);
+  return fields;
 }

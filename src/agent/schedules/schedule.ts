@@ -48,9 +48,20 @@ export interface Schedule {
   enabled: boolean;
 }
 
-/** A schedule that cannot run, with a message that says how to fix it. */
+/**
+ * A schedule that cannot run, with a message that says how to fix it. `reason` names the rule
+ * it breaks (the Add schedule form says it in the user's language: Schedule/Error/<reason>),
+ * `values` what fills the message in.
+ */
 export class ScheduleError extends Error {
   override name = 'ScheduleError';
+  constructor(
+    message: string,
+    readonly reason = 'other',
+    readonly values: Record<string, string> = {},
+  ) {
+    super(message);
+  }
 }
 
 export function isScheduleTiddler(fields: TiddlerFields | undefined): boolean {
@@ -61,13 +72,14 @@ export function isScheduleTiddler(fields: TiddlerFields | undefined): boolean {
 export function parseSchedule(fields: TiddlerFields): Schedule {
   const get = (name: string) => fields[name]?.trim() || undefined;
   const chat = get('agent-chat');
-  if (!chat) throw new ScheduleError('"agent-chat" must name the chat this schedule wakes.');
+  if (!chat) throw new ScheduleError('"agent-chat" must name the chat this schedule wakes.', 'chat');
   const kind = get('schedule-kind');
   if (!kind || !(SCHEDULE_KINDS as readonly string[]).includes(kind))
-    throw new ScheduleError(`"schedule-kind" must be one of: ${SCHEDULE_KINDS.join(', ')} (it is "${kind ?? ''}").`);
+    throw new ScheduleError(`"schedule-kind" must be one of: ${SCHEDULE_KINDS.join(', ')} (it is "${kind ?? ''}").`, 'kind');
   const message = get('schedule-message');
-  if (!message) throw new ScheduleError('"schedule-message" must say what the schedule sends to the chat.');
-  if (message.length > MAX_MESSAGE_CHARS) throw new ScheduleError(`"schedule-message" is longer than ${MAX_MESSAGE_CHARS} characters.`);
+  if (!message) throw new ScheduleError('"schedule-message" must say what the schedule sends to the chat.', 'message');
+  if (message.length > MAX_MESSAGE_CHARS)
+    throw new ScheduleError(`"schedule-message" is longer than ${MAX_MESSAGE_CHARS} characters.`, 'message-long', { max: String(MAX_MESSAGE_CHARS) });
   const enabled = (get('schedule-enabled') ?? 'yes').toLowerCase();
   if (enabled !== 'yes' && enabled !== 'no') throw new ScheduleError(`"schedule-enabled" must be yes or no (it is "${enabled}").`);
   const timezone = get('schedule-timezone');
@@ -88,14 +100,17 @@ export function parseSchedule(fields: TiddlerFields): Schedule {
   const interval = wholeNumber(fields, 'schedule-interval', MIN_INTERVAL_SECONDS);
   if (schedule.kind === 'at') {
     schedule.at = instant(fields, 'schedule-at');
-    if (schedule.at === undefined) throw new ScheduleError('"schedule-at" must be a date and time in ISO 8601, such as 2026-12-01T09:00:00Z.');
+    if (schedule.at === undefined) throw new ScheduleError('"schedule-at" must be a date and time in ISO 8601, such as 2026-12-01T09:00:00Z.', 'at');
     schedule.interval = interval;
   } else if (schedule.kind === 'interval') {
-    if (interval === undefined) throw new ScheduleError(`"schedule-interval" must be a number of seconds, at least ${MIN_INTERVAL_SECONDS}.`);
+    if (interval === undefined)
+      throw new ScheduleError(`"schedule-interval" must be a number of seconds, at least ${MIN_INTERVAL_SECONDS}.`, 'interval', {
+        min: String(MIN_INTERVAL_SECONDS),
+      });
     schedule.interval = interval;
   } else {
     const cron = get('schedule-cron');
-    if (!cron) throw new ScheduleError('"schedule-cron" must hold a cron expression, such as "0 9 * * 1-5" (09:00 on weekdays).');
+    if (!cron) throw new ScheduleError('"schedule-cron" must hold a cron expression, such as "0 9 * * 1-5" (09:00 on weekdays).', 'cron');
     schedule.cron = cron;
     cronOf(schedule);
   }
@@ -151,6 +166,8 @@ export function parseActiveHours(text: string): ActiveHours {
   if (!hours)
     throw new ScheduleError(
       `The active hours "${text}" do not parse: write them as HH:MM-HH:MM with different start and end, such as 09:00-17:00 or 22:00-06:00.`,
+      'hours',
+      { value: text },
     );
   return { ...hours, text: text.trim() };
 }
@@ -164,7 +181,9 @@ export function checkTimeZone(zone: string): void {
   try {
     new Intl.DateTimeFormat('en-GB', { timeZone: zone });
   } catch {
-    throw new ScheduleError(`"${zone}" is not a known time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC.`);
+    throw new ScheduleError(`"${zone}" is not a known time zone: use an IANA name such as Europe/Berlin, America/New_York or UTC.`, 'timezone', {
+      value: zone,
+    });
   }
   knownZones.add(zone);
 }
@@ -219,12 +238,17 @@ function cronOf(schedule: Schedule): Cron {
     } catch (e) {
       throw new ScheduleError(
         `"${schedule.cron}" is not a valid cron expression (${e instanceof Error ? e.message : String(e)}); write e.g. "0 9 * * 1-5" for 09:00 on weekdays.`,
+        'cron-invalid',
+        { value: schedule.cron! },
       );
     }
     // No schedule runs more often than an interval may.
     const [first, second] = cron.nextRuns(2, new Date(GAP_REFERENCE));
     if (first && second && second.getTime() - first.getTime() < MIN_INTERVAL_SECONDS * 1000)
-      throw new ScheduleError(`"${schedule.cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`);
+      throw new ScheduleError(`"${schedule.cron}" runs more often than once a minute; schedules run at most every ${MIN_INTERVAL_SECONDS} s.`, 'cron-often', {
+        value: schedule.cron!,
+        min: String(MIN_INTERVAL_SECONDS),
+      });
     if (cronCache.size > 500) cronCache.clear();
     cronCache.set(key, cron);
   }
@@ -249,10 +273,17 @@ function minuteOfDay(time: number, zone: string | undefined): number {
   return hour * 60 + minute;
 }
 
+/** The reason a whole-number field names when it is wrong. */
+const NUMBER_REASONS: Record<string, string> = { 'schedule-interval': 'interval', 'schedule-max-runs': 'max-runs' };
+
 function wholeNumber(fields: TiddlerFields, name: string, min: number): number | undefined {
   const text = fields[name]?.trim();
   if (!text) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < min) throw new ScheduleError(`"${name}" must be a whole number of at least ${min} (it is "${text}").`);
+  if (!/^\d+$/.test(text) || Number(text) < min)
+    throw new ScheduleError(`"${name}" must be a whole number of at least ${min} (it is "${text}").`, NUMBER_REASONS[name] ?? 'number', {
+      value: text,
+      min: String(min),
+    });
   return Number(text);
 }
 
@@ -261,6 +292,12 @@ function instant(fields: TiddlerFields, name: string): number | undefined {
   if (!text) return undefined;
   const time = parseIsoTime(text);
   if (time === undefined)
-    throw new ScheduleError(`"${name}" must be a date and time in ISO 8601 with a time zone, such as 2026-12-01T09:00:00Z (it is "${text}").`);
+    throw new ScheduleError(
+      `"${name}" must be a date and time in ISO 8601 with a time zone, such as 2026-12-01T09:00:00Z (it is "${text}").`,
+      name === 'schedule-at' ? 'at' : 'other',
+      {
+        value: text,
+      },
+    );
   return time;
 }

@@ -6,7 +6,8 @@ It shows the runner's live state; without one (in Node, or before the first even
 the chat tiddler's `agent-status` and `agent-context-usage`.
 \*/
 import type { LiveChatState } from '$:/plugins/tiddlyagent/agent/page.js';
-import { el, formatNumber, ShownWhen, type ChatContext } from './chat-context';
+import { el, type ChatContext } from './chat-context';
+import { ContextMeter } from './context-meter';
 
 type ContextUsage = NonNullable<LiveChatState['context']>;
 
@@ -18,22 +19,20 @@ export class StatusBar {
   private readonly line: HTMLElement;
   /** What the user's last request did, when it needs saying (ChatContext.notify); announced. */
   private readonly notice: HTMLElement;
-  private readonly meter: HTMLElement;
+  private readonly meter: ContextMeter;
   private shownQueue = '';
-  private readonly meterShown: ShownWhen;
 
   constructor(private readonly ctx: ChatContext) {
     const doc = ctx.document;
     this.queued = el(doc, 'div', 'tc-ai-chat-queued');
     this.footer = el(doc, 'div', 'tc-ai-chat-footer');
     this.line = el(doc, 'div', 'tc-ai-chat-status');
-    this.meter = el(doc, 'div', 'tc-ai-chat-meter');
-    this.meterShown = new ShownWhen(this.meter);
+    this.meter = new ContextMeter(ctx);
     this.notice = el(doc, 'div', 'tc-ai-chat-notice');
     this.notice.setAttribute('role', 'status');
     this.footer.appendChild(this.line);
     this.footer.appendChild(this.notice);
-    this.footer.appendChild(this.meter);
+    this.footer.appendChild(this.meter.element);
   }
 
   /** Say what a request did, until the next request ('' clears it). */
@@ -62,7 +61,8 @@ export class StatusBar {
     if (requestError) line += ` ${requestError}`;
     if (this.line.textContent !== line) this.line.textContent = line;
     this.showQueue(queued);
-    this.showMeter(live.context ?? storedUsage(fields?.['agent-context-usage']));
+    const agent = fields?.agent ? this.ctx.wiki.getTiddler(String(fields.agent))?.fields : undefined;
+    this.meter.show(live.context ?? storedUsage(fields?.['agent-context-usage']), agent?.['agent-compact-at']);
     return status;
   }
 
@@ -72,21 +72,6 @@ export class StatusBar {
     this.shownQueue = key;
     this.queued.textContent = '';
     for (const message of queued) this.queued.appendChild(el(this.ctx.document, 'div', 'tc-ai-message tc-ai-message-user tc-ai-message-queued', message));
-  }
-
-  /** Tokens of the last prompt against the context window, by part. */
-  private showMeter(usage: ContextUsage | undefined): void {
-    if (!this.meterShown.changed(usage ? JSON.stringify(usage) : '') || !usage) return;
-    this.meter.textContent = this.ctx
-      .lingo('Meter')
-      .replace('$total$', formatNumber(usage.total))
-      .replace('$window$', formatNumber(usage.window))
-      .replace('$system$', String(usage.system + usage.transient))
-      .replace('$tools$', String(usage.tools))
-      .replace('$history$', String(usage.history));
-    const share = usage.window ? Math.min(100, Math.round((usage.total / usage.window) * 100)) : 0;
-    this.meter.setAttribute('data-share', String(share));
-    this.meter.setAttribute('title', `${share}%`);
   }
 }
 
