@@ -129,3 +129,29 @@ test("the compaction request fits the side model's window when it is smaller tha
   expect(sent).toContain('BIGTURN4'); // the newest of the older turns stays
   expect(sent).not.toContain('BIGTURN1 ');
 });
+
+test('the agent settings offer the side model and the result rounds, in both languages', () => {
+  const AGENT = '$:/plugins/tiddlyagent/agent/agents/wiki-assistant';
+  $tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/agent', text: AGENT });
+  // As a page shows it: with the global procedures (ai-lingo) imported.
+  const form = () => {
+    const html = $tw.wiki.renderText(
+      'text/html',
+      'text/vnd.tiddlywiki',
+      '\\import [all[shadows+tiddlers]tag[$:/tags/Global]]\n{{$:/plugins/tiddlyagent/agent/settings/agents}}',
+    );
+    const { JSDOM } = require('jsdom');
+    return (new JSDOM(`<body>${html}</body>`).window.document.body as HTMLElement).querySelector(`.tc-ai-settings-agent[data-agent="${AGENT}"]`)!;
+  };
+  const row = (label: string) => [...form().querySelectorAll('tr')].find((tr) => tr.querySelector('th')?.textContent === label);
+  try {
+    expect(row('Side model')!.textContent).toContain('chat titles, compaction and summaries');
+    expect(row('Tool results expire')!.querySelector('input')!.getAttribute('placeholder')).toBe('{"web-fetch": 2}');
+    expect(row('Tool results expire')!.textContent).toContain('wiki-read 4');
+    $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+    expect(row('辅助模型')!.textContent).toContain('对话标题、压缩和摘要');
+    expect(row('工具结果过期')!.textContent).toContain('wiki-read 4 轮');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+});
