@@ -59,7 +59,7 @@ export { isHiddenFromAgent } from './tools/visibility';
 export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { rankText } from './tools/wiki-search';
-export { textIndexOf, TEXT_INDEX_STATUS } from './runner/host/text-index-host';
+export { keepTextIndexIn, textIndexOf, TEXT_INDEX_STATUS, type KeptTextIndex, type TextIndexStore } from './runner/host/text-index-host';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { EDIT_INSTRUCTIONS, type EditInstruction, type EditRequest } from './engine/edit-request';

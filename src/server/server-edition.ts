@@ -11,14 +11,18 @@ th-server-command-post-start), before the first request is handled:
 5. the scheduler wakes chats (schedules, alarms, heartbeats) through the runner: a past-due
    run fires once now, its writes go through the same durable, pushed port;
 6. the semantic indexer keeps its vectors in `agent-state/vectors.bin`; its progress is
-   pushed to the pages.
+   pushed to the pages; the ranked text index is kept in `agent-state/text-index.json`,
+   loaded and checked at start (built in slices the first time);
+7. TiddlyWiki's syncer looks only at the tiddlers that changed (durable/syncer-changes.ts).
 \*/
 import path from 'node:path';
 import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { removeStaleTemps } from './durable/atomic-file';
 import { DurableStore } from './durable/durable-store';
 import { OperationFileLog } from './durable/operation-file-log';
+import { createTextIndexFileStore } from './durable/text-index-file';
 import { createVectorFileStore } from './durable/vector-file';
+import { syncChangesOnly } from './durable/syncer-changes';
 import { installAtomicTiddlerWrites } from './durable/tiddler-files';
 import { PushHub } from './push/push-hub';
 
@@ -58,6 +62,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const wikiPath = ($tw.boot as { wikiPath?: string }).wikiPath;
   const stateDir = wikiPath ? path.join(wikiPath, STATE_FOLDER) : undefined;
   const durable = openDurableStore(stateDir);
+  syncChangesOnly(($tw as unknown as { syncer?: Parameters<typeof syncChangesOnly>[0] }).syncer, $tw.wiki as unknown as Parameters<typeof syncChangesOnly>[1]);
   const log = stateDir ? new OperationFileLog(path.join(stateDir, 'operations.jsonl')) : new agent.MemoryOperationLog();
   const port = agent.createTiddlyWikiPort($tw.wiki);
   const tracked = markedForDisk(port, durable);
@@ -79,6 +84,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const semantic = stateDir
     ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) })
     : undefined;
+  // Ranked search is ready at start: the text index is loaded from beside the wiki (or built, in slices).
+  const textIndex = stateDir ? agent.keepTextIndexIn($tw.wiki, createTextIndexFileStore(stateDir), (line) => console.log(line)) : undefined;
   const prefix = `${server.get('path-prefix') ?? ''}/`;
   edition = {
     runner,
@@ -90,6 +97,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
       unsubscribe();
       scheduling.stop();
       semantic?.stop();
+      void textIndex?.stop();
       runner.dispose();
       hub.close();
       if (log instanceof OperationFileLog) log.close();

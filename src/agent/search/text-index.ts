@@ -21,16 +21,29 @@ export interface IndexedTiddler {
 }
 
 const FIELDS = ['title', 'tags', 'text'] as const;
+const OPTIONS = {
+  idField: 'title',
+  fields: [...FIELDS],
+  extractField: (doc: IndexedTiddler, field: string) => (field === 'tags' ? doc.tags.join(' ') : (doc[field as keyof IndexedTiddler] as string)),
+};
 const BOOST = { title: 3, tags: 2, text: 1 };
 /** Shorter words match whole only: a prefix of one or two letters would match a good part of the wiki. */
 const MIN_PREFIX = 3;
 
+/** What a saved index holds: MiniSearch's own plain form (JSON as it is). */
+export type SavedIndex = ReturnType<MiniSearch['toJSON']>;
+
 export class TextIndex {
-  private readonly mini = new MiniSearch<IndexedTiddler>({
-    idField: 'title',
-    fields: [...FIELDS],
-    extractField: (doc, field) => (field === 'tags' ? doc.tags.join(' ') : (doc[field as keyof IndexedTiddler] as string)),
-  });
+  constructor(private readonly mini = new MiniSearch<IndexedTiddler>(OPTIONS)) {}
+
+  /** An index as `save` left it; yields to the event loop as it loads (throws on a form it cannot read). */
+  static async load(saved: SavedIndex): Promise<TextIndex> {
+    return new TextIndex(await MiniSearch.loadJSAsync<IndexedTiddler>(saved, OPTIONS));
+  }
+
+  save(): SavedIndex {
+    return this.mini.toJSON();
+  }
 
   private last: { key: string; hits: RankedHit[] } | undefined;
 

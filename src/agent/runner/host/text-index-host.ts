@@ -15,10 +15,18 @@ ranked) and then in slices: in idle callbacks in a browser, with a macrotask bet
 under Node so the server keeps answering. In a browser the build's progress is shown in
 $:/temp/tiddlyagent/text-index (hidden from the agent, never saved), which the ranked search
 results tab transcludes, so it refreshes when the index is ready.
+
+Where the index is kept between runs (the server edition: `agent-state/text-index.json`,
+keepIn), it is loaded at start instead of built: checked against the tiddlers (search/
+index-keeper.ts: fingerprints), which takes a few seconds where a build takes tens. Until then
+nothing starts a build. It is saved once ready (if it changed) and as the server stops: what
+changed after the last save is found by the check at the next start. A file that cannot be
+read is logged and the index built again.
 \*/
 import type { Wiki } from 'tiddlywiki';
 import type { RankedSearch, RankedSearchOptions } from '../../store/wiki-port';
-import { IndexKeeper, type TextIndexSource } from '../../search/index-keeper';
+import { IndexKeeper, SAVED_FORMAT, type SavedTextIndex, type TextIndexSource } from '../../search/index-keeper';
+import { TextIndex } from '../../search/text-index';
 import { isBinaryType } from '../../tools/format';
 import { isHiddenFromAgent } from '../../tools/visibility';
 
@@ -29,6 +37,21 @@ const INDEXER_NAME = 'TiddlyAgentTextIndexer';
 const FIRST_SLICE_MS = 50;
 const NODE_SLICE_MS = 40;
 const STATUS_EVERY_MS = 500;
+
+/** Where a text index is kept between runs. */
+export interface TextIndexStore {
+  /** Where it is, for a log line. */
+  where: string;
+  load(): Promise<string | undefined>;
+  save(data: string): Promise<void>;
+}
+
+export interface KeptTextIndex {
+  /** Resolves once the index is loaded and checked, or built. */
+  ready: Promise<void>;
+  /** Save it (if it changed since it was saved), once it is ready. */
+  stop(): Promise<void>;
+}
 
 interface UpdateDescriptor {
   old: { tiddler?: Tiddler };
@@ -47,6 +70,8 @@ export class TextIndexHost {
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
   private statusAt = 0;
+  /** While a saved index is read: nothing starts a build. */
+  private loading = false;
 
   constructor(private readonly wiki: Wiki) {
     const source: TextIndexSource<Tiddler> = {
@@ -89,6 +114,54 @@ export class TextIndexHost {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  /** Keep the index in `store`: load and check it (or build it) now, then save it as it changes. */
+  keepIn(store: TextIndexStore, log: (line: string) => void): KeptTextIndex {
+    const started = Date.now();
+    let savedRevision = -1;
+    const save = async () => {
+      const saved = this.keeper.revision === savedRevision ? undefined : this.keeper.save();
+      if (!saved) return;
+      savedRevision = this.keeper.revision;
+      try {
+        await store.save(await stringifyInSlices(saved));
+      } catch (e) {
+        log(`TiddlyAgent: the search index could not be saved in ${store.where}: ${messageOf(e)}`);
+      }
+    };
+    this.loading = true;
+    const ready = this.restoreFrom(store, log).then(async (restored) => {
+      this.loading = false;
+      await this.whenReady();
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const size = this.keeper.index.size;
+      if (restored) {
+        const { reindexed, added, removed } = this.keeper.restored;
+        log(
+          `TiddlyAgent: the search index of ${size} tiddlers was loaded from ${store.where} in ${seconds} s (${reindexed} re-indexed, ${added} added, ${removed} removed)`,
+        );
+        savedRevision = 0;
+      } else log(`TiddlyAgent: the search index of ${size} tiddlers was built in ${seconds} s (kept in ${store.where})`);
+      await save();
+    });
+    return { ready, stop: () => ready.then(save) };
+  }
+
+  /** True when a saved index was read and is being checked. */
+  private async restoreFrom(store: TextIndexStore, log: (line: string) => void): Promise<boolean> {
+    try {
+      const text = await store.load();
+      if (text === undefined) return false;
+      const saved = JSON.parse(text) as Partial<SavedTextIndex> | null;
+      if (saved?.format !== SAVED_FORMAT || !saved.index || typeof saved.fingerprints !== 'object' || !saved.fingerprints)
+        throw new Error('it is not a saved search index of this version');
+      this.keeper.restore(await TextIndex.load(saved.index), saved.fingerprints);
+      return true;
+    } catch (e) {
+      log(`TiddlyAgent: the saved search index ${store.where} could not be read (${messageOf(e)}); building it again`);
+      return false;
+    }
+  }
+
   /** Build the rest at once (the benchmark, to time a whole build). */
   buildNow(): void {
     this.keeper.step();
@@ -96,6 +169,7 @@ export class TextIndexHost {
   }
 
   private start() {
+    if (this.loading) return undefined;
     if (!this.keeper.started) {
       if (this.keeper.step(deadlineIn(FIRST_SLICE_MS))) this.finished();
       else {
@@ -139,6 +213,32 @@ export class TextIndexHost {
   }
 }
 
+const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const TERMS_PER_SLICE = 2000;
+
+/** JSON of a saved index, written a slice of terms at a time with a macrotask between (a big index is 100 MB and more). */
+async function stringifyInSlices(saved: SavedTextIndex): Promise<string> {
+  const { index: terms, ...head } = saved.index;
+  const headJson = JSON.stringify(head);
+  const parts = [`{"format":${saved.format},"fingerprints":${JSON.stringify(saved.fingerprints)},"index":${headJson.slice(0, -1)},"index":[`];
+  for (let i = 0; i < terms.length; i += TERMS_PER_SLICE) {
+    await macrotask();
+    parts.push(
+      (i ? ',' : '') +
+        terms
+          .slice(i, i + TERMS_PER_SLICE)
+          .map((term) => JSON.stringify(term))
+          .join(','),
+    );
+  }
+  parts.push(']}}');
+  return parts.join('');
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 function deadlineIn(ms: number): () => boolean {
   const end = Date.now() + ms;
   return () => Date.now() >= end;
@@ -154,4 +254,9 @@ export function textIndexOf(wiki: Wiki): TextIndexHost {
     hosts.set(wiki, host);
   }
   return host;
+}
+
+/** Keep the text index of `wiki` in `store` (the server edition: a file beside the wiki). */
+export function keepTextIndexIn(wiki: Wiki, store: TextIndexStore, log: (line: string) => void): KeptTextIndex {
+  return textIndexOf(wiki).keepIn(store, log);
 }
