@@ -1,7 +1,8 @@
 // Schedules in the server edition (`tiddlywiki --listen` with the server plugin, the mock LLM
 // on loopback): an alarm the model sets fires and its reply is written; a schedule set before
 // a SIGKILL fires once after the restart; a cron task whose run falls outside its active
-// hours is skipped; a schedule edited by hand into an invalid state never fires.
+// hours is skipped; a schedule edited by hand into an invalid state never fires; a scheduled run
+// that asks a question nobody answers ends after the agent's unattended timeout, and the next one runs.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -45,6 +46,12 @@ beforeAll(async () => {
   mock = await startMockLlm({ delayMs: 1 });
   dir = serverWikiFolder(mock.url);
   for (const chat of ['Alarm chat', 'Kill chat', 'Past-due chat', 'Night chat', 'Broken chat']) writeChat(dir, chat);
+  // An agent whose runs nobody watches wait at most 1 s for an answer (issue 26, item 2).
+  fs.writeFileSync(
+    path.join(dir, 'tiddlers', 'Unattended agent.tid'),
+    'title: Unattended agent\ntags: $:/tags/AI/Agent\nagent-provider: $:/demo/providers/mock-llm\nagent-tools: ask-question\nagent-unattended-timeout: 1\n\nYou are a test agent.\n',
+  );
+  writeChat(dir, 'Unattended chat', { agent: 'Unattended agent' });
   const now = Date.now();
   const hour = new Date(now).getUTCHours();
   // Due long ago (its stored next run is in the past), every hour, but only active three hours from now: skipped.
@@ -127,4 +134,29 @@ test('an alarm the model sets survives a SIGKILL and fires once after the restar
   await until('the schedule to fire after the restart', () => woken(chat).length === 1 && savedMessages(dir, chat).at(-1)?.role === 'assistant', 20_000);
   expect(woken(chat).map((m) => m.text)).toEqual(['After the crash']);
   expect([...tiddlerFiles(dir).tiddlers.values()].filter((t) => t['agent-chat'] === chat && t.tags === '$:/tags/AI/Schedule')).toEqual([]);
+});
+
+test('a scheduled run that asks a question nobody answers ends after agent-unattended-timeout, and the next due run goes ahead', async () => {
+  const chat = 'Unattended chat';
+  const now = Date.now();
+  writeSchedule('asks', {
+    'agent-chat': chat,
+    'schedule-kind': 'at',
+    'schedule-at': iso(now + 1000),
+    'schedule-message': 'mock:tool=ask-question {"question":"Anyone there?"}',
+  });
+  // Due while the first run waits for its answer: it waits too, then runs.
+  writeSchedule('after', { 'agent-chat': chat, 'schedule-kind': 'at', 'schedule-at': iso(now + 1500), 'schedule-message': 'The next run' });
+  await server.kill();
+  server = await startServer(dir);
+  await until('the first run to end unanswered', () => savedMessages(dir, chat).some((m) => m.role === 'error'), 20_000);
+  const error = savedMessages(dir, chat).find((m) => m.role === 'error')!;
+  expect(error['error-kind']).toBe('unanswered');
+  expect(error.text).toContain('the question "Anyone there?"');
+  expect(error.text).toContain('the schedule "Schedule asks"');
+  await until('the next run to complete', () => woken(chat).length === 2 && savedMessages(dir, chat).at(-1)?.role === 'assistant', 20_000);
+  expect(woken(chat).map((m) => m.text)).toEqual(['mock:tool=ask-question {"question":"Anyone there?"}', 'The next run']);
+  const question = savedMessages(dir, chat).find((m) => m['tool-name'] === 'ask-question')!;
+  expect(question).toMatchObject({ 'tool-status': 'denied', 'tool-outcome': 'unanswered' });
+  await until('completed', async () => (await chatStatus(server.url, chat)) === 'completed');
 });

@@ -95,6 +95,8 @@ export class LocalRunner implements ChatRunner {
   readonly controllers = new Map<string, AbortController>();
   /** Chats whose calls come from an MCP session, and how to wake it. */
   readonly external = new Map<string, ExternalChat>();
+  /** Told when a chat's queue is empty again, so a run waiting for the chat to be free goes ahead (runner/host/scheduler-host.ts). */
+  readonly idle = new Set<(chat: string) => void>();
   readonly now: () => number;
   private readonly log: OperationLog;
   /** Deny confirmations nobody answered in time, and end unattended turns nobody answered, even when nobody looks at the chat. */
@@ -383,6 +385,7 @@ export class LocalRunner implements ChatRunner {
   }
 
   private queueChanged(chat: string): void {
+    if (!this.isActive(chat) && !this.queue.waiting(chat).length) for (const fn of this.idle) fn(chat);
     const queue = this.queuedMessages(chat);
     const previous = this.bus.state(chat)?.queue ?? [];
     if (queue.length || previous.length) this.bus.emit({ type: 'queue', chat, queue });

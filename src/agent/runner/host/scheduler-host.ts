@@ -25,11 +25,16 @@ export function startScheduler(
   const scheduler = new Scheduler({ wiki, isFree: (chat) => runner.isFree(chat), wake: (chat, text, source) => runner.wake(chat, text, source), ...options });
   const changed: ChangeListener = (changes) => scheduler.changed(Object.keys(changes as Record<string, unknown>));
   events.addEventListener('change', changed);
+  // A chat's last write (its status) can reach the scheduler before its operation has finished, while
+  // it is not free yet: the end of the operation is what makes it free, so a waiting run looks again then.
+  const idle = (chat: string) => scheduler.changed([chat]);
+  runner.idle.add(idle);
   scheduler.start();
   return {
     scheduler,
     stop() {
       events.removeEventListener('change', changed);
+      runner.idle.delete(idle);
       scheduler.stop();
     },
   };
