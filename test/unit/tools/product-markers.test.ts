@@ -63,3 +63,20 @@ describe('a change adds a marker only where its tiddlers did not hold it', () =>
     expect(addedMarker({ ...manual, title: 'Manual 2' }, [manual])).toBeUndefined();
   });
 });
+
+describe('the scan is linear in the text (it runs on every write)', () => {
+  // Unbounded repeats made these quadratic: a 78 KB line of numbers took 6 s, a 1 MB one minutes.
+  const size = 200_000;
+  test.each([
+    ['a JSON array of numbers', `[${Array.from({ length: size / 4 }, (_, i) => i % 1000).join(',')}]`],
+    ['digits and spaces', '1 '.repeat(size / 2)],
+    ['dots and digits', '...1 '.repeat(size / 5)],
+    ['a digit and a long run of spaces', `[1${' '.repeat(size)}`],
+    ['parentheses never closed', '(a/b image '.repeat(size / 11)],
+    ['brackets never closed', '[only part of '.repeat(size / 14)],
+  ])('%s, 200 KB, in well under a second', (_what, text) => {
+    const start = performance.now();
+    expect(markersIn(text)).toEqual([]);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
