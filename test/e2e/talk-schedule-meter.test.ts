@@ -75,6 +75,15 @@ test('Talk with AI lists every agent, the default first, and starts a chat with 
         check();
       }),
   );
+  // Every entry can be seen and clicked: none hides under the next tiddler of the story river.
+  const covered = await items.evaluateAll(
+    (buttons) =>
+      buttons.filter((b) => {
+        const r = b.getBoundingClientRect();
+        return !b.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+      }).length,
+  );
+  expect(covered).toBe(0);
   await page().screenshot({ path: 'output/e2e/talk-with-ai-agents.png' });
 
   const before: string[] = await page().evaluate(() => (window as any).$tw.wiki.filterTiddlers('[has[agent]]'));
@@ -297,4 +306,31 @@ test('the context meter shows the share of each part, and warns in words as the 
     /^提示词各部分占比：系统 \d+% · 工具 \d+% · 用户 \d+% · 助手 \d+% · 工具结果 \d+%。已占用上下文窗口的 \d+%。$/,
   );
   expect(served.errors).toEqual([]);
+});
+
+describe('server edition', () => {
+  const server = useServedWiki({ mockDelayMs: 2, edition: 'server' });
+
+  test('a schedule added in the page runs on the server and wakes its chat', async () => {
+    const p = server.page;
+    await p.locator('.tc-sidebar-tabs-main .tc-tab-buttons button[data-tab-title="$:/plugins/tiddlyagent/agent/ui/sidebar/background"]').click();
+    await p.locator('button[data-ai-action="add-schedule-open"]').click();
+    const form = p.locator('.tc-ai-bg-add');
+    await form.locator('select.tc-ai-bg-add-chat').selectOption('Demo chat');
+    // The agent is the chat's own: no agent to choose.
+    expect(await form.locator('select.tc-ai-bg-add-agent').count()).toBe(0);
+    await form.locator('select.tc-ai-bg-add-kind').selectOption('at');
+    await form.locator('.tc-ai-bg-add-at').fill(new Date(Date.now() + 6000).toISOString().slice(0, 19));
+    await form.locator('.tc-ai-bg-add-timezone').fill('UTC');
+    await form.locator('.tc-ai-bg-add-message').fill('Server, wake the demo');
+    await form.locator('button[data-ai-action="add-schedule"]').click();
+    const title = (await p.locator('.tc-ai-bg-added').getAttribute('data-added'))!;
+    // The server's scheduler runs it: the run count it records comes back to the page, and the chat gets the message.
+    await p.waitForFunction((t) => (window as any).$tw.wiki.getTiddler(t)?.fields['schedule-run-count'] === '1', title, { timeout: 30_000 });
+    await navigate(p, 'Demo chat');
+    const woken = p.locator('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-user:has(.tc-ai-message-source)');
+    await woken.waitFor();
+    expect(await woken.locator('.tc-ai-message-body').textContent()).toBe('Server, wake the demo');
+    expect(server.errors).toEqual([]);
+  });
 });
