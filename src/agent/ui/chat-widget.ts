@@ -43,6 +43,7 @@ import { StreamView } from './stream-view';
 import { SubAgentsView } from './sub-agents-view';
 import { TodoView } from './todo-view';
 import { requestErrorText } from './runner-error';
+import { saveImages, whenSaved } from './pasted-images';
 
 /**
  * Run `fn` right after the next frame, or (`idle`) when the page is idle after it, within
@@ -298,6 +299,8 @@ class AiChatWidget extends Widget {
         stop: () => this.stop(),
         isActive: () => this.isActive(),
         navigate: (title) => this.ctx.navigate(title),
+        attachFiles: (files) =>
+          saveImages(files, { wiki: this.wiki, lingo: (key) => this.ctx.lingo(key), notify: (t) => this.status.notify(t), now: () => new Date() }),
       },
       this.chat,
       initial,
@@ -328,7 +331,10 @@ class AiChatWidget extends Widget {
   }
 
   private send(message: string, attachments: string[]): void {
-    void this.request(page().getRunner().submit({ kind: 'send', chat: this.chat, text: message, attachments }));
+    const runner = page().getRunner();
+    // The server reads attachments from its own store: a pasted image must have reached it first.
+    const saved = runner.where === 'server' ? whenSaved(this.wiki, $tw.syncer as never, attachments, this.ctx.lingo('Composer/ImageNotSaved')) : undefined;
+    void this.request((saved ?? Promise.resolve()).then(() => runner.submit({ kind: 'send', chat: this.chat, text: message, attachments })));
     this.updateStatus();
     // The user's message: in the story river, the window follows the reply.
     this.list.followEnd();

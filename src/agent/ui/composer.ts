@@ -3,8 +3,10 @@ The chat composer: a multi-line input (Esc stops; Ctrl+Enter, the ai-send keyboa
 in ui/shortcuts/, sends), Send and Stop, and
 tiddler attachments as chips. Typing `[[` or `@` (or pressing Attach) opens a title
 autocomplete; the chosen tiddler becomes a chip and its rendered text goes with the message.
+An image pasted or dropped onto it becomes an image tiddler and a chip (ui/pasted-images.ts).
 Unsent text and chips survive a re-render of the chat.
 \*/
+import { carriesFiles, filesOf } from './pasted-images';
 
 export interface ComposerHost {
   document: Document;
@@ -15,6 +17,8 @@ export interface ComposerHost {
   stop(): void;
   isActive(): boolean;
   navigate(title: string): void;
+  /** Save pasted or dropped files as image tiddlers; the titles saved (what is refused, the host says). */
+  attachFiles?(files: File[]): Promise<string[]>;
 }
 
 interface Draft {
@@ -58,6 +62,11 @@ export class Composer {
       this.updateSuggestions();
     });
     this.textarea.addEventListener('keydown', (event) => this.onKey(event));
+    this.textarea.addEventListener('paste', (event) => this.takeFiles(event, event.clipboardData, true));
+    this.element.addEventListener('dragover', (event) => {
+      if (carriesFiles(event.dataTransfer)) event.preventDefault();
+    });
+    this.element.addEventListener('drop', (event) => this.takeFiles(event, event.dataTransfer, false));
 
     const send = make(doc, 'button', 'tc-ai-chat-send', host.lingo('Send')) as HTMLButtonElement;
     send.title = host.lingo('SendHint');
@@ -105,6 +114,22 @@ export class Composer {
       event.preventDefault();
       this.host.stop();
     }
+  }
+
+  /** Files pasted or dropped: the host saves the images, which become chips; a text paste is left alone. */
+  private takeFiles(event: Event, data: DataTransfer | null, paste: boolean): void {
+    const files = filesOf(data, paste);
+    if (!files.length || !this.host.attachFiles) return;
+    event.preventDefault();
+    if (!paste) {
+      // Not TiddlyWiki's import as well; its drop zone's highlight ends as after any drag.
+      event.stopPropagation();
+      this.element.dispatchEvent(new Event('dragend', { bubbles: true }));
+    }
+    void this.host.attachFiles(files).then((titles) => {
+      for (const title of titles) if (!this.draft.attachments.includes(title)) this.draft.attachments.push(title);
+      this.renderChips();
+    });
   }
 
   private updateSuggestions(): void {
