@@ -2,8 +2,8 @@
 // empty edition (the devDependency "tiddlywiki-5.3"), opened from disk, gets dist/agent.json by
 // drag and drop and TiddlyWiki's importer, is saved and opened again; the settings render, New
 // chat opens a chat whose reply streams in from the mock LLM, a write waits in an approval card,
-// lands on Allow once, and Roll back takes it away. 5.4.x is first-run.test.ts; in Node, both
-// are test/integration/tiddlywiki-versions.test.ts.
+// lands on Allow once, and Roll back takes it away. A core older than 5.3.2 gets an alert saying
+// so. 5.4.x is first-run.test.ts; in Node, both are test/integration/tiddlywiki-versions.test.ts.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,8 @@ const { startMockLlm } = require('../../scripts/mock-llm.cjs');
 
 jest.setTimeout(120_000);
 
-const TW = path.join(ROOT, 'node_modules', 'tiddlywiki-5.3');
+// TIDDLYAGENT_TW53 points at another 5.3 release's package folder (an unpacked `npm pack tiddlywiki@5.3.0`).
+const TW = process.env.TIDDLYAGENT_TW53 || path.join(ROOT, 'node_modules', 'tiddlywiki-5.3');
 let dir: string;
 let mock: MockLlm;
 let context: BrowserContext;
@@ -102,6 +103,8 @@ test('dragged into a TiddlyWiki 5.3 empty wiki, imported, saved and opened again
   await page.locator('.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/getting-started"]').waitFor();
   await page.evaluate(() => new (window as any).$tw.Story({ wiki: (window as any).$tw.wiki }).navigateTiddler('$:/plugins/tiddlyagent/agent/settings'));
   await page.locator('.tc-ai-settings select.tc-ai-settings-default-agent, .tc-ai-settings select.tc-ai-settings-provider-pick').first().waitFor();
+  // No alert: this core is new enough.
+  expect(await page.locator('.tc-alert').count()).toBe(0);
   expect(errors).toEqual([]);
 });
 
@@ -131,4 +134,15 @@ test('New chat, a streamed reply, an approved write and its Roll back in TiddlyW
   await chat().locator('.tc-ai-turn-rolled-back').waitFor();
   expect(await page.evaluate(() => (window as any).$tw.wiki.tiddlerExists('Note from 5.3'))).toBe(false);
   expect(errors).toEqual([]);
+});
+
+test('in a TiddlyWiki older than 5.3.2 the plugin says so in an alert, naming both versions', async () => {
+  // The same saved wiki, its core claiming 5.3.1 (a page takes $tw.version from this meta tag).
+  const html = fs.readFileSync(path.join(dir, 'with-agent.html'), 'utf8');
+  const older = html.replace(/(<meta name="tiddlywiki-version" content=")[^"]*"/, (_, start) => `${start}5.3.1"`);
+  expect(older).not.toBe(html);
+  fs.writeFileSync(path.join(dir, 'older.html'), older);
+  await openFile(path.join(dir, 'older.html'));
+  expect(await page.evaluate(() => (window as any).$tw.version)).toBe('5.3.1');
+  await page.locator('.tc-alert', { hasText: 'TiddlyAgent needs TiddlyWiki 5.3.2 or later; this wiki runs TiddlyWiki 5.3.1.' }).waitFor();
 });

@@ -57,7 +57,9 @@ describe.each(VERSIONS)('in $name', ({ name, version }) => {
 
     mock.queue([{ toolCalls: [{ name: 'wiki-create', arguments: { title: 'Written note', text: 'By the agent' } }] }]);
     expect(await runner.submit({ kind: 'send', chat: 'Old chat', text: 'Write a note' })).toEqual({ status: 'input-required' });
-    const user = messages().findLast((m) => m.role === 'user')!.title!;
+    const user = messages()
+      .filter((m) => m.role === 'user')
+      .at(-1)!.title!;
     const pending = messages().find((m) => m['tool-status'] === 'pending')!;
     expect($tw.wiki.tiddlerExists('Written note')).toBe(false);
     await runner.submit({ kind: 'decide', chat: 'Old chat', message: pending.title, choice: 'once' });
