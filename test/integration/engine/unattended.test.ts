@@ -266,3 +266,22 @@ test("a sub-agent of a scheduled run that asks a question ends at the unattended
   expect(errorsOf(child!)[0]!.text).toContain(`a sub-agent task of the chat "${parent}"`);
   expect(toolMessagesOf(s.requests[2]!).get('s-1')!.content).toMatch(/The sub-agent ended failed: Nobody answered in time/);
 });
+
+test('a sub-agent of a turn the user started keeps waiting (the user is there to answer in the parent chat)', async () => {
+  const clock = new TestClock();
+  const { spawnAgentTool } = await import('../../../src/agent/tools/spawn-agent');
+  const parent = h.newChat({ 'agent-tools': 'spawn-agent ask-question', 'agent-unattended-timeout': '60', 'agent-spawn-timeout': '3600' });
+  const s = scriptedModel((call) =>
+    call === 1 ? toolCalls(['s-1', 'spawn-agent', { task: 'Ask me.' }]) : toolCalls(['q-1', 'ask-question', { question: 'Child asks?' }]),
+  );
+  const runner = runnerOn(clock, s.model, [askQuestionTool, spawnAgentTool]);
+  const turn = runner.submit({ kind: 'send', chat: parent, text: 'Do it with a sub-agent.' });
+  await until(() => h.$tw.wiki.filterTiddlers(`[field:agent-parent[${parent}]field:agent-status[input-required]]`).length === 1, 'the child to wait');
+  const [child] = h.$tw.wiki.filterTiddlers(`[field:agent-parent[${parent}]]`) as string[];
+  expect(pendingOf(child!)[0]!['unattended-expires']).toBeUndefined();
+  clock.advance(24 * 3600_000);
+  await Promise.resolve();
+  expect(h.status(child!)).toBe('input-required');
+  await runner.submit({ kind: 'stop', chat: parent });
+  await within(turn, 'the stopped parent turn');
+});
