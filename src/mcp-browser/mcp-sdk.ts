@@ -1,8 +1,9 @@
 /*\
 The MCP SDK's client for browser-only wikis (a single HTML file): Streamable HTTP and the older
-HTTP+SSE, bundled (~310 KB), in a plugin of its own that such a wiki adds only to call MCP servers from the
-page, so no other wiki carries it. The server edition and the headless command use the SDK
-from node_modules instead (src/server/mcp-sdk.ts). runner/host/mcp-client.ts requires it on first use.
+HTTP+SSE, bundled (~325 KB), in a plugin of its own that such a wiki adds only to call MCP
+servers from the page, so no other wiki carries it. The server edition and the headless command
+use the SDK from node_modules instead (src/server/mcp-sdk.ts). runner/host/mcp-client.ts
+requires it on first use.
 \*/
 export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -164,3 +164,17 @@ test.each([
   expect(reached).toEqual([]);
   expect(h.messages(chat).at(-1)!.text).toBe('I will do without it.');
 });
+
+test('the settings tab names the transport each server is spoken to over', () => {
+  const transport = (title: string) => h.$tw.wiki.filterTiddlers(`[[${title}]aimcp[transport]]`);
+  expect(transport('MCP old (sse)')).toEqual([`HTTP+SSE: http://127.0.0.1:${port}/sse`]);
+  expect(transport('MCP old (auto)')).toEqual([`Streamable HTTP (or HTTP+SSE): http://127.0.0.1:${port}/sse`]);
+  h.$tw.wiki.addTiddler({
+    title: 'MCP wrong transport',
+    tags: '$:/tags/AI/MCPServer',
+    name: 'wrong',
+    'mcp-url': 'http://127.0.0.1:9/x',
+    'mcp-transport': 'websocket',
+  });
+  expect(h.$tw.wiki.filterTiddlers('[[MCP wrong transport]aimcp[problem]]')[0]).toMatch(/mcp-transport.*must be one of: streamable-http, sse/);
+});

@@ -1,7 +1,7 @@
 /*\
 Filter operator `aimcp`, for the settings tab: what an MCP server tiddler says about itself.
 Operand `problem`: why it cannot be used (nothing when it can); `transport`: "stdio: <command>"
-or "Streamable HTTP: <url>".
+or "<HTTP transport>: <url>" (as `mcp-transport` chooses; empty: "Streamable HTTP (or HTTP+SSE)").
 \*/
 import { describeEach, type Source } from './fields-filter';
 import { lib } from './library';
@@ -16,7 +16,8 @@ export function aimcp(source: Source, operator: { operand: string }, options: { 
         return e instanceof Error ? e.message : String(e);
       }
     } else if (operator.operand === 'transport') {
-      return fields['mcp-url'] ? `Streamable HTTP: ${fields['mcp-url']}` : fields['mcp-command'] ? `stdio: ${fields['mcp-command']}` : '';
+      const http = { sse: 'HTTP+SSE', 'streamable-http': 'Streamable HTTP' }[fields['mcp-transport']?.trim() ?? ''] ?? 'Streamable HTTP (or HTTP+SSE)';
+      return fields['mcp-url'] ? `${http}: ${fields['mcp-url']}` : fields['mcp-command'] ? `stdio: ${fields['mcp-command']}` : '';
     }
     return '';
   });
