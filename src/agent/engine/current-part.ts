@@ -14,6 +14,8 @@ import { estimateTokens } from './context';
 
 /** Share of the section's room the outline may take at most. */
 const OUTLINE_SHARE = 0.25;
+/** Share of the section's room the other fields (a long list, tags or data field) may take at most. */
+const FIELDS_SHARE = 0.25;
 /** How far a region's ends move to start and end on whole lines. */
 const LINE_SNAP = 300;
 
@@ -75,8 +77,24 @@ function region(text: string, focus: number, tokens: number): { start: number; e
   return found;
 }
 
+/**
+ * The fields with every value but the text cut to its share of the fields' room (one token
+ * holds at least one character), with a note saying how much was left out.
+ */
+function shownFields(fields: Record<string, string>, maxTokens: number): Record<string, string> {
+  const names = Object.keys(fields).filter((k) => k !== 'title' && k !== 'modified' && k !== 'text');
+  const chars = Math.max(40, Math.floor((maxTokens * FIELDS_SHARE) / Math.max(1, names.length)));
+  const out = { ...fields };
+  for (const k of names) {
+    const value = out[k] ?? '';
+    if (value.length > chars) out[k] = `${value.slice(0, chars)}[… ${value.length - chars} more characters not shown]`;
+  }
+  return out;
+}
+
 /** The bounded section: heading, note, fields with the outline, and the region (see the header). */
-export function partialCurrentTiddler(fields: Record<string, string>, heading: string, focus: number, maxTokens: number): string {
+export function partialCurrentTiddler(all: Record<string, string>, heading: string, focus: number, maxTokens: number): string {
+  const fields = shownFields(all, maxTokens);
   const title = fields.title ?? '';
   const text = fields.text ?? '';
   const headings = outline(text, fields.type);
@@ -90,7 +108,7 @@ export function partialCurrentTiddler(fields: Record<string, string>, heading: s
   }
   const outlineNote =
     lines.length < headings.length ? ` (${headings.length - lines.length} more headings not listed)` : headings.length ? '' : ' (it has no headings)';
-  const fieldsBlock = tiddlerBlock({ ...fields }, { full: true, text: lines.join('\n'), attributes: { part: 'outline' } });
+  const fieldsBlock = tiddlerBlock(fields, { full: true, text: lines.join('\n'), attributes: { part: 'outline' } });
   const note = (start: number, end: number) =>
     `[Only part of "${title}" is shown here: its text has ${text.length} characters, more than the prompt has room for. ` +
     `Shown: its fields, its outline (each heading with @ the offset where it starts)${outlineNote}, and its text from offset ${start} to ${end}. ` +

@@ -59,3 +59,15 @@ test('the focus: the latest edit or read of the tiddler, else the start', () => 
   // Another tiddler's calls do not count.
   expect(currentFocus([tool('wiki-read', { title: 'Other', offset: 6 }, 1)], 'Big', text)).toBe(0);
 });
+
+test.each([
+  ['a huge data field', { data: `start of the data ${'y'.repeat(300_000)}` }],
+  ['thousands of tags', { tags: Array.from({ length: 5_000 }, (_, i) => `[[Tag number ${i}]]`).join(' ') }],
+])('a tiddler with %s still fits its budget, the field cut with a note', (_what, extra) => {
+  for (const budget of [2_000, 20_000]) {
+    const section = partialCurrentTiddler({ title: 'Big', text: latin, modified: '1', ...extra }, HEADING, 0, budget);
+    expect(estimateTokens(section)).toBeLessThanOrEqual(budget);
+    expect(section).toMatch(/more characters not shown\]/);
+    expect(section).toContain(Object.values(extra)[0]!.slice(0, 20));
+  }
+});
