@@ -126,6 +126,10 @@ describe('a wiki whose page runs the turns', () => {
     expect(sentImages(s).slice(before)[0]).toEqual([`data:image/png;base64,${image}`]);
     // No TiddlyWiki import was started by the drop.
     expect(await tiddler(s, '$:/Import')).toBeNull();
+    // A file named like a system tiddler becomes an ordinary one (the agent could not see a hidden one).
+    await put(s, 'Drop chat', 'drop', [{ name: '$:/ai/[[secret]].png', type: 'image/png', base64: png('named') }]);
+    await s.page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Drop chat"] .tc-ai-chat-composer .tc-ai-chip').length === 1);
+    expect(await chips(s, 'Drop chat')).toEqual(['ai/secret.png']);
   });
 
   test('an image over 5 MB and a file that is no image are refused with the reason; nothing is saved', async () => {

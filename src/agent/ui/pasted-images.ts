@@ -77,9 +77,16 @@ export async function saveImages(files: File[], host: ImageHost): Promise<string
   return titles;
 }
 
-/** A dropped file's own name; a pasted one (browsers call every clipboard image "image.png") gets "Pasted image <time>". */
+/**
+ * A dropped file's own name, made an ordinary title (never a system one such as `$:/ai/…`, which
+ * the agent could not see; none of the characters links and filters use); a pasted one
+ * (browsers call every clipboard image "image.png") gets "Pasted image <time>".
+ */
 function imageTitle(file: File, mediaType: string, host: ImageHost): string {
-  const name = file.name.trim();
+  const name = file.name
+    .replace(/[[\]{}|]/g, '')
+    .replace(/^(\s*\$:\/)+/, '')
+    .trim();
   if (name && !/^image\.(png|jpe?g|gif|webp)$/i.test(name)) return name;
   const d = host.now();
   const two = (n: number) => String(n).padStart(2, '0');
