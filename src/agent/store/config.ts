@@ -25,6 +25,8 @@ export const CONFIG = {
   mcpServerAgent: '$:/config/tiddlyagent/mcp-server/agent',
   /** `yes` once the getting-started guide was shown (ui/getting-started-startup.ts). */
   gettingStartedShown: '$:/config/tiddlyagent/getting-started-shown',
+  /** The data format the wiki's chats were last brought to (store/data-format.ts). */
+  dataFormat: '$:/config/tiddlyagent/data-format',
 } as const;
 
 /** A wiki as the store sees it (a WikiPort), or as TiddlyWiki's own wiki object is. */

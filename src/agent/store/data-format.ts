@@ -10,10 +10,11 @@ says so; an older plugin must not rewrite what it does not know.
 Each step changes only the fields it names and must be idempotent (a page and the server may
 both run it on one wiki).
 \*/
+import { CONFIG, configValue } from './config';
 import type { TiddlerFields } from './wiki-port';
 
 export const DATA_FORMAT = 1;
-export const FORMAT_TIDDLER = '$:/config/tiddlyagent/data-format';
+export const FORMAT_TIDDLER = CONFIG.dataFormat;
 
 /** The part of a wiki a migration needs. */
 export interface FormatWiki {
@@ -43,7 +44,7 @@ export interface MigrationResult {
 
 /** The format the wiki's tiddlers are in (1 when it never recorded one). */
 export function wikiFormat(wiki: FormatWiki): number {
-  const text = wiki.getFields(FORMAT_TIDDLER)?.text?.trim();
+  const text = configValue(wiki, FORMAT_TIDDLER);
   const n = text ? Number.parseInt(text, 10) : 1;
   return Number.isInteger(n) && n >= 1 ? n : 1;
 }

@@ -264,8 +264,9 @@ export class ExternalToolSession {
   private finish(result: ToolCallResult, pendingTitle?: string, rule?: AllowingRule): { content: string; isError: boolean } {
     const { chat } = this.record!;
     recordToolResult(this.runner.store, chat, result, pendingTitle, {
-      fields: { 'agent-duration': String(result.durationMs) },
-      message: { duration: result.durationMs, approvalRule: rule ? JSON.stringify(rule) : undefined },
+      // agent-duration is the rounds a result stays in a prompt (DESIGN 4): an MCP client's call is in none.
+      fields: {},
+      message: { approvalRule: rule ? JSON.stringify(rule) : undefined },
     });
     this.runner.bus.emit({ type: 'tool-finished', chat, callId: result.call.id, name: result.call.name, status: result.status });
     return toResult(result);
