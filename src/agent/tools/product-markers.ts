@@ -27,7 +27,7 @@ const MARKERS: { what: string; pattern: RegExp }[] = [
   },
   {
     what: 'a note that part of a text was not shown',
-    pattern: new RegExp(String.raw`${N}${S}(?:more|earlier)?${S}characters?\s{1,8}(?:were\s{1,8}|are\s{1,8})?not\s{1,8}shown`, 'i'),
+    pattern: new RegExp(String.raw`${N}${S}(?:more|earlier|further)${S}characters?\s{1,8}(?:were\s{1,8}|are\s{1,8})?not\s{1,8}shown`, 'i'),
   },
   // mcp-tools, wiki-toc, web-fetch: "[… cut at 20000 characters]", "[… outline cut at 300 lines; …]", "[Cut at 5 of 9 characters; …]"
   {

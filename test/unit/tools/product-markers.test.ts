@@ -40,6 +40,7 @@ describe('markers the product writes into what the agent is shown', () => {
   test.each([
     'Plant tomatoes in May… then beans.',
     'The password needs 12 more characters.',
+    'For your safety the last 4 characters are not shown.',
     'See the image (image/png) below.',
     'An outline: ! Heading',
     'Email me @1234 tomorrow',
