@@ -1,7 +1,7 @@
 /*\
 <$action-ai-add-schedule state="…"/>: the Background panel's Add schedule form (ui/add-schedule.tid)
-made into a schedule tiddler. The form's values are fields of its state tiddler (chat, agent,
-kind, at, interval, cron, timezone, hours, message, max-runs, caption); they are checked by the
+made into a schedule tiddler. The form's values are fields of its state tiddler (chat, new-agent
+(never `agent`: that field makes a tiddler a chat), kind, at, interval, cron, timezone, hours, message, max-runs, caption); they are checked by the
 rules every schedule follows (schedules/schedule-form.ts), and a value that could not run is
 said in plain words, in the user's language, in the state's `error` field: nothing is written.
 Otherwise it creates the chat first when a new one was asked for (with the chosen agent), then
@@ -38,7 +38,7 @@ class AddScheduleWidget extends ActionWidget {
       const chatFields = wiki.getTiddler(chat)?.fields;
       if (chatFields?.agent === undefined || isUnlistedChat(chatFields)) return fail(words('Schedule/Error/chat'));
     } else {
-      agent = value('agent') || configValue(wiki, CONFIG.defaultAgent);
+      agent = value('new-agent') || configValue(wiki, CONFIG.defaultAgent);
       if (!wiki.getTiddler(agent)?.hasTag(AGENT_TAG)) return fail(words('Schedule/Error/agent'));
       chat = wiki.generateNewTitle(lingo(wiki, 'NewChat/BaseTitle') || 'Chat', {});
     }
