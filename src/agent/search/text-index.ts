@@ -30,14 +30,21 @@ const BOOST = { title: 3, tags: 2, text: 1 };
 /** Shorter words match whole only: a prefix of one or two letters would match a good part of the wiki. */
 const MIN_PREFIX = 3;
 
+/** A saved index of up to this many words loads in one go (some 100 ms). */
+const LOAD_AT_ONCE_TERMS = 50_000;
+
 /** What a saved index holds: MiniSearch's own plain form (JSON as it is). */
 export type SavedIndex = ReturnType<MiniSearch['toJSON']>;
 
 export class TextIndex {
   constructor(private readonly mini = new MiniSearch<IndexedTiddler>(OPTIONS)) {}
 
-  /** An index as `save` left it; yields to the event loop as it loads (throws on a form it cannot read). */
+  /**
+   * An index as `save` left it (throws on a form it cannot read): a small one at once, so the
+   * first search after a restart is ranked; a big one yielding to the event loop as it loads.
+   */
   static async load(saved: SavedIndex): Promise<TextIndex> {
+    if (saved.index.length <= LOAD_AT_ONCE_TERMS) return new TextIndex(MiniSearch.loadJS<IndexedTiddler>(saved, OPTIONS));
     return new TextIndex(await MiniSearch.loadJSAsync<IndexedTiddler>(saved, OPTIONS));
   }
 

@@ -123,7 +123,10 @@ export class TextIndexHost {
       if (!saved) return;
       savedRevision = this.keeper.revision;
       try {
-        await store.save(await stringifyInSlices(saved));
+        const began = Date.now();
+        const json = await stringifyInSlices(saved);
+        await store.save(json);
+        log(`TiddlyAgent: the search index was saved in ${store.where} (${(json.length / 1e6).toFixed(1)} MB, ${((Date.now() - began) / 1000).toFixed(1)} s)`);
       } catch (e) {
         log(`TiddlyAgent: the search index could not be saved in ${store.where}: ${messageOf(e)}`);
       }
