@@ -111,6 +111,8 @@ export class WriteGate {
     const owner = this.wiki.getFields(this.options.chat)?.agent === this.options.agent.title ? this.options.agent.title : undefined;
     const problem = ownDefinitionProblem(title, before, after, owner) ?? scriptProblem(title, after);
     if (problem) throw new WriteRefused(`Refused: ${problem}`);
+    const marker = addedMarker(after, before ? [before] : []);
+    if (marker) throw new WriteRefused(markerRefusal(title, marker));
     try {
       parseTiddler(AgentDefinitionSchema, 'Agent definition', after);
     } catch (e) {
