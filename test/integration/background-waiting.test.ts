@@ -27,7 +27,13 @@ beforeAll(async () => {
       'tool-args': JSON.stringify({ question: 'Which <<colour>> for the digest?' }),
       'unattended-expires': String(UNTIL),
     }),
-    message('Digest chat', 3, { role: 'tool', 'tool-name': 'wiki-update', 'tool-status': 'pending', 'approval-expires': String(UNTIL + 60_000), 'unattended-expires': String(UNTIL) }),
+    message('Digest chat', 3, {
+      role: 'tool',
+      'tool-name': 'wiki-update',
+      'tool-status': 'pending',
+      'approval-expires': String(UNTIL + 60_000),
+      'unattended-expires': String(UNTIL),
+    }),
     { title: 'My chat', agent: AGENT, 'agent-status': 'input-required' },
     message('My chat', 1, { role: 'user', text: 'Help me.' }),
     message('My chat', 2, { role: 'tool', 'tool-name': 'ask-question', 'tool-status': 'pending', 'tool-args': JSON.stringify({ question: 'Which one?' }) }),
@@ -86,7 +92,11 @@ test('the agent settings offer the unattended timeout, in both languages', () =>
   $tw.wiki.addTiddler({ title: '$:/state/tiddlyagent/settings/agent', text: AGENT });
   // As a page shows it: with the global procedures (ai-lingo) imported.
   const page = () => {
-    const html = $tw.wiki.renderText('text/html', 'text/vnd.tiddlywiki', '\\import [all[shadows+tiddlers]tag[$:/tags/Global]]\n{{$:/plugins/tiddlyagent/agent/settings/agents}}');
+    const html = $tw.wiki.renderText(
+      'text/html',
+      'text/vnd.tiddlywiki',
+      '\\import [all[shadows+tiddlers]tag[$:/tags/Global]]\n{{$:/plugins/tiddlyagent/agent/settings/agents}}',
+    );
     const { JSDOM } = require('jsdom');
     return new JSDOM(`<body>${html}</body>`).window.document.body as HTMLElement;
   };
