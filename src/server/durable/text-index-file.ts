@@ -10,6 +10,7 @@ import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { writeFileAtomic } from './atomic-file';
 
 export const TEXT_INDEX_FILE = 'text-index.json';
+const READ_AT_ONCE_BYTES = 16 * 1024 * 1024;
 
 export function createTextIndexFileStore(stateDir: string): Agent.TextIndexStore {
   const file = path.join(stateDir, TEXT_INDEX_FILE);
@@ -17,6 +18,8 @@ export function createTextIndexFileStore(stateDir: string): Agent.TextIndexStore
     where: path.join(path.basename(stateDir), TEXT_INDEX_FILE),
     async load() {
       try {
+        // A small index is read at once, so it is in use before the server's first request.
+        if (fs.statSync(file).size <= READ_AT_ONCE_BYTES) return fs.readFileSync(file, 'utf8');
         return await fs.promises.readFile(file, 'utf8');
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
