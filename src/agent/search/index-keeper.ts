@@ -142,13 +142,13 @@ export class IndexKeeper<V> {
       this.drop(title, saved !== undefined);
       return;
     }
-    const document = this.source.document(title, version);
-    const print = fingerprint(document);
+    const entry = this.source.document(title, version);
+    const print = fingerprint(entry);
     this.versions.set(title, version);
     if (this.fingerprints.get(title) === print && this.index.has(title)) return;
     if (this.saved && saved !== undefined) this.restored.reindexed++;
     else if (this.saved) this.restored.added++;
-    this.index.put(document);
+    this.index.put(entry);
     this.fingerprints.set(title, print);
     this.revision++;
   }
@@ -164,14 +164,14 @@ export class IndexKeeper<V> {
 }
 
 /** FNV-1a of what the index holds of a tiddler, with its length: equal when the title, tags and text are. */
-export function fingerprint(document: IndexedTiddler): string {
+export function fingerprint(entry: IndexedTiddler): string {
   let hash = 0x811c9dc5;
   const mix = (s: string) => {
     for (let i = 0; i < s.length; i++) hash = Math.imul(hash ^ s.charCodeAt(i), 16777619);
     hash = Math.imul(hash ^ 0xffff, 16777619);
   };
-  mix(document.title);
-  for (const tag of document.tags) mix(tag);
-  mix(document.text);
-  return `${(hash >>> 0).toString(36)}.${(document.title.length + document.text.length).toString(36)}`;
+  mix(entry.title);
+  for (const tag of entry.tags) mix(tag);
+  mix(entry.text);
+  return `${(hash >>> 0).toString(36)}.${(entry.title.length + entry.text.length).toString(36)}`;
 }
