@@ -344,8 +344,11 @@ export function tiddlerFiles(dir: string): { tiddlers: Map<string, Fields>; hidd
       }
     } else if (file.endsWith('.meta')) {
       const body = file.slice(0, -'.meta'.length);
-      if (!names.has(body)) throw new Error(`${file}: no body file`);
-      const fields: Fields = { ...parseFieldBlock(content, file, false), text: fs.readFileSync(body, 'utf8') };
+      // A body + .meta pair is written .meta first (server/durable/tiddler-files.ts): a .meta
+      // alone is a write still under way, which TiddlyWiki's own loader would skip too.
+      const text = names.has(body) ? readIfThere(body) : undefined;
+      if (text === undefined) continue;
+      const fields: Fields = { ...parseFieldBlock(content, file, false), text };
       tiddlers.set(fields.title!, fields);
     } else throw new Error(`${file}: a tiddler file of an unknown kind`);
   }
