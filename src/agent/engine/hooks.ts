@@ -8,6 +8,7 @@ agent enables it by listing that name in `agent-plugins`.
 import type { ModelMessage, StreamPart, ToolSpec } from '../providers/types';
 import type { ChatStore } from '../store/chat-store';
 import type { Reads } from '../store/read-ledger';
+import type { Source } from '../store/sources';
 import type { AgentDefinition, ChatStatus, Message, ProviderProfile } from '../store/schemas';
 import type { ToolDefinition, ToolServices } from '../tools/tool';
 import type { PromptSection } from './context';
@@ -70,6 +71,8 @@ export interface ModelResponse {
   errorKind?: ErrorKind;
   /** The versions the prompt of this reply showed as current (PromptBuild.reads). */
   reads?: Reads;
+  /** The reply's sources (plugins/sources.ts), written with it by the persistence plugin. */
+  sources?: Source[];
   /** Filled in by the persistence plugin. */
   title?: string;
 }

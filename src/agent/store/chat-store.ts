@@ -5,6 +5,7 @@ never floods Recent or search; the chat itself is the user's own tiddler.
 \*/
 import type * as z from 'zod/mini';
 import { READ_FIELD, stringifyReads, type Reads } from './read-ledger';
+import { SOURCES_FIELD, stringifySources, type Source } from './sources';
 import { canTransition } from './status';
 import { APPROVAL_EDIT } from './user-version';
 import {
@@ -93,6 +94,8 @@ export interface NewMessage {
   errorTiddler?: string;
   /** The versions of tiddlers the message showed the agent (store/read-ledger.ts). */
   read?: Reads;
+  /** Replies: their sources (store/sources.ts). */
+  sources?: Source[];
   /** Tool results: the tiddlers the result listed and how many it found (toolStepFields). */
   titles?: string[];
   found?: number;
@@ -216,6 +219,7 @@ export class ChatStore {
       'error-hint': message.errorHint,
       'error-tiddler': message.errorTiddler,
       [READ_FIELD]: stringifyReads(message.read),
+      [SOURCES_FIELD]: stringifySources(message.sources),
       ...toolStepFields(message),
     };
     for (const [k, v] of Object.entries(optional)) if (v !== undefined) fields[k] = String(v);

@@ -345,6 +345,8 @@ export const MessageSchema = z.object({
   reasoning: optionalText,
   /** The versions of tiddlers the message showed the agent, JSON {title: fingerprint} (store/read-ledger.ts). */
   'agent-read': optionalText,
+  /** Replies: the tiddlers the turn read and the reply cites, JSON (store/sources.ts). */
+  'agent-sources': optionalText,
   /** Tool results: the tiddlers the result listed, and how many the call found in all (the chat's line about the call). */
   'tool-titles': titleList,
   'tool-found': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),

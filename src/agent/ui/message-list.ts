@@ -16,6 +16,7 @@ import type { IChangedTiddlers, ITiddlerFields } from 'tiddlywiki';
 import { el, type ChatContext } from './chat-context';
 import { MessageView } from './message-view';
 import { StickToEnd } from './stick-to-end';
+import { SourceWatch } from './source-watch';
 import { barKey, placeTurnBars, renderTurnBar, type ListedMessage } from './turn-actions';
 import { chatForks, messageBarKey, messageBarSpec, renderMessageBar } from './message-actions';
 
@@ -111,6 +112,8 @@ export class MessageList {
   private readonly olderButton: HTMLElement;
   private readonly index: MessageIndex;
   private readonly views = new Map<string, MessageView>();
+  /** Shown replies by the titles of their sources: a wiki change checks only those it touches. */
+  private readonly sourceWatch = new SourceWatch<MessageView>();
   private shown: number;
   /** Where new messages go: before the streaming bubble, if there is one. */
   private endAnchor: HTMLElement | null = null;
@@ -167,6 +170,7 @@ export class MessageList {
     for (const [title, view] of this.views) {
       if (!wanted.has(title) || view.tiddler !== this.ctx.wiki.getTiddler(title)) {
         this.follow?.unobserve(view.element);
+        this.sourceWatch.remove(view);
         view.remove();
         this.views.delete(title);
       }
@@ -197,6 +201,7 @@ export class MessageList {
         budget--;
         view = new MessageView(this.ctx, title, this.ctx.wiki.getTiddler(title));
         this.views.set(title, view);
+        if (view.sources) this.sourceWatch.add(view, view.sources.watched);
         this.element.insertBefore(view.element, next);
         this.follow?.observe(view.element);
       }
@@ -245,6 +250,8 @@ export class MessageList {
 
   refresh(changed: IChangedTiddlers): void {
     for (const view of this.views.values()) view.refresh(changed);
+    // Sources: only the replies that record a changed title are compared again (source-watch.ts).
+    for (const view of this.sourceWatch.affected(Object.keys(changed))) view.sources?.check();
   }
 
   destroy(): void {

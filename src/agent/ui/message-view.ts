@@ -13,6 +13,7 @@ import { editableOf, renderApproval, renderQuestion } from './cards';
 import { errorHintText } from './error-hint';
 import { renderToolStep } from './tool-step-view';
 import { RuleNote } from './rule-note';
+import { ReplySources } from './reply-sources';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -42,6 +43,8 @@ export class MessageView {
   /** On a call a rule of the user's let run: which rule, and its revoke (rule-note.ts). */
   private readonly rule?: RuleNote;
   private readonly cost?: HTMLElement;
+  /** A reply's sources and whether they changed since (reply-sources.ts). */
+  readonly sources?: ReplySources;
   bar?: AttachedBar;
   /** The message's own bar (message-actions.ts): Edit and Copy, the switch between versions. */
   actions?: AttachedBar;
@@ -108,6 +111,8 @@ export class MessageView {
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
+    if (role === 'assistant') this.sources = ReplySources.of(ctx, fields);
+    if (this.sources) element.appendChild(this.sources.element);
     this.element = element;
   }
 

@@ -8,6 +8,7 @@ import type { EnginePlugin } from '../hooks';
 import { describePlugin } from './describe';
 import { persistencePlugin } from './persistence';
 import { promptPlugin } from './prompt';
+import { sourcesPlugin } from './sources';
 import { statusPlugin } from './status';
 import { streamingPlugin } from './streaming';
 import { todoPlugin } from './todo';
@@ -20,5 +21,6 @@ export const BUILTIN_PLUGINS: readonly EnginePlugin[] = [
   todoPlugin,
   describePlugin,
   toolCallingPlugin,
+  sourcesPlugin,
   persistencePlugin,
 ];

@@ -43,6 +43,7 @@ export const persistencePlugin: EnginePlugin = {
         toolCalls: [...calls, ...invalid.map(({ id, name }) => ({ id, name, args: {} }))],
         // What the reply's prompt showed as current: its calls were made with that version in view.
         read: response.reads,
+        sources: response.sources,
       });
     });
     hooks.toolExecuted.tap('persistence', ({ result, pendingTitle, approvalRule }, ctx) => {

@@ -1,0 +1,98 @@
+/*\
+A reply's sources under it (store/sources.ts): a chip per tiddler (a real link; a click opens
+the tiddler), cited ones first, a cited title the turn never read marked "unverified". When
+a source it relies on (watchedSources) changed or was deleted since, a line says "Sources
+changed since" with a "Check again" button that sends a message asking the agent to read
+them again and say what changed. The message list checks a reply when it renders it and
+then only when a wiki change touches one of its sources (source-watch.ts).
+\*/
+import { parseSources, sourceChanged, watchedSources, type Source } from '../store/sources';
+import { actionButton, el, ShownWhen, type ChatContext } from './chat-context';
+
+export class ReplySources {
+  readonly element: HTMLElement;
+  /** The titles whose change can mark the reply. */
+  readonly watched: string[];
+  private readonly sources: Source[];
+  private readonly chips = new Map<string, HTMLElement>();
+  private readonly line: ShownWhen;
+  private readonly lineText: HTMLElement;
+  private changedTitles: string[] = [];
+
+  /** The sources of a reply's fields, or undefined when it records none. */
+  static of(ctx: ChatContext, fields: Record<string, unknown>): ReplySources | undefined {
+    const sources = parseSources(fields['agent-sources']);
+    return sources.length ? new ReplySources(ctx, sources) : undefined;
+  }
+
+  private constructor(
+    private readonly ctx: ChatContext,
+    sources: Source[],
+  ) {
+    const doc = ctx.document;
+    this.sources = sources;
+    this.watched = watchedSources(sources).map((s) => s.title);
+    this.element = el(doc, 'div', 'tc-ai-message-sources');
+    const chips = el(doc, 'div', 'tc-ai-message-chips tc-ai-sources-chips');
+    chips.appendChild(el(doc, 'span', 'tc-ai-sources-label', ctx.lingo('Sources/Label')));
+    for (const source of sources) chips.appendChild(this.chip(source));
+    this.element.appendChild(chips);
+    const line = el(doc, 'div', 'tc-ai-sources-changed');
+    this.lineText = el(doc, 'span', 'tc-ai-sources-changed-text');
+    line.appendChild(this.lineText);
+    const again = actionButton(doc, 'tc-btn-invisible tc-ai-sources-check', ctx.lingo('Sources/CheckAgain'), 'check-sources');
+    again.setAttribute('type', 'button');
+    again.addEventListener?.('click', () => this.checkAgain());
+    line.appendChild(again);
+    this.element.appendChild(line);
+    this.line = new ShownWhen(line);
+    this.line.changed('');
+    this.check();
+  }
+
+  /** Compare the watched sources with the wiki now; the line and the chips follow. */
+  check(): void {
+    const wiki = this.ctx.wiki;
+    const changed = this.sources.filter((s) => this.watched.includes(s.title) && sourceChanged(s, wiki.getTiddler(s.title)?.getFieldStrings() as never));
+    this.changedTitles = changed.map((s) => s.title);
+    for (const [title, chip] of this.chips) markChanged(chip, this.changedTitles.includes(title));
+    if (this.line.changed(this.changedTitles.join('\n'))) this.lineText.textContent = `${this.ctx.lingo('Sources/Changed')} ${this.changedTitles.join(', ')}`;
+  }
+
+  get stale(): boolean {
+    return this.changedTitles.length > 0;
+  }
+
+  private chip(source: Source): HTMLElement {
+    const doc = this.ctx.document;
+    const unverified = source.cited && !source.fingerprint;
+    const kind = unverified ? 'unverified' : source.cited ? 'cited' : 'read';
+    const chip = el(doc, 'a', `tc-ai-chip tc-tiddlylink tc-ai-source tc-ai-source-${kind}`, source.title);
+    chip.setAttribute('data-title', source.title);
+    chip.setAttribute('href', `#${encodeURIComponent(source.title)}`);
+    chip.setAttribute('title', this.ctx.lingo(`Sources/Hint/${kind}`));
+    if (unverified) chip.appendChild(el(doc, 'span', 'tc-ai-source-note', ` ${this.ctx.lingo('Sources/Unverified')}`));
+    chip.addEventListener?.('click', (event: Event) => {
+      event.preventDefault();
+      this.ctx.navigate(source.title);
+    });
+    this.chips.set(source.title, chip);
+    return chip;
+  }
+
+  /** Ask the agent to read the changed sources again and say what changed. */
+  private checkAgain(): void {
+    if (!this.changedTitles.length) return;
+    const titles = this.changedTitles.map((t) => (/[|\]]/.test(t) ? JSON.stringify(t) : `[[${t}]]`)).join(', ');
+    const text = this.ctx.lingo('Sources/CheckAgainMessage').replace('$titles$', titles);
+    void this.ctx.request(this.ctx.runner().submit({ kind: 'send', chat: this.ctx.chat, text, attachments: [] }));
+    this.ctx.followReply();
+  }
+}
+
+/** Add or take away the "changed" class (by className: TiddlyWiki's fake DOM in Node has no classList). */
+function markChanged(chip: HTMLElement, changed: boolean): void {
+  const classes = chip.className.split(' ').filter((c) => c && c !== 'tc-ai-source-changed');
+  if (changed) classes.push('tc-ai-source-changed');
+  chip.className = classes.join(' ');
+}
