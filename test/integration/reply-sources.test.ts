@@ -180,3 +180,14 @@ test('a reply that cites nothing is marked when something it read changes; a rep
   expect(sourcesOf(plain)).toBeUndefined();
   expect(findAll(render(plain).container, 'tc-ai-message-sources')).toHaveLength(0);
 });
+
+test("the exported chat lists each reply's sources, the unverified marked, in Markdown and in the transcript", async () => {
+  const a = note('Kiwis are green.');
+  const { chat } = await turn([a], `Kiwis are green ([[${a}]]); see also [[Kiwi farming]].`);
+  const md = h.lib.exportChat(h.$tw.wiki, chat, 'markdown').file!.text;
+  expect(md).toContain(`- Sources: \`${a}\`, \`Kiwi farming\` (unverified: cited, not read)`);
+  const transcript = h.lib.exportChat(h.$tw.wiki, chat, 'wikitext').tiddler!;
+  expect(h.$tw.wiki.getTiddlerText(transcript)).toContain(`* Sources: [[${a}]], [[Kiwi farming]] (unverified: cited, not read)`);
+  const bundle = JSON.parse(h.lib.exportChat(h.$tw.wiki, chat, 'json').file!.text) as Record<string, string>[];
+  expect(JSON.parse(bundle.find((t) => t.role === 'assistant' && t['agent-sources'])!['agent-sources']!)).toHaveLength(2);
+});

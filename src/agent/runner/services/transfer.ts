@@ -43,6 +43,8 @@ function words(wiki: Wiki): ExportWords {
     exported: w('Exported'),
     running: w('Running'),
     attachment: w('Attachment'),
+    sources: w('Sources'),
+    unverified: w('Unverified'),
   };
 }
 

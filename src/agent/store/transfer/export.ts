@@ -6,6 +6,7 @@ Only finished messages are tiddlers, so a reply still streaming is never in an e
 `running` flag adds a line that says so.
 \*/
 import { REPLY_TYPE } from '../chat-store';
+import { parseSources } from '../sources';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 import { wikitextToMarkdown } from './wikitext-markdown';
 
@@ -36,6 +37,9 @@ export interface ExportWords {
   exported: string;
   running: string;
   attachment: string;
+  /** A reply's sources (store/sources.ts) and the mark of a cited title it never read. */
+  sources?: string;
+  unverified?: string;
 }
 
 /** The bundle: chat first, then messages, images and journals, each with every field. */
@@ -99,7 +103,9 @@ export function exportMarkdown(x: ChatExport, words: ExportWords): string {
     } else if (text) lines.push(m.role === 'assistant' || m.role === 'error' ? wikitextToMarkdown(text) : text, '');
     for (const call of toolCallSummary(m['tool-calls'])) lines.push(`- ${words.toolCall}: \`${call.replace(/`/g, "'")}\``);
     for (const a of parseTitleList(m.attachments)) lines.push(`- ${words.attachment}: ![${a}](${encodeURI(a)})`);
-    if (m['tool-calls'] || m.attachments) lines.push('');
+    const sources = sourcesLine(m, words, (t) => `\`${t.replace(/`/g, "'")}\``);
+    if (sources) lines.push(`- ${sources}`);
+    if (m['tool-calls'] || m.attachments || sources) lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;
 }
@@ -120,7 +126,18 @@ export function exportTranscript(x: ChatExport, words: ExportWords, title: strin
     } else if (text) lines.push(text, '');
     for (const call of toolCallSummary(m['tool-calls'])) lines.push(`* ${words.toolCall}: \`\`${call.replace(/`/g, "'")}\`\``);
     for (const a of parseTitleList(m.attachments)) lines.push(`* ${words.attachment}: [[${a.replace(/[|\]]/g, ' ')}|${a.replace(/[|\]]/g, ' ')}]]`);
-    if (m['tool-calls'] || m.attachments) lines.push('');
+    const sources = sourcesLine(m, words, (t) => (/[|\]]/.test(t) ? `\`\`${t.replace(/`/g, "'")}\`\`` : `[[${t}]]`));
+    if (sources) lines.push(`* ${sources}`);
+    if (m['tool-calls'] || m.attachments || sources) lines.push('');
   }
   return { title, text: `${lines.join('\n').trimEnd()}\n`, type: REPLY_TYPE, created: now, modified: now, 'agent-transcript-of': x.chat.title! };
+}
+
+/** A reply's sources as one line (`title` writes a title in the export's markup), or '' when it has none. */
+function sourcesLine(m: TiddlerFields, words: ExportWords, title: (t: string) => string): string {
+  const sources = m.role === 'assistant' ? parseSources(m['agent-sources']) : [];
+  if (!sources.length) return '';
+  const unverified = words.unverified || '(unverified)';
+  const list = sources.map((s) => `${title(s.title)}${s.cited && !s.fingerprint ? ` ${unverified}` : ''}`);
+  return `${words.sources || 'Sources'}: ${list.join(', ')}`;
 }
