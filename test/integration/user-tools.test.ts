@@ -4,7 +4,6 @@
 // JSON Schema, the schema the model is sent, approvals through a real LocalRunner turn with a
 // scripted model, and the demo wiki's two example tools.
 import * as z from 'zod/mini';
-import { describeSection } from '../../src/agent/engine/plugins/describe';
 import { executeToolCalls } from '../../src/agent/engine/tool-executor';
 import type { LanguageModel, ModelRequest, StreamPart } from '../../src/agent/providers/types';
 import { journalTitle } from '../../src/agent/store/chat-parts';
@@ -334,54 +333,6 @@ describe('in a turn', () => {
     const result = await runner.submit({ kind: 'send', chat, text: 'Hi' });
     expect(result.status).toBe('failed');
     expect(result.error).toContain('the tool "no-such-tool" in "agent-tools" does not exist');
-  });
-});
-
-describe('Describe and DataSource tiddlers', () => {
-  const systemMessages = (request: ModelRequest) => request.messages.filter((m) => m.role === 'system').map((m) => m.content);
-
-  test('without any, the prompt has no describe section', async () => {
-    const chat = newChat({});
-    const scripted = scriptedModel([say('ok')]);
-    expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Hello' })).toEqual({ status: 'completed' });
-    const system = systemMessages(scripted.requests[0]!);
-    expect(system).toHaveLength(1);
-    expect(system[0]).toContain('You are a test agent.');
-    expect(system.join('\n')).not.toContain('$:/tags/AI/Prompt');
-  });
-
-  test('Describe tiddlers are rendered under their titles, right after the system prompt, followed by the data sources', async () => {
-    const added = [
-      {
-        title: 'Health tracker/AI',
-        tags: '$:/tags/AI/Prompt/Describe',
-        text: "The ''health tracker'' keeps one tiddler per illness. {{Health tracker/Fields}}",
-      },
-      { title: 'Health tracker/Fields', text: 'Fields: start, end, severity.' },
-      { title: 'Health tracker/Records', tags: '$:/tags/AI/Prompt/DataSource', filter: '[tag[Illness]]', text: "These are the user's illness records." },
-      { title: '$:/ai/secret-doc', tags: '$:/tags/AI/Prompt/Describe', text: 'never shown' },
-    ];
-    for (const t of added) $tw.wiki.addTiddler(t);
-    try {
-      const chat = newChat({ 'agent-tools': 'greet' });
-      const scripted = scriptedModel([say('ok')]);
-      expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Hello' })).toEqual({ status: 'completed' });
-      const system = systemMessages(scripted.requests[0]!);
-      expect(system).toHaveLength(2);
-      expect(system[0]).toContain('You are a test agent.');
-      const describe = system[1]!;
-      expect(describe).toContain("Documentation from this wiki's plugins (tiddlers tagged $:/tags/AI/Prompt/Describe)");
-      expect(describe).toContain(
-        '<plugin-doc title="Health tracker/AI">\n# Health tracker/AI\n\nThe health tracker keeps one tiddler per illness. Fields: start, end, severity.\n</plugin-doc>',
-      );
-      expect(describe).toContain('Tiddlers tagged $:/tags/AI/Prompt/DataSource, data sources:');
-      expect(describe).toContain('- Health tracker/Records (filter: [tag[Illness]])');
-      expect(describe).not.toContain('never shown');
-      // An agent with wiki-read is told it can read them.
-      expect(describeSection(port.agentView(), true)).toContain('Tiddlers tagged $:/tags/AI/Prompt/DataSource, data sources you can read with wiki-read:');
-    } finally {
-      for (const t of added) $tw.wiki.deleteTiddler(t.title);
-    }
   });
 });
 

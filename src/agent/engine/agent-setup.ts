@@ -7,6 +7,7 @@ is reported in the chat; "Show prompt" and "Compact now" read it the same way.
 import type { LanguageModel } from '../providers/types';
 import { ConfigError } from '../store/schemas';
 import { MCP_PREFIX } from '../tools/mcp-tools';
+import { PLUGIN_TOOL_PREFIX } from '../tools/plugin-tools';
 import type { ToolDefinition } from '../tools/tool';
 import { withHint } from './error-kinds';
 import { createHooks, type EngineHooks, type EnginePlugin, type TurnContext } from './hooks';
@@ -48,7 +49,9 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
   for (const name of names) {
     const tool = all.get(name);
     // `mcp-<server>` enables every tool of that MCP server (tools/mcp-tools.ts).
-    const server = !tool && name.startsWith(MCP_PREFIX) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
+    // `plugin-<prefix>` enables every tool of a plugin whose names share it (tools/plugin-tools.ts).
+    const server =
+      !tool && (name.startsWith(MCP_PREFIX) || name.startsWith(PLUGIN_TOOL_PREFIX)) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
     if (!tool && !server.length)
       throw new ConfigError(
         agent,

@@ -20,6 +20,7 @@ import { CHAT_DELETED, CHAT_MCP_SESSION, CHAT_QUEUED } from '../store/chat-field
 import { ChatStore } from '../store/chat-store';
 import type { ChatStatus, ProviderProfile } from '../store/schemas';
 import type { ToolDefinition } from '../tools/tool';
+import { loadPluginTools } from '../tools/plugin-tools';
 import { loadUserTools } from '../tools/user-tools';
 import { autoTitle } from './auto-title';
 import { Branches } from './services/branches';
@@ -292,6 +293,7 @@ export class LocalRunner implements ChatRunner {
   /** Every tool a turn of this chat may use: the built-in ones, the user's (tiddlers, read as they are now) and the MCP tools its agent enabled. */
   async turnTools(chat: string, signal: AbortSignal): Promise<Map<string, ToolDefinition>> {
     const tools = new Map([...this.host.tools, ...loadUserTools(this.host.wiki, new Set(this.host.tools.keys())).map((t) => [t.name, t] as const)]);
+    for (const t of loadPluginTools(this.host.wiki, new Set(tools.keys()))) tools.set(t.name, t);
     const mcp = await this.mcpTools(chat, tools, signal);
     return new Map([...tools, ...mcp.map((t) => [t.name, t] as const)]);
   }

@@ -112,7 +112,14 @@ function unavailableTool(name: string, error: string): ToolDefinition {
   });
 }
 
-function runUserTool(title: string, name: string, actions: string, resultTiddler: string, variables: Record<string, string>, context: ToolContext): ToolOutput {
+export function runUserTool(
+  title: string,
+  name: string,
+  actions: string,
+  resultTiddler: string,
+  variables: Record<string, string>,
+  context: ToolContext,
+): ToolOutput {
   // The actions run in a sandbox of the agent's view: what they write is only a proposal
   // until the write gate has checked all of it.
   const sandbox = context.wiki.sandbox();

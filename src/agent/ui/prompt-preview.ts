@@ -75,7 +75,7 @@ export class PromptTools {
           doc,
           'summary',
           '',
-          `${this.ctx.lingo(`Prompt/Section/${section.id}`) || section.id} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}${expiredNote}`,
+          `${sectionLabel((key) => this.ctx.lingo(key), section.id)} · ${formatNumber(section.tokens)} ${this.ctx.lingo('Prompt/Tokens')} · ${count}${expiredNote}`,
         ),
       );
       if (section.id === 'tools') {
@@ -101,4 +101,10 @@ export class PromptTools {
       this.panel.appendChild(details);
     }
   }
+}
+
+/** A section's name; a plugin's Describe tiddler (`describe:<title>`) shows its title. */
+function sectionLabel(lingo: (key: string) => string, id: string): string {
+  if (id.startsWith('describe:')) return `${lingo('Prompt/Section/describe')}: ${id.slice('describe:'.length)}`;
+  return lingo(`Prompt/Section/${id}`) || id;
 }
