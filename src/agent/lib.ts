@@ -62,6 +62,8 @@ export { rankText } from './tools/wiki-search';
 export { keepTextIndexIn, textIndexOf, TEXT_INDEX_STATUS, type KeptTextIndex, type TextIndexStore } from './runner/host/text-index-host';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
+export { rememberTool, REMEMBER } from './tools/remember';
+export { memoriesInScope, MEMORY_TAG, MemoryBook } from './store/memory';
 export { EDIT_INSTRUCTIONS, type EditInstruction, type EditRequest } from './engine/edit-request';
 export { initialLiveState, reduceLiveState, type LiveChatState, type QueuedMessage } from './engine/live-state';
 export { parseSafeWikitext, SAFE_RULES, settledLength } from './ui/safe-render';

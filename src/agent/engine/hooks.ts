@@ -71,6 +71,8 @@ export interface ModelResponse {
   errorKind?: ErrorKind;
   /** The versions the prompt of this reply showed as current (PromptBuild.reads). */
   reads?: Reads;
+  /** The memories the reply's prompt carried (plugins/memory.ts), recorded on it as `agent-memories`. */
+  memories?: string[];
   /** The reply's sources (plugins/sources.ts), written with it by the persistence plugin. */
   sources?: Source[];
   /** Filled in by the persistence plugin. */

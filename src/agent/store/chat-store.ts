@@ -96,6 +96,8 @@ export interface NewMessage {
   read?: Reads;
   /** Replies: their sources (store/sources.ts). */
   sources?: Source[];
+  /** Replies: the memories their prompt carried (store/memory.ts). */
+  memories?: string[];
   /** Tool results: the tiddlers the result listed and how many it found (toolStepFields). */
   titles?: string[];
   found?: number;
@@ -219,6 +221,7 @@ export class ChatStore {
       'error-hint': message.errorHint,
       'error-tiddler': message.errorTiddler,
       [READ_FIELD]: stringifyReads(message.read),
+      'agent-memories': message.memories?.length ? stringifyTitleList(message.memories) : undefined,
       [SOURCES_FIELD]: stringifySources(message.sources),
       ...toolStepFields(message),
     };

@@ -347,6 +347,8 @@ export const MessageSchema = z.object({
   'agent-read': optionalText,
   /** Replies: the tiddlers the turn read and the reply cites, JSON (store/sources.ts). */
   'agent-sources': optionalText,
+  /** Replies: the memories their prompt carried (store/memory.ts). */
+  'agent-memories': titleList,
   /** Tool results: the tiddlers the result listed, and how many the call found in all (the chat's line about the call). */
   'tool-titles': titleList,
   'tool-found': blankable(wholeNumber(0, Number.MAX_SAFE_INTEGER)),

@@ -12,6 +12,7 @@ import type { ToolDefinition } from './tool';
 import { WIKI_READ_TOOLS } from './wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from './wiki-write-tools';
 import { webFetchTool } from './web-fetch';
+import { rememberTool } from './remember';
 
 export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   ...WIKI_READ_TOOLS,
@@ -23,4 +24,5 @@ export const BUILTIN_TOOLS: readonly ToolDefinition[] = [
   spawnAgentTool,
   editAgentDefinitionTool,
   webFetchTool,
+  rememberTool,
 ];

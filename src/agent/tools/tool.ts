@@ -12,6 +12,7 @@ import { ScheduleBook } from '../schedules/schedule-book';
 import type { SemanticPort } from '../search/semantic';
 import type { Reads } from '../store/read-ledger';
 import type { AgentDefinition, ChatStatus } from '../store/schemas';
+import { MemoryBook } from '../store/memory';
 import { TodoList } from '../store/todo-list';
 import type { WikiPort } from '../store/wiki-port';
 import type { ImageData } from './images';
@@ -41,6 +42,8 @@ export interface ToolContext {
   todo: TodoList;
   /** The wiki's schedules; the schedule tools use it for this chat only. */
   schedules: ScheduleBook;
+  /** Memory proposals (remember): it writes proposals only, never an accepted memory. */
+  memories: MemoryBook;
   /** Now (ms): injected, so tests drive time. */
   now(): number;
   /** Sub-agents, where the runner can run them (spawn-agent). */
@@ -186,6 +189,7 @@ export function createToolContext(
     gate: new WriteGate(wiki, call),
     todo: new TodoList(wiki, call.chat),
     schedules: new ScheduleBook(wiki),
+    memories: new MemoryBook(wiki),
     now: services.now,
     subAgents: services.subAgents,
     web: services.web,

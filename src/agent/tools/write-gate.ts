@@ -13,6 +13,7 @@ The rules, for the tiddler as it is and as it would be:
   no `module-type`, `plugin-type` or `draft.*` field, no tag beginning `$:/` (Global, Macro,
   RawMarkup, StartupAction, ViewTemplate, the AI/* definitions…);
 - it carries none of the fields `agent*`, `role`, `tool-*` (chats, messages and their kin),
+  `memory-*` (a memory is proposed only by `remember`, accepted only by the user),
   nor `_canonical_uri` (content loaded from another address);
 - as it would be, no field holds script-bearing HTML, as written or as it renders
   (script-html.ts). Only the result is judged: a user's tiddler that already holds such HTML
@@ -193,8 +194,8 @@ export function tiddlerProblem(title: string, fields: TiddlerFields): string | u
   return undefined;
 }
 
-/** Fields no resulting tiddler may carry: the marks of chats, messages, drafts and code, and `_canonical_uri` (content loaded from elsewhere). */
-const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|draft\..*|module-type|plugin-type|_canonical_uri)$/;
+/** Fields no resulting tiddler may carry: the marks of chats, messages, memories (store/memory.ts), drafts and code, and `_canonical_uri` (content loaded from elsewhere). */
+const FORBIDDEN_FIELD = /^(agent.*|role|tool-.*|memory-.*|draft\..*|module-type|plugin-type|_canonical_uri)$/;
 
 /** Why the agent may not make a tiddler into these fields, or undefined. */
 export function resultProblem(title: string, fields: TiddlerFields): string | undefined {

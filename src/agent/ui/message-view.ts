@@ -12,6 +12,7 @@ import { offeredChoices } from '../store/approval-choices';
 import { editableOf, renderApproval, renderQuestion } from './cards';
 import { errorHintText } from './error-hint';
 import { renderToolStep } from './tool-step-view';
+import { renderMemoriesUsed } from './memory-view';
 import { RuleNote } from './rule-note';
 import { ReplySources } from './reply-sources';
 
@@ -111,6 +112,8 @@ export class MessageView {
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
+    const memories = role === 'assistant' ? renderMemoriesUsed(ctx, fields) : undefined;
+    if (memories) element.appendChild(memories);
     if (role === 'assistant') this.sources = ReplySources.of(ctx, fields);
     if (this.sources) element.appendChild(this.sources.element);
     this.element = element;

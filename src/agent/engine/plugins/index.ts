@@ -6,6 +6,7 @@ before the reply is persisted.
 \*/
 import type { EnginePlugin } from '../hooks';
 import { describePlugin } from './describe';
+import { memoryPlugin } from './memory';
 import { persistencePlugin } from './persistence';
 import { promptPlugin } from './prompt';
 import { sourcesPlugin } from './sources';
@@ -20,6 +21,7 @@ export const BUILTIN_PLUGINS: readonly EnginePlugin[] = [
   promptPlugin,
   todoPlugin,
   describePlugin,
+  memoryPlugin,
   toolCallingPlugin,
   sourcesPlugin,
   persistencePlugin,

@@ -43,6 +43,7 @@ export const persistencePlugin: EnginePlugin = {
         toolCalls: [...calls, ...invalid.map(({ id, name }) => ({ id, name, args: {} }))],
         // What the reply's prompt showed as current: its calls were made with that version in view.
         read: response.reads,
+        memories: response.memories,
         sources: response.sources,
       });
     });
