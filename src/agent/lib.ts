@@ -73,6 +73,9 @@ export { startScheduler, type RunningScheduler } from './runner/host/scheduler-h
 export { ScheduleBook, SCHEDULER_FIELDS, MAX_SCHEDULES_PER_CHAT } from './schedules/schedule-book';
 export { parseSchedule, nextRunAfter, isScheduleTiddler, SCHEDULE_TAG, ScheduleError, type Schedule } from './schedules/schedule';
 export { scheduleFormFields, type ScheduleForm } from './schedules/schedule-form';
+export { agentSpend, spendCapReached } from './store/spend';
+export { TriggerWatch, triggerEntry, triggerTitles, TRIGGER_RUN_FIELDS, TRIGGER_SOURCE } from './schedules/trigger-watch';
+export { parseTrigger, isTriggerTiddler, TRIGGER_TAG, TriggerError, DEFAULT_DEBOUNCE_SECONDS } from './schedules/trigger';
 export { heartbeats, heartbeatProblem, CHAT_HEARTBEAT, CHAT_HEARTBEAT_NEXT } from './schedules/heartbeat';
 export { McpConnections, type McpHost, type McpSdk } from './runner/host/mcp-client';
 export { mcpTools, resultText as mcpResultText, MCP_PREFIX } from './tools/mcp-tools';

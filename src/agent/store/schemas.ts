@@ -143,6 +143,9 @@ export const AgentDefinitionSchema = z.object({
   /** Money budgets in US dollars (replies priced by store/cost.ts) per turn and per chat. */
   'agent-turn-cost-budget': blankable(decimal(0, 1_000_000)),
   'agent-chat-cost-budget': blankable(decimal(0, 1_000_000)),
+  /** Spending caps (store/spend.ts): what all its chats may cost per calendar day and month before its unattended runs pause. */
+  'agent-day-cost-budget': blankable(decimal(0, 1_000_000)),
+  'agent-month-cost-budget': blankable(decimal(0, 1_000_000)),
   /** Sub-agents (spawn-agent): how deep children may nest, how many run at once per turn, seconds each may take. */
   'agent-spawn-depth': blankable(wholeNumber(1, 5)),
   'agent-spawn-concurrency': blankable(wholeNumber(1, 10)),

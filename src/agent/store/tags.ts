@@ -8,3 +8,5 @@ export const PROVIDER_TAG = '$:/tags/AI/Provider';
 export const MCP_SERVER_TAG = '$:/tags/AI/MCPServer';
 /** A schedule (schedules/schedule.ts). */
 export const SCHEDULE_TAG = '$:/tags/AI/Schedule';
+/** A trigger (schedules/trigger.ts). */
+export const TRIGGER_TAG = '$:/tags/AI/Trigger';

@@ -7,7 +7,9 @@ says about itself, in words. The operand picks what:
 - `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time;
 - `until`: for a call waiting for the user, when it stops waiting (a turn no user started ends,
   runner/services/turn-unattended.ts; a confirmation is denied), in local time; nothing when it
-  waits for as long as it takes.
+  waits for as long as it takes;
+- `cap`: for a schedule, a trigger, a chat or an agent definition, a line when the agent's
+  spending cap is reached (store/spend.ts: its unattended runs are paused); nothing when not.
 The library is loaded only when the filter runs (the panel is shown).
 \*/
 import { describeEach, type Source } from './fields-filter';
@@ -42,6 +44,12 @@ export function aischedule(
         // A waiting call: when it stops waiting (a turn no user started ends; a confirmation is denied).
         const at = Math.min(Number(fields['unattended-expires'] ?? Infinity), fields.approval ? Infinity : Number(fields['approval-expires'] ?? Infinity));
         return Number.isFinite(at) ? localTime(at, locale) : '';
+      }
+      case 'cap': {
+        const agent = fields['agent-chat']
+          ? port.getFields(fields['agent-chat'])?.agent
+          : (fields.agent ?? (/(^|\s|\[\[)\$:\/tags\/AI\/Agent(\]\]|\s|$)/.test(fields.tags ?? '') ? title : undefined));
+        return agent && L.spendCapReached(new L.ChatStore(port), port, agent, Date.now()) ? words('Background/AtCap') : '';
       }
       default:
         return '';

@@ -14,6 +14,7 @@ keeps waiting for them (its confirmations expire as before).
 import type { TurnResult } from '../../engine/loop';
 import type { Message } from '../../store/schemas';
 import type { TiddlerFields } from '../../store/wiki-port';
+import { spendCapReached } from '../../store/spend';
 import type { RunnerContext } from './handler';
 
 export const UNATTENDED_EXPIRES = 'unattended-expires';
@@ -134,4 +135,25 @@ export function endUnattended(ctx: RunnerContext, chat: string): TurnResult | un
   ctx.store.appendMessage(chat, { role: 'error', text, errorKind: 'unanswered' });
   ctx.setStatus(chat, 'failed');
   return { status: 'failed', error: text };
+}
+
+/**
+ * A run no user started (`source`: a schedule's, a heartbeat's, a trigger's) of an agent whose
+ * chats reached its day or month spending cap (store/spend.ts) does not start: the chat gets an
+ * error line saying so (once: a run held back again adds no second copy) and stays as it was.
+ * Returns the result instead of the turn's, or undefined when the run may start.
+ */
+export function holdAtCap(ctx: RunnerContext, chat: string, source: string | undefined): TurnResult | undefined {
+  if (!source) return undefined;
+  const fields = ctx.host.wiki.getFields(chat);
+  if (!fields?.agent) return undefined;
+  const reached = spendCapReached(ctx.store, ctx.host.wiki, fields.agent, ctx.now());
+  if (!reached) return undefined;
+  const last = ctx.store.messageTitles(chat).reduce<TiddlerFields | undefined>((best, title) => {
+    const m = ctx.host.wiki.getFields(title);
+    return m && (!best || Number(m['agent-seq']) > Number(best['agent-seq'])) ? m : best;
+  }, undefined);
+  if (last?.role !== 'error' || last.text !== reached.text)
+    ctx.store.appendMessage(chat, { role: 'error', text: reached.text, errorKind: 'budget', errorHint: 'spend-cap', errorTiddler: fields.agent });
+  return { status: (fields['agent-status'] || 'idle') as TurnResult['status'], error: reached.text };
 }

@@ -1,0 +1,107 @@
+/*\
+Spending caps: what an agent's chats cost today and this month (local calendar day and month
+of the injected clock's time), and whether its `agent-day-cost-budget` or
+`agent-month-cost-budget` (DESIGN 4; money in the currency of the model's prices, US dollars
+for the presets) is reached. Every reply of every chat of the agent counts, whoever started
+its turn, priced as store/cost.ts prices it (the profile the agent names, at each reply's
+model); a reply counts in the day and month it was written (`created`). Only unattended runs
+(a schedule's, a heartbeat's, a trigger's) are held back at the cap: a user's own turn is not.
+A cap that cannot be priced (a reply whose model has no known price) counts as reached: a
+cap that cannot be checked never lets runs spend unchecked.
+\*/
+import type { ChatStore } from './chat-store';
+import { formatUsd, replyCost, totalCost, type CostTotal } from './cost';
+import { modelFacts, type ModelFacts } from './model-facts';
+import type { WikiPort } from './wiki-port';
+
+export const DAY_CAP_FIELD = 'agent-day-cost-budget';
+export const MONTH_CAP_FIELD = 'agent-month-cost-budget';
+
+export interface AgentSpend {
+  day: CostTotal;
+  month: CostTotal;
+}
+
+export interface CapReached {
+  field: typeof DAY_CAP_FIELD | typeof MONTH_CAP_FIELD;
+  period: 'day' | 'month';
+  cap: number;
+  spent: CostTotal;
+  /** The line the chat gets, in English (the UI adds a headline in the user's language). */
+  text: string;
+}
+
+/** TiddlyWiki's date field (YYYYMMDDHHMMSSmmm, UTC) as milliseconds, or NaN. */
+function twTime(value: string | undefined): number {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})?$/.exec(value ?? '');
+  if (!m) return Number.NaN;
+  return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +(m[7] ?? 0));
+}
+
+const numberField = (v: string | undefined) => {
+  const n = v === undefined || v === '' ? Number.NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+};
+
+/** What the chats of `agent` cost today and this month, at `now` (ms since 1970). */
+export function agentSpend(store: ChatStore, wiki: WikiPort, agent: string, now: number): AgentSpend {
+  const date = new Date(now);
+  const dayStart = new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+  const monthStart = new Date(date.getFullYear(), date.getMonth(), 1).getTime();
+  let profile: Parameters<typeof modelFacts>[0];
+  try {
+    profile = store.readProvider(store.readAgent(agent)['agent-provider']);
+  } catch {
+    profile = undefined; // the presets' prices still apply
+  }
+  const facts = new Map<string, ModelFacts>();
+  const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(profile, model)).get(model)!;
+  const day = [];
+  const month = [];
+  for (const chat of wiki.filter('[field:agent<agent>]', { agent })) {
+    for (const title of store.messageTitles(chat)) {
+      const fields = wiki.getFields(title);
+      if (!fields || (fields['tokens-in'] === undefined && fields['tokens-out'] === undefined)) continue;
+      const at = twTime(fields.created);
+      if (!(at >= monthStart)) continue;
+      const cost = replyCost({ model: fields.model, tokensIn: numberField(fields['tokens-in']), tokensOut: numberField(fields['tokens-out']) }, factsOf);
+      month.push(cost);
+      if (at >= dayStart) day.push(cost);
+    }
+  }
+  return { day: totalCost(day), month: totalCost(month) };
+}
+
+/** The first cap of `agent` reached at `now`, or undefined (no cap set, or none reached). */
+export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string, now: number): CapReached | undefined {
+  const fields = wiki.getFields(agent);
+  const caps = [
+    { field: DAY_CAP_FIELD, period: 'day', cap: numberField(fields?.[DAY_CAP_FIELD]?.trim()) },
+    { field: MONTH_CAP_FIELD, period: 'month', cap: numberField(fields?.[MONTH_CAP_FIELD]?.trim()) },
+  ] as const;
+  if (caps.every((c) => c.cap === undefined)) return undefined;
+  const spend = agentSpend(store, wiki, agent, now);
+  for (const { field, period, cap } of caps) {
+    if (cap === undefined) continue;
+    const spent = spend[period];
+    const when = period === 'day' ? 'today' : 'this month';
+    if (spent.unpriced.length)
+      return {
+        field,
+        period,
+        cap,
+        spent,
+        text: `This run did not start: the spending cap "${field}" of "${agent}" cannot be checked, because no price is known for the model "${spent.unpriced[0]}". Set its price in the provider profile's "model-facts", or clear the cap. Runs you start yourself are not held back.`,
+      };
+    // A billionth of a dollar of leeway: sums of prices in floating point fall just short (0.6 + 0.3 + 0.1).
+    if (spent.usd >= cap - 1e-9)
+      return {
+        field,
+        period,
+        cap,
+        spent,
+        text: `This run did not start: the chats of "${agent}" cost ${formatUsd(spent.usd)} ${when}, which reaches its cap of ${formatUsd(cap)} ("${field}"). Unattended runs (schedules, heartbeats, triggers) wait until ${period === 'day' ? 'tomorrow' : 'next month'} or until the cap is raised; runs you start yourself are not held back.`,
+      };
+  }
+  return undefined;
+}
