@@ -191,3 +191,13 @@ test("the exported chat lists each reply's sources, the unverified marked, in Ma
   const bundle = JSON.parse(h.lib.exportChat(h.$tw.wiki, chat, 'json').file!.text) as Record<string, string>[];
   expect(JSON.parse(bundle.find((t) => t.role === 'assistant' && t['agent-sources'])!['agent-sources']!)).toHaveLength(2);
 });
+
+test('past eight uncited sources, the rest are counted rather than shown as chips', async () => {
+  const titles = Array.from({ length: 11 }, (_, i) => note(`Berry ${i}.`));
+  const { chat } = await turn(titles, `Berries, see [[${titles[10]}]].`);
+  const { container } = render(chat);
+  const chips = findAll(container, 'tc-ai-source');
+  expect(chips).toHaveLength(9);
+  expect(chips[0].attributes['data-title']).toBe(titles[10]);
+  expect(find(container, 'tc-ai-sources-more').textContent).toBe('and 2 more read');
+});

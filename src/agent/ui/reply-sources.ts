@@ -9,6 +9,9 @@ then only when a wiki change touches one of its sources (source-watch.ts).
 import { parseSources, sourceChanged, watchedSources, type Source } from '../store/sources';
 import { actionButton, el, ShownWhen, type ChatContext } from './chat-context';
 
+/** Uncited sources shown as chips; the rest are counted. */
+export const MAX_READ_CHIPS = 8;
+
 export class ReplySources {
   readonly element: HTMLElement;
   /** The titles whose change can mark the reply. */
@@ -35,7 +38,11 @@ export class ReplySources {
     this.element = el(doc, 'div', 'tc-ai-message-sources');
     const chips = el(doc, 'div', 'tc-ai-message-chips tc-ai-sources-chips');
     chips.appendChild(el(doc, 'span', 'tc-ai-sources-label', ctx.lingo('Sources/Label')));
-    for (const source of sources) chips.appendChild(this.chip(source));
+    // A search shows the agent many tiddlers: past a few, the uncited ones are counted, not listed.
+    let read = 0;
+    for (const source of sources) if (source.cited || read++ < MAX_READ_CHIPS) chips.appendChild(this.chip(source));
+    if (read > MAX_READ_CHIPS)
+      chips.appendChild(el(doc, 'span', 'tc-ai-sources-more', ctx.lingo('Sources/More').replace('$count$', String(read - MAX_READ_CHIPS))));
     this.element.appendChild(chips);
     const line = el(doc, 'div', 'tc-ai-sources-changed');
     this.lineText = el(doc, 'span', 'tc-ai-sources-changed-text');
