@@ -117,8 +117,9 @@ export async function bundleModules({ entries, srcDir, outDir, pluginTitle, titl
         legalComments: 'none',
         banner: inputs.some((input) => /node_modules\/zod\//.test(input)) ? { js: ZOD_GLOBALS } : undefined,
         logLevel: 'warning',
-        // `exports` is the module's own, which TiddlyWiki passes to it.
-        logOverride: { 'commonjs-variable-in-esm': 'silent' },
+        // `exports` is the module's own, which TiddlyWiki passes to it. PDF.js (pdf.js) reads
+        // import.meta.url only to load optional Node packages, inside try/catch.
+        logOverride: { 'commonjs-variable-in-esm': 'silent', 'empty-import-meta': 'silent' },
         plugins: [
           {
             name: 'tiddlywiki-modules',

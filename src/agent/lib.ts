@@ -60,6 +60,7 @@ export { WIKI_WRITE_TOOLS } from './tools/wiki-write-tools';
 export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { rankText } from './tools/wiki-search';
 export { keepTextIndexIn, textIndexOf, TEXT_INDEX_STATUS, type KeptTextIndex, type TextIndexStore } from './runner/host/text-index-host';
+export { documentText, keepPdfTextIn, pdfTextStats, type PdfTextStore } from './runner/host/pdf-text';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { rememberTool, REMEMBER } from './tools/remember';

@@ -42,6 +42,12 @@ export interface WikiPort {
    * from the index of the wiki under it, without the tiddlers it deleted.
    */
   rankedSearch(query: string, options?: RankedSearchOptions): RankedSearch;
+  /**
+   * The text of a document tiddler (a PDF: tools/documents.ts) by page, extracted once and
+   * kept (runner/host/pdf-text.ts), or why it cannot be read. Undefined for a tiddler that is
+   * no document or that this port cannot see. Absent where documents cannot be read.
+   */
+  documentText?(title: string): Promise<DocumentText | undefined>;
   /** The current time, in TiddlyWiki's date field format (YYYYMMDDHHMMSSmmm, UTC). */
   now(): string;
   /**
@@ -55,6 +61,9 @@ export interface WikiPort {
    */
   sandbox(): SandboxPort;
 }
+
+/** A document's text by page, or why there is none. */
+export type DocumentText = { pages: string[] } | { problem: string };
 
 export interface RankedSearchOptions {
   /** Match titles only. */

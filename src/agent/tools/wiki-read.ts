@@ -9,8 +9,9 @@ what was left out and where to read on. Reading a tiddler makes it the chat's "c
 \*/
 import * as z from 'zod/mini';
 import { fingerprint } from '../store/fingerprint';
-import type { WikiPort } from '../store/wiki-port';
-import { defineTool } from './tool';
+import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+import { documentReading, isPdfTiddler } from './documents';
+import { defineTool, type ToolOutput } from './tool';
 import { isHiddenFromAgent } from './visibility';
 import { isBinaryType, oneLine, tiddlerBlock, UNTRUSTED_NOTE } from './format';
 import { imageBytes, isImageTiddler, sizeText, tiddlerImage } from './images';
@@ -19,7 +20,7 @@ export const wikiReadTool = defineTool({
   name: 'wiki-read',
   resultRounds: 4,
   description:
-    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. A text longer than 40,000 characters comes in parts: read the next part with offset. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at.',
+    'Read one tiddler: all its fields and its full text (wikitext). With rendered, also its text as TiddlyWiki renders it (transclusions and macros resolved) as plain text. Note its `modified` value: wiki-update, wiki-edit, wiki-rename and wiki-delete require you to send back the modified you read. A text longer than 40,000 characters comes in parts: read the next part with offset. An image tiddler (png, jpeg, gif, webp) comes with the image itself, for you to look at. A PDF comes as its text, each page after a [page N] line: cite a PDF by its title and page.',
   access: 'read',
   defaultMode: 'auto',
   parameters: z.object({
@@ -59,6 +60,7 @@ export const wikiReadTool = defineTool({
       );
       return { content: parts.join('\n'), currentTiddler: title, attachments: [title], read: { [title]: fingerprint(fields) } };
     }
+    if (isPdfTiddler(fields) && wiki.documentText) return readDocument(wiki, fields, offset);
     if (isImageTiddler(fields)) {
       parts.push(
         tiddlerBlock(fields, {
@@ -86,6 +88,18 @@ export const wikiReadTool = defineTool({
     return { content: parts.join('\n'), currentTiddler: title, read: { [title]: fingerprint(fields) } };
   },
 });
+
+/** A PDF: its pages' text with `[page N]` markers (in parts, as a long text), or why it cannot be read. */
+async function readDocument(wiki: WikiPort, fields: TiddlerFields, offset: number): Promise<ToolOutput> {
+  const title = fields.title as string;
+  const pdf = await wiki.documentText?.(title);
+  if (!pdf) return { ok: false, content: `Tiddler "${oneLine(title)}" does not exist.` };
+  const { text, problem } = documentReading(pdf);
+  if (problem) return { ok: false, content: `${problem} (tiddler "${oneLine(title)}")` };
+  const shown = text.length > READ_TEXT_LIMIT || offset > 0 ? part(text, offset) : text;
+  const block = tiddlerBlock(fields, { full: true, text: shown, attributes: { view: 'pdf-text' } });
+  return { content: `${UNTRUSTED_NOTE}\n${block}`, currentTiddler: title, read: { [title]: fingerprint(fields) } };
+}
 
 /** Longest text returned in one read. */
 export const READ_TEXT_LIMIT = 40_000;

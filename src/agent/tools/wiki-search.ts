@@ -15,7 +15,8 @@ the result says so.
 import * as z from 'zod/mini';
 import { fingerprint } from '../store/fingerprint';
 import type { Reads } from '../store/read-ledger';
-import type { RankedHit, WikiPort } from '../store/wiki-port';
+import type { RankedHit, TiddlerFields, WikiPort } from '../store/wiki-port';
+import { documentReading, hasNoTextLayer, isPdfTiddler, noTextLayerLine, pageWith, pdfChunks } from './documents';
 import { defineTool } from './tool';
 import { chunkOf, MEANING_POOL, rankByMeaning, SEARCH_MODES } from './search-by-meaning';
 import { filterError, isBinaryType, pageLine, removeHidden, resultPage, runAgentFilter, tiddlerBlock, UNTRUSTED_NOTE, withheldLine } from './format';
@@ -120,7 +121,8 @@ export const wikiSearchTool = defineTool({
       }
       read[title] = fingerprint(fields);
       const text = fields.text ?? '';
-      if (isBinaryType(fields.type)) {
+      if (isPdfTiddler(fields)) blocks.push(await pdfBlock(wiki, fields, words.get(title), terms, ranked?.chunks.get(title)));
+      else if (isBinaryType(fields.type)) {
         blocks.push(tiddlerBlock(fields, { text: `(${fields.type} content, not shown)` }));
       } else if (args.fullText) {
         if (budget <= 0) {
@@ -164,6 +166,19 @@ export const wikiSearchTool = defineTool({
     return { content: lines.join('\n'), read, titles: shown, found: total };
   },
 });
+
+/** A PDF hit: a snippet around the first match (or its chunk's page, by meaning), after the page's `[page N]`. */
+async function pdfBlock(wiki: WikiPort, fields: TiddlerFields, matched: string[] | undefined, terms: string[], chunk: number | undefined): Promise<string> {
+  const pdf = await wiki.documentText?.(fields.title as string);
+  if (!pdf) return tiddlerBlock(fields, { text: `(${fields.type} content, not shown)` });
+  const { problem } = documentReading(pdf);
+  if (problem) return tiddlerBlock(fields, { text: problem });
+  const pages = (pdf as { pages: string[] }).pages;
+  if (hasNoTextLayer(pages)) return tiddlerBlock(fields, { text: noTextLayerLine(pages.length) });
+  const words = matched ?? terms;
+  const page = (chunk !== undefined ? pdfChunks(pages)[chunk]?.page : undefined) ?? pageWith(pages, words) ?? 1;
+  return tiddlerBlock(fields, { text: `[page ${page}] ${snippet(pages[page - 1] ?? '', words, { wholeWords: !!matched })}` });
+}
 
 interface Selection {
   /** Every title, best first (or in the filter's order). */

@@ -3,7 +3,7 @@ The semantic indexer: keeps the vector index (search/vector-index.ts) in step wi
 in the background, and answers wiki-search's queries by meaning (search/semantic.ts).
 
 What is embedded: every non-system tiddler the agent may see (tools/visibility.ts), not
-drafts, not binary; chunked by search/chunks.ts. Which model: the provider profile named in
+drafts, not binary (but a PDF's text, page by page: tools/documents.ts); chunked by search/chunks.ts. Which model: the provider profile named in
 $:/config/tiddlyagent/semantic/profile, by its `embedding-model`. It runs while
 $:/config/tiddlyagent/semantic/enabled is `yes` (Start; Cancel writes `no`).
 
@@ -27,6 +27,7 @@ import { ChatStore } from '../../store/chat-store';
 import { CONFIG, configValue } from '../../store/config';
 import type { ProviderProfile } from '../../store/schemas';
 import type { WikiPort } from '../../store/wiki-port';
+import { isPdfTiddler, pdfChunks } from '../../tools/documents';
 import { isBinaryType } from '../../tools/format';
 import { isHiddenFromAgent } from '../../tools/visibility';
 import { profileApiKey } from '../api-key';
@@ -225,7 +226,7 @@ export class SemanticIndexer implements SemanticPort {
         this.pending.delete(title);
         continue;
       }
-      const chunks = chunkTiddler(title, fields.text ?? '');
+      const chunks = isPdfTiddler(fields) ? await this.pdfChunks(title) : chunkTiddler(title, fields.text ?? '');
       if (titles.length && texts.length + chunks.length > BATCH_CHUNKS) break;
       titles.push(title);
       texts.push(...chunks);
@@ -292,8 +293,15 @@ export class SemanticIndexer implements SemanticPort {
   private visibleFields(title: string) {
     if (title.startsWith('$:/')) return undefined;
     const fields = this.host.wiki.getFields(title);
-    if (!fields || fields['draft.of'] !== undefined || isBinaryType(fields.type) || isHiddenFromAgent(title, fields)) return undefined;
-    return fields;
+    if (!fields || fields['draft.of'] !== undefined || isHiddenFromAgent(title, fields)) return undefined;
+    return isBinaryType(fields.type) && !isPdfTiddler(fields) ? undefined : fields;
+  }
+
+  /** A PDF's pieces, page by page (tools/documents.ts), each after its title; its title alone when it has no text. */
+  private async pdfChunks(title: string): Promise<string[]> {
+    const pdf = await this.host.wiki.documentText?.(title);
+    const chunks = pdf && 'pages' in pdf ? pdfChunks(pdf.pages) : [];
+    return chunks.length ? chunks.map((chunk) => `${title}\n\n${chunk.text}`) : [title];
   }
 
   private fingerprintOf(title: string): string | undefined {

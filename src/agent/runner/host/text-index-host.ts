@@ -27,7 +27,10 @@ import type { Wiki } from 'tiddlywiki';
 import type { RankedSearch, RankedSearchOptions } from '../../store/wiki-port';
 import { IndexKeeper, SAVED_FORMAT, type SavedTextIndex, type TextIndexSource } from '../../search/index-keeper';
 import { TextIndex } from '../../search/text-index';
+import type { TiddlerFields } from '../../store/wiki-port';
+import { documentReading, PDF_TYPE } from '../../tools/documents';
 import { isBinaryType } from '../../tools/format';
+import { cachedDocument } from './pdf-text';
 import { isHiddenFromAgent } from '../../tools/visibility';
 
 type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
@@ -83,7 +86,10 @@ export class TextIndexHost {
       document: (title, tiddler) => {
         const fields = tiddler.fields as Record<string, unknown>;
         const textual = !isBinaryType(fields.type as string | undefined) && fields['plugin-type'] === undefined;
-        return { title, tags: (fields.tags as string[] | undefined) ?? [], text: textual ? String(fields.text ?? '') : '' };
+        // A PDF by its pages' text with their [page N] markers, once extracted (pdf-text.ts); then looked at again.
+        const pdf = fields.type !== PDF_TYPE ? undefined : cachedDocument(tiddler.getFieldStrings() as TiddlerFields, () => this.keeper.changed(title));
+        const text = textual ? String(fields.text ?? '') : pdf ? documentReading(pdf).text : '';
+        return { title, tags: (fields.tags as string[] | undefined) ?? [], text };
       },
     };
     this.keeper = new IndexKeeper(source);

@@ -7,6 +7,8 @@ Wikitext runs through wikitext-run.ts, arguments as data.
 \*/
 import type { Wiki } from 'tiddlywiki';
 import type { SandboxPort, TiddlerFields, WikiPort } from '../../store/wiki-port';
+import { isPdfTiddler } from '../../tools/documents';
+import { documentText } from './pdf-text';
 import { textIndexOf } from './text-index-host';
 import { agentView, filteredView, freshView, indexedWiki, type Overlay } from './wiki-view';
 import { renderPlainText, runActions, variableWidget } from './wikitext-run';
@@ -61,6 +63,10 @@ function portOver(wiki: Wiki, options: PortOptions): WikiPort {
       const { indexed, layered } = indexedWiki(wiki);
       const ranked = textIndexOf(indexed).search(query, searchOptions);
       return layered && ranked.ready ? { ready: true, hits: ranked.hits.filter((hit) => wiki.tiddlerExists(hit.title)) } : ranked;
+    },
+    async documentText(title) {
+      const fields = port.getFields(title);
+      return fields && isPdfTiddler(fields) ? documentText(fields) : undefined;
     },
     now() {
       return $tw.utils.stringifyDate(new Date());

@@ -1,0 +1,160 @@
+/*\
+The text of PDF tiddlers (tools/documents.ts), extracted once per PDF with PDF.js (the pdf.js
+library module, required the first time a PDF is met: never at page load) and kept:
+- in memory, by a fingerprint of the PDF's bytes (its base64 text), the last MEMORY_ENTRIES
+  PDFs; the same PDF under another title, or after a change of another field, is not
+  extracted again;
+- where a store is set (the server edition: agent-state/pdf-text/, keepPdfTextIn), on disk
+  too, so a restart does not extract again.
+The extracted text is no tiddler: the user never sees it in the wiki, nothing saves it in a
+wiki file, and it leaves with the PDF it was taken from.
+The indexes ask synchronously (cachedDocument): a PDF not extracted yet is indexed by its
+title and tags only, extraction starts, and the index is told to look at the title again
+once the text is there.
+A PDF that cannot be read keeps its reason (it is not tried again until its bytes change).
+\*/
+import type * as PdfLibrary from '$:/plugins/tiddlyagent/agent/pdf.js';
+import { fingerprint } from '../../search/chunks';
+import { base64Bytes, type DocumentText, isPdfTiddler } from '../../tools/documents';
+import type { TiddlerFields } from '../../store/wiki-port';
+import { ensureWebGlobals } from './host';
+
+/** Where extracted text is kept between runs (the server edition: files beside the wiki). */
+export interface PdfTextStore {
+  load(key: string): Promise<DocumentText | undefined>;
+  save(key: string, pdf: DocumentText): Promise<void>;
+}
+
+const MEMORY_ENTRIES = 64;
+const memory = new Map<string, DocumentText>();
+const pending = new Map<string, Promise<DocumentText>>();
+let store: PdfTextStore | undefined;
+let library: typeof PdfLibrary | undefined;
+let extracted = 0;
+
+/** How many PDFs were extracted since start (not taken from a cache): the tests and the benchmark. */
+export function pdfTextStats(): { extracted: number; remembered: number } {
+  return { extracted, remembered: memory.size };
+}
+
+/** Keep extracted text in `kept` as well as in memory (the server edition). */
+export function keepPdfTextIn(kept: PdfTextStore | undefined): void {
+  store = kept;
+}
+
+/** The key of a PDF's text: a fingerprint of its bytes, whatever its title or other fields. */
+export function pdfKey(fields: TiddlerFields): string {
+  return `${fingerprint('application/pdf', fields.text ?? '')}.${(fields.text ?? '').length.toString(36)}`;
+}
+
+/** The text of a PDF tiddler, extracting it if need be. */
+export function documentText(fields: TiddlerFields): Promise<DocumentText> {
+  if (fields._canonical_uri) return Promise.resolve({ problem: 'it is stored outside the wiki (at its _canonical_uri), which is not fetched' });
+  const key = pdfKey(fields);
+  const known = remembered(key);
+  if (known) return Promise.resolve(known);
+  let running = pending.get(key);
+  if (!running) {
+    running = extract(key, fields.text ?? '').finally(() => pending.delete(key));
+    pending.set(key, running);
+  }
+  return running;
+}
+
+/**
+ * The text of a PDF tiddler if it is known now; otherwise undefined, with extraction started
+ * and `whenKnown` called once it is done (an index then reads the tiddler again).
+ */
+export function cachedDocument(fields: TiddlerFields, whenKnown: () => void): DocumentText | undefined {
+  if (!isPdfTiddler(fields)) return undefined;
+  if (fields._canonical_uri) return undefined;
+  const known = remembered(pdfKey(fields));
+  if (known) return known;
+  documentText(fields).then(whenKnown, whenKnown);
+  return undefined;
+}
+
+/**
+ * pdf.js, required once. Under Node, TiddlyWiki runs a module in a vm context without the web
+ * APIs PDF.js uses (and ends the process when a module throws as it loads), so they are
+ * borrowed from Node's main context first. Node has no DOMMatrix, ImageData or Path2D, which
+ * PDF.js needs only to draw (it makes one DOMMatrix as it loads): stand-ins, as text is all
+ * that is read here. `navigator` gets one too (PDF.js would assign one itself, a global
+ * assignment TiddlyWiki warns about). PDF.js's warnings as it loads (no canvas package) are
+ * not shown.
+ */
+function loadLibrary(): typeof PdfLibrary {
+  ensureWebGlobals();
+  if ($tw.browser) return require('$:/plugins/tiddlyagent/agent/pdf.js') as typeof PdfLibrary;
+  const main = require('node:vm').runInThisContext('globalThis') as Record<string, unknown>;
+  const lend = (name: string, value: unknown) => {
+    if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  };
+  for (const name of PDF_GLOBALS) lend(name, main[name]);
+  lend('DOMMatrix', StandInMatrix);
+  lend('ImageData', class ImageData {});
+  lend('Path2D', class Path2D {});
+  lend('navigator', { language: 'en-US', platform: '', userAgent: '' });
+  const { log, warn } = console;
+  const quiet =
+    (write: (...args: unknown[]) => void) =>
+    (...args: unknown[]) =>
+      typeof args[0] === 'string' && args[0].startsWith('Warning: ') ? undefined : write.apply(console, args);
+  console.log = quiet(log);
+  console.warn = quiet(warn);
+  try {
+    return require('$:/plugins/tiddlyagent/agent/pdf.js') as typeof PdfLibrary;
+  } finally {
+    console.log = log;
+    console.warn = warn;
+  }
+}
+
+/** What PDF.js makes of a DOMMatrix as it loads (an identity); drawing, which needs the rest, is never done here. */
+class StandInMatrix {
+  a = 1;
+  b = 0;
+  c = 0;
+  d = 1;
+  e = 0;
+  f = 0;
+  constructor(init?: number[]) {
+    if (Array.isArray(init) && init.length === 6) [this.a, this.b, this.c, this.d, this.e, this.f] = init as [number, number, number, number, number, number];
+  }
+}
+
+const PDF_GLOBALS = ['Blob', 'structuredClone', 'queueMicrotask', 'MessageChannel', 'performance'];
+
+function remembered(key: string): DocumentText | undefined {
+  const known = memory.get(key);
+  if (known) {
+    // Most recently used last.
+    memory.delete(key);
+    memory.set(key, known);
+  }
+  return known;
+}
+
+function remember(key: string, pdf: DocumentText): void {
+  memory.set(key, pdf);
+  while (memory.size > MEMORY_ENTRIES) memory.delete(memory.keys().next().value as string);
+}
+
+async function extract(key: string, base64: string): Promise<DocumentText> {
+  const kept = await store?.load(key).catch(() => undefined);
+  if (kept) {
+    remember(key, kept);
+    return kept;
+  }
+  let pdf: DocumentText;
+  try {
+    library ??= loadLibrary();
+    extracted++;
+    pdf = { pages: await library.pdfPageTexts(base64Bytes(base64)) };
+  } catch (e) {
+    pdf = { problem: e instanceof Error ? e.message : String(e) };
+  }
+  remember(key, pdf);
+  await store?.save(key, pdf).catch(() => undefined);
+  return pdf;
+}
