@@ -38,12 +38,13 @@ export function demoWikiFolder(
     path.join(dir, 'tiddlywiki.info'),
     JSON.stringify({ plugins, themes: ['tiddlywiki/vanilla', 'tiddlywiki/snowwhite'], ...(languages.length ? { languages } : {}) }),
   );
-  if (options.edition === 'server') fs.symlinkSync(path.join(ROOT, 'plugins'), path.join(dir, 'plugins'));
-  else {
-    // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
-    fs.mkdirSync(path.join(dir, 'plugins'));
-    fs.symlinkSync(path.join(ROOT, 'plugins', 'agent'), path.join(dir, 'plugins', 'agent'));
-  }
+  // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
+  fs.mkdirSync(path.join(dir, 'plugins'));
+  for (const name of options.edition === 'server' ? fs.readdirSync(path.join(ROOT, 'plugins')) : ['agent'])
+    fs.symlinkSync(path.join(ROOT, 'plugins', name), path.join(dir, 'plugins', name));
+  // The demo's example plugins (wiki/plugins: the Reading list), as the demo wiki has them.
+  for (const name of fs.readdirSync(path.join(ROOT, 'wiki', 'plugins')))
+    fs.symlinkSync(path.join(ROOT, 'wiki', 'plugins', name), path.join(dir, 'plugins', name));
   fs.cpSync(path.join(ROOT, 'wiki', 'tiddlers'), path.join(dir, 'tiddlers'), { recursive: true });
   const provider: Record<string, string> = {
     title: '$:/demo/providers/mock-llm',
