@@ -74,7 +74,7 @@ export function quotedFact(text: string): string {
   return JSON.stringify(text).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
-/** The memories of one chat waiting for review (their source is one of its messages). */
+/** The proposals waiting for review, in the whole wiki. */
 export function proposedMemories(wiki: WikiPort): string[] {
   return wiki.filter('[all[tiddlers]tag<tag>field:memory-status[proposed]]', { tag: MEMORY_TAG });
 }
