@@ -21,6 +21,7 @@ const TRANSLATED = [
   'TiddlyAgent Manual: Approvals and rollback',
   'TiddlyAgent Manual: Security',
   'TiddlyAgent Manual: Who may do what',
+  'TiddlyAgent Manual: Plugins for agents',
 ];
 const CHINESE = /[\u4e00-\u9fff]/;
 /** Written in Chinese, not just naming it (the English Getting started names 简体中文). */
