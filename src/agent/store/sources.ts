@@ -6,8 +6,6 @@ and those the reply cites by title, each with the `modified` and the fingerprint
 fingerprint: the chat shows it as unverified. Pure code: the engine records sources, the
 chat shows them and tells when they changed, the export lists them.
 \*/
-import { fingerprint } from './fingerprint';
-import type { TiddlerFields } from './wiki-port';
 
 /** Message field: the reply's sources, JSON (see the header). */
 export const SOURCES_FIELD = 'agent-sources';
@@ -58,12 +56,6 @@ export function citedTitles(text: string): string[] {
     if (title) out.add(title);
   }
   return [...out];
-}
-
-/** Whether a verified source's tiddler is no longer the version read (`fields` undefined: deleted). */
-export function sourceChanged(source: Source, fields: TiddlerFields | undefined): boolean {
-  if (!source.fingerprint) return false;
-  return !fields || fingerprint(fields) !== source.fingerprint;
 }
 
 /**

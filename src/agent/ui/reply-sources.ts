@@ -6,7 +6,9 @@ changed since" with a "Check again" button that sends a message asking the agent
 them again and say what changed. The message list checks a reply when it renders it and
 then only when a wiki change touches one of its sources (source-watch.ts).
 \*/
-import { parseSources, sourceChanged, watchedSources, type Source } from '../store/sources';
+import type { Tiddler } from 'tiddlywiki';
+import { fingerprint } from '../store/fingerprint';
+import { parseSources, watchedSources, type Source } from '../store/sources';
 import { actionButton, el, ShownWhen, type ChatContext } from './chat-context';
 
 /** Uncited sources shown as chips; the rest are counted. */
@@ -60,7 +62,7 @@ export class ReplySources {
   /** Compare the watched sources with the wiki now; the line and the chips follow. */
   check(): void {
     const wiki = this.ctx.wiki;
-    const changed = this.sources.filter((s) => this.watched.includes(s.title) && sourceChanged(s, wiki.getTiddler(s.title)?.getFieldStrings() as never));
+    const changed = this.sources.filter((s) => s.fingerprint && this.watched.includes(s.title) && versionOf(wiki.getTiddler(s.title)) !== s.fingerprint);
     this.changedTitles = changed.map((s) => s.title);
     for (const [title, chip] of this.chips) markChanged(chip, this.changedTitles.includes(title));
     if (this.line.changed(this.changedTitles.join('\n'))) this.lineText.textContent = `${this.ctx.lingo('Sources/Changed')} ${this.changedTitles.join(', ')}`;
@@ -102,4 +104,18 @@ function markChanged(chip: HTMLElement, changed: boolean): void {
   const classes = chip.className.split(' ').filter((c) => c && c !== 'tc-ai-source-changed');
   if (changed) classes.push('tc-ai-source-changed');
   chip.className = classes.join(' ');
+}
+
+/** Fingerprints of tiddler objects (TiddlyWiki never changes one: an edit makes a new object), each worked out once. */
+const versions = new WeakMap<Tiddler, string>();
+
+/** The fingerprint of the tiddler as it is now; undefined when it is gone. */
+function versionOf(tiddler: Tiddler | undefined): string | undefined {
+  if (!tiddler) return undefined;
+  let version = versions.get(tiddler);
+  if (version === undefined) {
+    version = fingerprint(tiddler.getFieldStrings() as Record<string, string>);
+    versions.set(tiddler, version);
+  }
+  return version;
 }
