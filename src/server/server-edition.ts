@@ -12,7 +12,8 @@ th-server-command-post-start), before the first request is handled:
    run fires once now, its writes go through the same durable, pushed port;
 6. the semantic indexer keeps its vectors in `agent-state/vectors.bin`; its progress is
    pushed to the pages; the ranked text index is kept in `agent-state/text-index.json`,
-   loaded and checked at start (built in slices the first time);
+   loaded and checked at start (built in slices the first time); the text of PDF tiddlers,
+   once extracted, in `agent-state/pdf-text/` (durable/pdf-text-file.ts);
 7. TiddlyWiki's syncer looks only at the tiddlers that changed (durable/syncer-changes.ts).
 \*/
 import path from 'node:path';
@@ -20,6 +21,7 @@ import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { removeStaleTemps } from './durable/atomic-file';
 import { DurableStore } from './durable/durable-store';
 import { OperationFileLog } from './durable/operation-file-log';
+import { createPdfTextFileStore } from './durable/pdf-text-file';
 import { createTextIndexFileStore } from './durable/text-index-file';
 import { createVectorFileStore } from './durable/vector-file';
 import { syncChangesOnly } from './durable/syncer-changes';
@@ -84,6 +86,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const semantic = stateDir
     ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) })
     : undefined;
+  // A PDF's text is extracted once, and kept beside the wiki across restarts.
+  if (stateDir) agent.keepPdfTextIn(createPdfTextFileStore(stateDir));
   // Ranked search is ready at start: the text index is loaded from beside the wiki (or built, in slices).
   const textIndex = stateDir ? agent.keepTextIndexIn($tw.wiki, createTextIndexFileStore(stateDir), (line) => console.log(line)) : undefined;
   const prefix = `${server.get('path-prefix') ?? ''}/`;
@@ -98,6 +102,7 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
       scheduling.stop();
       semantic?.stop();
       void textIndex?.stop();
+      agent.keepPdfTextIn(undefined);
       runner.dispose();
       hub.close();
       if (log instanceof OperationFileLog) log.close();
