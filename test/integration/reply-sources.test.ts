@@ -201,3 +201,20 @@ test('past eight uncited sources, the rest are counted rather than shown as chip
   expect(chips[0].attributes['data-title']).toBe(titles[10]);
   expect(find(container, 'tc-ai-sources-more').textContent).toBe('and 2 more read');
 });
+
+test('a hidden title written into a message by hand (or an import) is not shown', async () => {
+  const a = note('Quinces are hard.');
+  const { chat } = await turn([a], `See [[${a}]].`);
+  const replyTitle = h
+    .messages(chat)
+    .filter((m) => m.role === 'assistant')
+    .at(-1)!.title!;
+  const forged = [
+    ...sourcesOf(chat),
+    { title: '$:/ai/secret', modified: '', fingerprint: 'x', cited: true },
+    { title: chat, modified: '', fingerprint: 'y', cited: true },
+  ];
+  h.$tw.wiki.addTiddler(new h.$tw.Tiddler(h.$tw.wiki.getTiddler(replyTitle), { 'agent-sources': JSON.stringify(forged) }));
+  const { container } = render(chat);
+  expect(findAll(container, 'tc-ai-source').map((c: FakeNode) => c.attributes['data-title'])).toEqual([a]);
+});

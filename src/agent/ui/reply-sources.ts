@@ -9,6 +9,7 @@ then only when a wiki change touches one of its sources (source-watch.ts).
 import type { Tiddler } from 'tiddlywiki';
 import { fingerprint } from '../store/fingerprint';
 import { parseSources, watchedSources, type Source } from '../store/sources';
+import { isHiddenFromAgent } from '../tools/visibility';
 import { actionButton, el, ShownWhen, type ChatContext } from './chat-context';
 
 /** Uncited sources shown as chips; the rest are counted. */
@@ -26,7 +27,8 @@ export class ReplySources {
 
   /** The sources of a reply's fields, or undefined when it records none. */
   static of(ctx: ChatContext, fields: Record<string, unknown>): ReplySources | undefined {
-    const sources = parseSources(fields['agent-sources']);
+    // Never a hidden tiddler, even in a hand-edited or imported message.
+    const sources = parseSources(fields['agent-sources']).filter((s) => !isHiddenFromAgent(s.title, ctx.wiki.getTiddler(s.title)?.fields));
     return sources.length ? new ReplySources(ctx, sources) : undefined;
   }
 
