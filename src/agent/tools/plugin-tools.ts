@@ -102,8 +102,12 @@ export function pluginToolName(title: string, fields: TiddlerFields): string | u
 /** The plugin that ships a shadow tiddler (the plugin whose title begins its title), or undefined for an ordinary tiddler. */
 export function pluginOf(wiki: WikiPort, title: string): string | undefined {
   if (!wiki.shadowFields(title)) return undefined;
-  const plugins = wiki.filter('[all[shadows+tiddlers]has[plugin-type]]').filter((p) => title.startsWith(`${p}/`));
-  return plugins.sort((a, b) => b.length - a.length)[0] ?? 'a plugin';
+  // The longest title before a "/" that is a plugin: a lookup per "/", whatever the wiki's size.
+  for (let end = title.lastIndexOf('/'); end > 0; end = title.lastIndexOf('/', end - 1)) {
+    const prefix = title.slice(0, end);
+    if (wiki.getFields(prefix)?.['plugin-type']) return prefix;
+  }
+  return 'a plugin';
 }
 
 /** Who a tiddler comes from, for the model and the approval card. */
