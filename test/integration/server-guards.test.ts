@@ -127,8 +127,8 @@ test('a model that names a tiddler like a path cannot write outside tiddlers/ no
   expect(ids).not.toContain('forged');
   expect(fs.readdirSync(dir).sort()).toEqual(['agent-state', 'plugins', 'tiddlers', 'tiddlywiki.info']);
   expect(fs.existsSync(path.join(dir, '..', 'escaped'))).toBe(false);
-  // (Beside the log: the text index, agent-state/text-index.json, once built.)
-  expect(fs.readdirSync(path.join(dir, 'agent-state')).filter((f) => f !== 'text-index.json')).toEqual(['operations.jsonl']);
+  // (Beside the log: the text index, agent-state/text-index.bin, once built.)
+  expect(fs.readdirSync(path.join(dir, 'agent-state')).filter((f) => f !== 'text-index.bin')).toEqual(['operations.jsonl']);
   const created = (await (await fetch(`${url}/recipes/default/tiddlers/${encodeURIComponent('../../escaped')}`)).json()) as { text: string };
   expect(created.text).toContain('forged');
 });

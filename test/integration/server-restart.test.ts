@@ -127,8 +127,8 @@ test('SIGKILL mid-stream, restart on the same folder: the chat is interrupted (n
   expect(await getTiddler(url, 'Ghost from a swap file')).toBeUndefined();
   const listed = (await (await fetch(`${url}/recipes/default/tiddlers.json`)).json()) as { title: string }[];
   expect(listed.filter((t) => /swp|Ghost/.test(t.title))).toEqual([]);
-  // (The text index is saved there too, once built: agent-state/text-index.json.)
-  expect(fs.readdirSync(path.join(dir, 'agent-state')).filter((f) => f !== 'text-index.json')).toEqual(['operations.jsonl']);
+  // (The text index is saved there too, once built: agent-state/text-index.bin.)
+  expect(fs.readdirSync(path.join(dir, 'agent-state')).filter((f) => f !== 'text-index.bin')).toEqual(['operations.jsonl']);
 
   // A page that comes back with an id of the killed run: stale, then the chat whole, then a snapshot that is not working.
   const back = await open([chat], { lastEventId: oldId });

@@ -1,4 +1,4 @@
-// The server edition keeps its ranked text index beside the wiki (agent-state/text-index.json):
+// The server edition keeps its ranked text index beside the wiki (agent-state/text-index.bin):
 // a real `tiddlywiki --listen` builds it at start and saves it; after a restart it is loaded and
 // checked against the tiddler files (one edited, one deleted, one added while the server was
 // down), and the agent's first wiki-search is ranked at once with what the files hold now. A
@@ -10,7 +10,7 @@ import { chatStatus, post, serverWikiFolder, startMockLlm, startServer, until, t
 jest.setTimeout(90_000);
 
 const CHAT = 'Search chat';
-const INDEX_FILE = path.join('agent-state', 'text-index.json');
+const INDEX_FILE = path.join('agent-state', 'text-index.bin');
 const UNRANKED = 'The search index is still being built';
 
 let mock: MockLlm;
@@ -83,26 +83,23 @@ test('the index built at start is saved; after a restart it is loaded, checked a
   expect(found).not.toContain('Gamma note');
   expect(await agentSearch(server, 'zebrafinch')).toContain('Alpha note');
   await until('the loaded line', () => !!lineOf(server, /the search index of \d+ tiddlers was loaded/));
-  expect(lineOf(server, /was loaded from agent-state\/text-index\.json in [\d.]+ s \(1 re-indexed, 1 added, 1 removed\)/)).toBeDefined();
+  expect(lineOf(server, /was loaded from agent-state\/text-index\.bin in [\d.]+ s \(1 re-indexed, 1 added, 1 removed\)/)).toBeDefined();
   expect(lineOf(server, /was built/)).toBeUndefined();
 });
 
 test('a saved index that cannot be read is logged and built again, not a crash', async () => {
   const dir = folder();
   fs.mkdirSync(path.join(dir, 'agent-state'), { recursive: true });
-  fs.writeFileSync(path.join(dir, INDEX_FILE), '{"format":1,"fingerprints":{"Alpha note":"x"},"index":{"documentCount":');
+  // The right first bytes, then cut short; and the JSON an earlier version kept, which goes.
+  fs.writeFileSync(path.join(dir, INDEX_FILE), Buffer.from([0x54, 0x58, 0x49, 2, 4, 3, 2, 1, 200, 0, 0, 0, 123]));
+  fs.writeFileSync(path.join(dir, 'agent-state', 'text-index.json'), '{"format":1,"fingerprints":{},"index":{"documentCount":');
   const server = await serve(dir);
   await until('the index built again', () => !!lineOf(server, /the search index of \d+ tiddlers was built/));
-  expect(lineOf(server, /the saved search index agent-state\/text-index\.json could not be read \([^)]+\); building it again/)).toBeDefined();
+  expect(lineOf(server, /the saved search index agent-state\/text-index\.bin could not be read \([^)]+\); building it again/)).toBeDefined();
   const found = await agentSearch(server, 'quokkaxylo');
   expect(found).not.toContain(UNRANKED);
   expect(found).toContain('Alpha note');
-  // The file is a good index again.
-  await until('the file rewritten', () => {
-    try {
-      return JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILE), 'utf8')).format === 1;
-    } catch {
-      return false;
-    }
-  });
+  // The file is a good index again, and the old one is gone.
+  await until('the file rewritten', () => fs.readFileSync(path.join(dir, INDEX_FILE)).length > 100);
+  expect(fs.existsSync(path.join(dir, 'agent-state', 'text-index.json'))).toBe(false);
 });

@@ -11,7 +11,8 @@ and checked instead of built: each title's fingerprint (a hash of what the index
 compared with the one it was saved with; a title whose tiddler changed is indexed again, a new
 one added, and one the index holds that is gone (or hidden) removed.
 \*/
-import { type IndexedTiddler, type SavedIndex, TextIndex } from './text-index';
+import { encodeTextIndex } from './saved-text-index';
+import { fingerprint, type IndexedTiddler, TextIndex } from './text-index';
 
 export interface TextIndexSource<V> {
   /** Every title the index may hold (the wiki's own tiddlers, hidden ones included). */
@@ -21,14 +22,6 @@ export interface TextIndexSource<V> {
   /** What the index holds of it. */
   document(title: string, version: V): IndexedTiddler;
 }
-
-/** What is kept on disk: the index and, per title, the fingerprint of what it holds of it. */
-export interface SavedTextIndex {
-  format: typeof SAVED_FORMAT;
-  fingerprints: Record<string, string>;
-  index: SavedIndex;
-}
-export const SAVED_FORMAT = 1;
 
 /** How a restored index differed from the wiki it was checked against. */
 export interface RestoreReport {
@@ -49,10 +42,8 @@ export class IndexKeeper<V> {
   index = new TextIndex();
   /** The version (the tiddler object) each indexed title was indexed from. */
   private readonly versions = new Map<string, V>();
-  /** The fingerprint of what the index holds of each title. */
-  private readonly fingerprints = new Map<string, string>();
-  /** While a restored index is checked: the saved fingerprints of the titles not looked at yet. */
-  private saved: Map<string, string> | undefined;
+  /** While a restored index is checked: the titles it holds not looked at yet. */
+  private unchecked: Set<string> | undefined;
   readonly restored: RestoreReport = { reindexed: 0, added: 0, removed: 0 };
   /** Moves on whenever what the index holds changes. */
   revision = 0;
@@ -75,17 +66,22 @@ export class IndexKeeper<V> {
     return { indexed: this.built ? this.index.size : this.done, total: this.built ? this.index.size : (this.queue?.length ?? 0) };
   }
 
-  /** Start from a saved index (before the first build, which then checks it instead). */
-  restore(index: TextIndex, fingerprints: Record<string, string>): void {
-    if (this.started) throw new Error('The text index is already being built.');
-    this.index = index;
-    this.saved = new Map(Object.entries(fingerprints));
+  /** True while a restored index is being checked. */
+  get checking(): boolean {
+    return this.unchecked !== undefined;
   }
 
-  /** What to keep on disk, or undefined while the first build runs. */
-  save(): SavedTextIndex | undefined {
+  /** Start from a saved index (before the first build, which then checks it instead). */
+  restore(index: TextIndex): void {
+    if (this.started) throw new Error('The text index is already being built.');
+    this.index = index;
+    this.unchecked = new Set(index.titleList());
+  }
+
+  /** What to keep on disk (search/saved-text-index.ts), or undefined while the first build runs. */
+  save(): Uint8Array | undefined {
     const index = this.current();
-    return index && { format: SAVED_FORMAT, fingerprints: Object.fromEntries(this.fingerprints), index: index.save() };
+    return index && encodeTextIndex(index);
   }
 
   /** A title was created, changed, renamed or deleted (or its visibility changed). */
@@ -111,8 +107,8 @@ export class IndexKeeper<V> {
     }
     this.queue = undefined;
     // What the saved index holds that the wiki no longer has.
-    for (const title of this.saved?.keys() ?? []) this.drop(title, true);
-    this.saved = undefined;
+    for (const title of this.unchecked ?? []) this.drop(title, true);
+    this.unchecked = undefined;
     this.built = true;
     this.flush();
     return true;
@@ -133,45 +129,26 @@ export class IndexKeeper<V> {
   private sync(title: string): void {
     const version = this.source.current(title);
     if (version !== undefined && version === this.versions.get(title)) return;
-    const saved = this.saved?.get(title);
-    if (saved !== undefined) {
-      this.saved!.delete(title);
-      this.fingerprints.set(title, saved);
-    }
+    const wasSaved = this.unchecked?.delete(title) ?? false;
     if (version === undefined) {
-      this.drop(title, saved !== undefined);
+      this.drop(title, wasSaved);
       return;
     }
     const entry = this.source.document(title, version);
     const print = fingerprint(entry);
     this.versions.set(title, version);
-    if (this.fingerprints.get(title) === print && this.index.has(title)) return;
-    if (this.saved && saved !== undefined) this.restored.reindexed++;
-    else if (this.saved) this.restored.added++;
-    this.index.put(entry);
-    this.fingerprints.set(title, print);
+    if (this.index.fingerprintOf(title) === print) return;
+    if (wasSaved) this.restored.reindexed++;
+    else if (this.unchecked) this.restored.added++;
+    this.index.put(entry, print);
     this.revision++;
   }
 
   private drop(title: string, wasSaved: boolean): void {
     this.versions.delete(title);
-    this.fingerprints.delete(title);
     if (!this.index.has(title)) return;
     this.index.remove(title);
     this.revision++;
     if (wasSaved) this.restored.removed++;
   }
-}
-
-/** FNV-1a of what the index holds of a tiddler, with its length: equal when the title, tags and text are. */
-export function fingerprint(entry: IndexedTiddler): string {
-  let hash = 0x811c9dc5;
-  const mix = (s: string) => {
-    for (let i = 0; i < s.length; i++) hash = Math.imul(hash ^ s.charCodeAt(i), 16777619);
-    hash = Math.imul(hash ^ 0xffff, 16777619);
-  };
-  mix(entry.title);
-  for (const tag of entry.tags) mix(tag);
-  mix(entry.text);
-  return `${(hash >>> 0).toString(36)}.${(entry.title.length + entry.text.length).toString(36)}`;
 }

@@ -1,16 +1,21 @@
 /*\
-The text index: a ranked full-text index of tiddlers' titles, tags and text, on MiniSearch
-(BM25+). It is told what to hold (put, remove) and answers queries; what it holds and when is
-the keeper's business (search/index-keeper.ts).
+The text index: a ranked full-text index of tiddlers' titles, tags and text (an inverted index
+scored with BM25+). It is told what to hold (put, remove) and answers queries; what it holds and
+when is the keeper's business (search/index-keeper.ts), how it is kept on disk is
+search/saved-text-index.ts's.
 
-How a query matches: it is split into words as the text is (at spaces and punctuation) and
-lower-cased; every word must occur in the title, tags or text, as a whole word or, for words of
-three characters or more, as the start of a longer one: "garden" finds "gardens" and
-"gardening", not "kindergarden". TiddlyWiki's [search[]] finds any substring instead.
+How a query matches: it is split into words as the text is (at line ends, spaces and
+punctuation) and lower-cased; every word must occur in the title, tags or text, as a whole word
+or, for words of three characters or more, as the start of a longer one: "garden" finds
+"gardens" and "gardening", not "kindergarden". TiddlyWiki's [search[]] finds any substring.
 How it ranks: BM25+ in each field (so six occurrences weigh more than one, and a short
-tiddler's one more than a long one's), a title match three times a text match, a tag twice.
+tiddler's one more than a long one's), a title match three times a text match, a tag twice; a
+longer word a query word starts weighs less than the word itself.
+
+Why not a library: MiniSearch's radix tree took 47 s and 1 GB for 100,000 tiddlers and its
+saved form 40 s to load. Here a word is a number, a posting one small integer (document and
+count packed), and the saved form is typed arrays read as they lie.
 \*/
-import MiniSearch from 'minisearch';
 import type { RankedHit, RankedSearchOptions } from '../store/wiki-port';
 
 /** What the index holds of a tiddler: binary tiddlers come with an empty text. */
@@ -20,58 +25,218 @@ export interface IndexedTiddler {
   text: string;
 }
 
-const FIELDS = ['title', 'tags', 'text'] as const;
-const OPTIONS = {
-  idField: 'title',
-  fields: [...FIELDS],
-  extractField: (doc: IndexedTiddler, field: string) => (field === 'tags' ? doc.tags.join(' ') : (doc[field as keyof IndexedTiddler] as string)),
-};
-const BOOST = { title: 3, tags: 2, text: 1 };
+/** Title, tags, text: the fields a posting list is kept for, in this order. */
+export const FIELDS = 3;
+const TITLE = 0;
+const BOOST = [3, 2, 1];
 /** Shorter words match whole only: a prefix of one or two letters would match a good part of the wiki. */
 const MIN_PREFIX = 3;
+/** MiniSearch's weights, which ranked well here: a word the query word only starts. */
+const PREFIX_WEIGHT = 0.375;
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+/** A posting is document × TF_SCALE + count (counts above TF_MAX are TF_MAX): one small integer. */
+export const TF_SCALE = 512;
+const TF_MAX = TF_SCALE - 1;
+/** Removed documents are dropped from the posting lists once they are this share of the live ones. */
+const COMPACT_SHARE = 0.2;
+const COMPACT_MIN = 1000;
 
-/** A saved index of up to this many words loads in one go (some 100 ms). */
-const LOAD_AT_ONCE_TERMS = 50_000;
+/** Posting lists as typed arrays: per field, `data[offsets[w]..offsets[w+1])` is word w's list. */
+export interface PackedPostings {
+  offsets: Uint32Array[];
+  data: Uint32Array[];
+}
 
-/** What a saved index holds: MiniSearch's own plain form (JSON as it is). */
-export type SavedIndex = ReturnType<MiniSearch['toJSON']>;
+/** Everything the index holds, with documents numbered densely and no removed ones (what is saved). */
+export interface TextIndexSnapshot {
+  titles: string[];
+  prints: string[];
+  words: string[];
+  /** Per field, each document's number of words. */
+  lengths: Uint32Array[];
+  postings: PackedPostings;
+}
+
+let separators: Uint8Array | undefined;
+
+/** Calls `each` with every word of `text`, lower-cased, split as the class comment says. */
+export function eachWord(text: string, each: (word: string) => void): void {
+  if (!separators) {
+    separators = new Uint8Array(0x10000);
+    const separator = /[\n\r\p{Z}\p{P}]/u;
+    for (let c = 0; c < 0x10000; c++) if (separator.test(String.fromCharCode(c))) separators[c] = 1;
+  }
+  const lower = text.toLowerCase();
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    if (i === lower.length || separators[lower.charCodeAt(i)]) {
+      if (start >= 0) each(lower.slice(start, i));
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+}
+
+/** FNV-1a of what the index holds of a tiddler, with its length: equal when the title, tags and text are. */
+export function fingerprint(entry: IndexedTiddler): string {
+  let hash = 0x811c9dc5;
+  const mix = (s: string) => {
+    for (let i = 0; i < s.length; i++) hash = Math.imul(hash ^ s.charCodeAt(i), 16777619);
+    hash = Math.imul(hash ^ 0xffff, 16777619);
+  };
+  mix(entry.title);
+  for (const tag of entry.tags) mix(tag);
+  mix(entry.text);
+  return `${(hash >>> 0).toString(36)}.${(entry.title.length + entry.text.length).toString(36)}`;
+}
 
 export class TextIndex {
-  constructor(private readonly mini = new MiniSearch<IndexedTiddler>(OPTIONS)) {}
-
-  /**
-   * An index as `save` left it (throws on a form it cannot read): a small one at once, so the
-   * first search after a restart is ranked; a big one yielding to the event loop as it loads.
-   */
-  static async load(saved: SavedIndex): Promise<TextIndex> {
-    if (saved.index.length <= LOAD_AT_ONCE_TERMS) return new TextIndex(MiniSearch.loadJS<IndexedTiddler>(saved, OPTIONS));
-    return new TextIndex(await MiniSearch.loadJSAsync<IndexedTiddler>(saved, OPTIONS));
-  }
-
-  save(): SavedIndex {
-    return this.mini.toJSON();
-  }
-
+  /** Document number → title; undefined once removed. */
+  private titles: (string | undefined)[] = [];
+  /** Document number → the fingerprint of what it holds. */
+  private prints: string[] = [];
+  private readonly docs = new Map<string, number>();
+  /** Per field, document number → its number of words; and the sum over live documents. */
+  private lengths: number[][] = [[], [], []];
+  private readonly totals = [0, 0, 0];
+  private removed = 0;
+  private words: string[] = [];
+  private readonly wordIds = new Map<string, number>();
+  /** Posting lists loaded or compacted (typed), then those added since (per field, per word). */
+  private packed: PackedPostings | undefined;
+  private added: (number[] | undefined)[][] = [[], [], []];
+  /** All words sorted (for prefixes), but for the `unsorted` ones added since. */
+  private sorted: string[] = [];
+  private unsorted: string[] = [];
   private last: { key: string; hits: RankedHit[] } | undefined;
+  /** Scratch space for one document's word counts. */
+  private counts = new Int32Array(1024);
+
+  static fromSnapshot(s: TextIndexSnapshot): TextIndex {
+    const index = new TextIndex();
+    index.titles = s.titles;
+    index.prints = s.prints;
+    s.titles.forEach((title, doc) => {
+      index.docs.set(title, doc);
+    });
+    index.lengths = s.lengths.map((l) => Array.from(l));
+    for (let f = 0; f < FIELDS; f++) index.totals[f] = index.lengths[f]!.reduce((a, b) => a + b, 0);
+    index.words = s.words;
+    s.words.forEach((word, id) => {
+      index.wordIds.set(word, id);
+    });
+    // Saved words are sorted (compact).
+    index.sorted = s.words.slice();
+    index.packed = s.postings;
+    return index;
+  }
 
   get size(): number {
-    return this.mini.documentCount;
+    return this.docs.size;
   }
 
   has(title: string): boolean {
-    return this.mini.has(title);
+    return this.docs.has(title);
+  }
+
+  titleList(): string[] {
+    return [...this.docs.keys()];
+  }
+
+  /** The fingerprint of what the index holds of a title (undefined when it holds nothing). */
+  fingerprintOf(title: string): string | undefined {
+    const doc = this.docs.get(title);
+    return doc === undefined ? undefined : this.prints[doc];
   }
 
   /** Add a tiddler, or replace what the index holds for its title. */
-  put(tiddler: IndexedTiddler): void {
-    this.last = undefined;
-    if (this.mini.has(tiddler.title)) this.mini.replace(tiddler);
-    else this.mini.add(tiddler);
+  put(tiddler: IndexedTiddler, print = fingerprint(tiddler)): void {
+    this.remove(tiddler.title);
+    const doc = this.titles.length;
+    this.titles.push(tiddler.title);
+    this.prints.push(print);
+    this.docs.set(tiddler.title, doc);
+    this.addField(TITLE, doc, tiddler.title);
+    this.addField(1, doc, tiddler.tags.join(' '));
+    this.addField(2, doc, tiddler.text);
   }
 
   remove(title: string): void {
+    const doc = this.docs.get(title);
+    if (doc === undefined) return;
     this.last = undefined;
-    if (this.mini.has(title)) this.mini.discard(title);
+    this.docs.delete(title);
+    this.titles[doc] = undefined;
+    for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]![doc]!;
+    if (++this.removed > Math.max(COMPACT_MIN, this.docs.size * COMPACT_SHARE)) this.compact();
+  }
+
+  private addField(field: number, doc: number, text: string): void {
+    this.last = undefined;
+    const seen: number[] = [];
+    let length = 0;
+    eachWord(text, (word) => {
+      length++;
+      let id = this.wordIds.get(word);
+      if (id === undefined) {
+        id = this.words.length;
+        this.words.push(word);
+        this.wordIds.set(word, id);
+        this.unsorted.push(word);
+        if (id >= this.counts.length) {
+          const grown = new Int32Array(Math.max(this.counts.length * 2, id + 1));
+          grown.set(this.counts);
+          this.counts = grown;
+        }
+      }
+      const counts = this.counts;
+      if (counts[id]!++ === 0) seen.push(id);
+    });
+    const lists = this.added[field]!;
+    for (const id of seen) {
+      const posting = doc * TF_SCALE + Math.min(TF_MAX, this.counts[id]!);
+      const list = lists[id];
+      if (list) list.push(posting);
+      else lists[id] = [posting];
+      this.counts[id] = 0;
+    }
+    this.lengths[field]![doc] = length;
+    this.totals[field]! += length;
+  }
+
+  /** Calls `each` for every posting of a word in a field, removed documents included. */
+  private postings(field: number, word: number, each: (posting: number) => void): void {
+    if (this.packed && word < this.packed.offsets[field]!.length - 1) {
+      const list = this.packed.data[field]!;
+      const end = this.packed.offsets[field]![word + 1]!;
+      for (let i = this.packed.offsets[field]![word]!; i < end; i++) each(list[i]!);
+    }
+    for (const posting of this.added[field]![word] ?? []) each(posting);
+  }
+
+  /** Every word the index holds, sorted: words added since the last look are put in place. */
+  private sortedWords(): string[] {
+    if (this.unsorted.length > 1000 || this.unsorted.length * 8 > this.sorted.length) {
+      this.sorted = this.words.slice().sort();
+    } else {
+      for (const word of this.unsorted) this.sorted.splice(lowerBound(this.sorted, word), 0, word);
+    }
+    this.unsorted = [];
+    return this.sorted;
+  }
+
+  /** The words a query word matches, with their weights: itself, and (3+ letters) longer ones it starts. */
+  private matches(query: string): [number, number][] {
+    const found: [number, number][] = [];
+    const exact = this.wordIds.get(query);
+    if (exact !== undefined) found.push([exact, 1]);
+    if (query.length < MIN_PREFIX) return found;
+    const sorted = this.sortedWords();
+    for (let i = lowerBound(sorted, query); i < sorted.length && sorted[i]!.startsWith(query); i++) {
+      const word = sorted[i]!;
+      if (word.length === query.length) continue;
+      found.push([this.wordIds.get(word)!, (PREFIX_WEIGHT * query.length) / (query.length + 0.3 * (word.length - query.length))]);
+    }
+    return found;
   }
 
   /**
@@ -80,28 +245,142 @@ export class TextIndex {
    * asks again at every refresh of the page, the tool again for each page of results.
    */
   search(query: string, options: RankedSearchOptions = {}): RankedHit[] {
-    const { within, includeSystem } = options;
-    const key = within ? undefined : `${options.titlesOnly ? 't' : '-'}${includeSystem ? 's' : '-'}${query}`;
+    const { within, includeSystem, titlesOnly } = options;
+    const key = within ? undefined : `${titlesOnly ? 't' : '-'}${includeSystem ? 's' : '-'}${query}`;
     if (key !== undefined && this.last?.key === key) return this.last.hits;
-    const results = this.mini.search(query, {
-      fields: options.titlesOnly ? ['title'] : [...FIELDS],
-      boost: BOOST,
-      combineWith: 'AND',
-      prefix: (term) => term.length >= MIN_PREFIX,
-      filter: within || !includeSystem ? (r) => (includeSystem || !(r.id as string).startsWith('$:/')) && (!within || within.has(r.id as string)) : undefined,
-    });
-    // MiniSearch sorts by score; only runs of equal scores need ordering by title.
-    const hits = results.map((r) => ({ title: r.id as string, score: r.score, words: r.terms }));
-    for (let i = 0; i < hits.length; ) {
-      let j = i + 1;
-      while (j < hits.length && hits[j]!.score === hits[i]!.score) j++;
-      if (j - i > 1) {
-        const run = hits.slice(i, j).sort((a, b) => (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
-        for (let k = 0; k < run.length; k++) hits[i + k] = run[k]!;
-      }
-      i = j;
+    const queryWords = new Set<string>();
+    eachWord(query, (word) => queryWords.add(word));
+    let found: Map<number, { score: number; words: Set<string> }> | undefined;
+    for (const queryWord of queryWords) {
+      const hits = this.scoreWord(queryWord, titlesOnly ? 1 : FIELDS);
+      if (found)
+        for (const [doc, hit] of found) {
+          const more = hits.get(doc);
+          if (!more) found.delete(doc);
+          else {
+            hit.score += more.score;
+            for (const word of more.words) hit.words.add(word);
+          }
+        }
+      else found = hits;
+      if (found.size === 0) break;
     }
-    if (key !== undefined) this.last = { key, hits };
+    const result: RankedHit[] = [];
+    for (const [doc, hit] of found ?? []) {
+      const title = this.titles[doc]!;
+      if ((!includeSystem && title.startsWith('$:/')) || (within && !within.has(title))) continue;
+      result.push({ title, score: hit.score, words: [...hit.words] });
+    }
+    result.sort((a, b) => b.score - a.score || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0));
+    if (key !== undefined) this.last = { key, hits: result };
+    return result;
+  }
+
+  /** BM25+ of one query word (and the words it starts) in the first `fields` fields, per document. */
+  private scoreWord(queryWord: string, fields: number): Map<number, { score: number; words: Set<string> }> {
+    const hits = new Map<number, { score: number; words: Set<string> }>();
+    const total = this.docs.size;
+    const { k, b, d } = BM25;
+    for (const [word, weight] of this.matches(queryWord)) {
+      for (let f = 0; f < fields; f++) {
+        const lengths = this.lengths[f]!;
+        const average = this.totals[f]! / Math.max(1, total) || 1;
+        // The live postings: how many there are is the word's document frequency.
+        const live: number[] = [];
+        this.postings(f, word, (posting) => {
+          if (this.titles[Math.floor(posting / TF_SCALE)] !== undefined) live.push(posting);
+        });
+        if (live.length === 0) continue;
+        const idf = Math.log(1 + (total - live.length + 0.5) / (live.length + 0.5));
+        const factor = weight * BOOST[f]! * idf;
+        for (const posting of live) {
+          const doc = Math.floor(posting / TF_SCALE);
+          const tf = posting % TF_SCALE;
+          const score = factor * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * lengths[doc]!) / average)));
+          const hit = hits.get(doc);
+          if (hit) {
+            hit.score += score;
+            hit.words.add(this.words[word]!);
+          } else hits.set(doc, { score, words: new Set([this.words[word]!]) });
+        }
+      }
+    }
     return hits;
   }
+
+  /** Everything held, removed documents dropped and the rest numbered densely (for saving). */
+  snapshot(): TextIndexSnapshot {
+    this.compact();
+    return {
+      titles: this.titles as string[],
+      prints: this.prints,
+      words: this.words,
+      lengths: this.lengths.map((l) => Uint32Array.from(l)),
+      postings: this.packed!,
+    };
+  }
+
+  /**
+   * Drop removed documents and unused words, number documents densely and words in sorted
+   * order (so a loaded index needs no sort), and pack the posting lists.
+   */
+  private compact(): void {
+    const renumber = new Int32Array(this.titles.length).fill(-1);
+    const titles: string[] = [];
+    const prints: string[] = [];
+    this.titles.forEach((title, doc) => {
+      if (title === undefined) return;
+      renumber[doc] = titles.length;
+      titles.push(title);
+      prints.push(this.prints[doc]!);
+    });
+    const order = [...this.words.keys()].sort((a, b) => (this.words[a]! < this.words[b]! ? -1 : 1));
+    const words: string[] = [];
+    const kept: number[][] = [[], [], []];
+    const starts: number[][] = [[], [], []];
+    for (const w of order) {
+      const before = kept.map((list) => list.length);
+      for (let f = 0; f < FIELDS; f++) {
+        this.postings(f, w, (posting) => {
+          const doc = renumber[Math.floor(posting / TF_SCALE)]!;
+          if (doc >= 0) kept[f]!.push(doc * TF_SCALE + (posting % TF_SCALE));
+        });
+      }
+      if (kept.every((list, f) => list.length === before[f])) continue;
+      words.push(this.words[w]!);
+      for (let f = 0; f < FIELDS; f++) starts[f]!.push(before[f]!);
+    }
+    for (let f = 0; f < FIELDS; f++) {
+      starts[f]!.push(kept[f]!.length);
+      this.lengths[f] = titles.map((title) => this.lengths[f]![this.docs.get(title)!]!);
+    }
+    this.titles = titles;
+    this.prints = prints;
+    titles.forEach((title, doc) => {
+      this.docs.set(title, doc);
+    });
+    this.words = words;
+    this.wordIds.clear();
+    words.forEach((word, id) => {
+      this.wordIds.set(word, id);
+    });
+    this.sorted = words.slice();
+    this.unsorted = [];
+    this.packed = { offsets: starts.map((list) => Uint32Array.from(list)), data: kept.map((list) => Uint32Array.from(list)) };
+    this.added = [[], [], []];
+    this.removed = 0;
+    this.last = undefined;
+  }
+}
+
+/** The first position in sorted `list` whose item is not below `item`. */
+function lowerBound(list: string[], item: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]! < item) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -1,26 +1,27 @@
 /*\
-The server edition's text index store: the ranked search index in `agent-state/text-index.json`
-beside the wiki (git-ignored with the rest of agent-state/), written atomically so a kill leaves
-the old index or the new one. It is never a tiddler, so never served or saved into HTML. What it
-holds is checked against the tiddlers when it is loaded (runner/host/text-index-host.ts).
+The server edition's text index store: the ranked search index in `agent-state/text-index.bin`
+beside the wiki (git-ignored with the rest of agent-state/; search/saved-text-index.ts says what
+it holds), written atomically so a kill leaves the old index or the new one. It is never a
+tiddler, so never served or saved into HTML. What it holds is checked against the tiddlers when
+it is loaded (runner/host/text-index-host.ts).
 \*/
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as Agent from '$:/plugins/tiddlyagent/agent/lib.js';
 import { writeFileAtomic } from './atomic-file';
 
-export const TEXT_INDEX_FILE = 'text-index.json';
-const READ_AT_ONCE_BYTES = 16 * 1024 * 1024;
+export const TEXT_INDEX_FILE = 'text-index.bin';
+/** What earlier versions kept (MiniSearch's JSON): removed when met, as it is never read again. */
+const OLD_TEXT_INDEX_FILE = 'text-index.json';
 
 export function createTextIndexFileStore(stateDir: string): Agent.TextIndexStore {
   const file = path.join(stateDir, TEXT_INDEX_FILE);
   return {
     where: path.join(path.basename(stateDir), TEXT_INDEX_FILE),
-    async load() {
+    load() {
+      fs.rmSync(path.join(stateDir, OLD_TEXT_INDEX_FILE), { force: true });
       try {
-        // A small index is read at once, so it is in use before the server's first request.
-        if (fs.statSync(file).size <= READ_AT_ONCE_BYTES) return fs.readFileSync(file, 'utf8');
-        return await fs.promises.readFile(file, 'utf8');
+        return fs.readFileSync(file);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw e;
@@ -28,7 +29,7 @@ export function createTextIndexFileStore(stateDir: string): Agent.TextIndexStore
     },
     async save(data) {
       fs.mkdirSync(stateDir, { recursive: true });
-      writeFileAtomic(file, data);
+      writeFileAtomic(file, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     },
   };
 }

@@ -1,6 +1,7 @@
 // The text index and its keeper, without TiddlyWiki: how words match, how hits rank, and that
 // the keeper builds in slices and follows changes.
 import { IndexKeeper } from '../../../src/agent/search/index-keeper';
+import { decodeTextIndex, encodeTextIndex } from '../../../src/agent/search/saved-text-index';
 import { type IndexedTiddler, TextIndex } from '../../../src/agent/search/text-index';
 
 const filler = (n: number) => 'plain words about nothing much '.repeat(n);
@@ -69,6 +70,62 @@ describe('TextIndex', () => {
   });
 });
 
+describe('a saved TextIndex', () => {
+  const sample = () => {
+    const index = new TextIndex();
+    index.put(doc('Marmalade', filler(3)));
+    index.put(doc('Breakfast', `toast and ${filler(2)}`, ['Marmalade']));
+    index.put(doc('Aardvark notes', `the marmalade recipe, «Ünïcode» 果酱 ${filler(2)}`));
+    index.put(doc('Gone', 'marmalade that was removed'));
+    index.remove('Gone');
+    return index;
+  };
+
+  test('answers as the index it was saved from, and takes new tiddlers after loading', () => {
+    const before = sample();
+    // Thousands of words saved: words added after loading are numbered past them.
+    before.put(doc('Wordy', Array.from({ length: 3000 }, (_, i) => `word${i}`).join(' ')));
+    const expected = before.search('marmalade');
+    const bytes = encodeTextIndex(before);
+    // A Node Buffer may start at any offset of its pool: the copy starts at an odd one.
+    const odd = new Uint8Array(bytes.length + 1);
+    odd.set(bytes, 1);
+    const loaded = decodeTextIndex(odd.subarray(1));
+    expect(loaded.search('marmalade')).toEqual(expected);
+    expect(titles(loaded, 'marmalade').sort()).toEqual(['Aardvark notes', 'Breakfast', 'Marmalade']);
+    expect(titles(loaded, 'ünïcode')).toEqual(['Aardvark notes']);
+    expect(titles(loaded, 'gone')).toEqual([]);
+    expect(loaded.size).toBe(4);
+    expect(loaded.fingerprintOf('Breakfast')).toBe(before.fingerprintOf('Breakfast'));
+    loaded.put(doc('Marmite', 'not marmalade'));
+    loaded.put(doc('Breakfast', 'porridge'));
+    // A shorter word the query starts weighs more: "marmite" before "marmalade".
+    expect(titles(loaded, 'marm')).toEqual(['Marmite', 'Marmalade', 'Aardvark notes']);
+    expect(titles(loaded, 'porridge')).toEqual(['Breakfast']);
+    expect(decodeTextIndex(encodeTextIndex(loaded)).search('marm')).toEqual(loaded.search('marm'));
+  });
+
+  test('anything but a whole saved index is refused with a reason', () => {
+    const bytes = encodeTextIndex(sample());
+    expect(() => decodeTextIndex(new TextEncoder().encode('{"format":1}'))).toThrow('not a saved search index of this version');
+    expect(() => decodeTextIndex(bytes.subarray(0, bytes.length - 8))).toThrow('cut short');
+    const otherFormat = bytes.slice();
+    otherFormat[3] = 99;
+    expect(() => decodeTextIndex(otherFormat)).toThrow('not a saved search index of this version');
+  });
+
+  test('many replacements leave the answers as a fresh index gives them', () => {
+    const index = new TextIndex();
+    const fresh = new TextIndex();
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 600; i++) index.put(doc(`Note ${i}`, `${round === 4 && i % 50 === 0 ? 'zebra ' : ''}round ${round} words`));
+    }
+    for (let i = 0; i < 600; i++) fresh.put(doc(`Note ${i}`, `${i % 50 === 0 ? 'zebra ' : ''}round 4 words`));
+    expect(index.search('zebra')).toEqual(fresh.search('zebra'));
+    expect(titles(index, 'round')).toHaveLength(600);
+  });
+});
+
 describe('IndexKeeper', () => {
   /** A wiki as a map of title → text; a title whose text starts with "hidden" must not be indexed. */
   function keeperOver(wiki: Map<string, { text: string }>) {
@@ -115,5 +172,28 @@ describe('IndexKeeper', () => {
     keeper.changedAll();
     keeper.current();
     expect(put).not.toHaveBeenCalled();
+  });
+
+  test('a restored index is checked, not rebuilt: only what changed is indexed again', () => {
+    const wiki = new Map([
+      ['Same', { text: 'unchanged quince' }],
+      ['Edited', { text: 'old quince' }],
+      ['Deleted', { text: 'quince gone' }],
+    ]);
+    const first = keeperOver(wiki);
+    first.step();
+    const saved = first.save()!;
+    wiki.set('Edited', { text: 'new plum' });
+    wiki.delete('Deleted');
+    wiki.set('Added', { text: 'quince added' });
+    const keeper = keeperOver(wiki);
+    keeper.restore(decodeTextIndex(saved));
+    expect(keeper.checking).toBe(true);
+    const put = jest.spyOn(keeper.index, 'put');
+    expect(keeper.step()).toBe(true);
+    expect(put.mock.calls.map(([entry]) => entry.title).sort()).toEqual(['Added', 'Edited']);
+    expect(keeper.restored).toEqual({ reindexed: 1, added: 1, removed: 1 });
+    expect(titles(keeper.current()!, 'quince').sort()).toEqual(['Added', 'Same']);
+    expect(titles(keeper.current()!, 'plum')).toEqual(['Edited']);
   });
 });

@@ -16,17 +16,18 @@ under Node so the server keeps answering. In a browser the build's progress is s
 $:/temp/tiddlyagent/text-index (hidden from the agent, never saved), which the ranked search
 results tab transcludes, so it refreshes when the index is ready.
 
-Where the index is kept between runs (the server edition: `agent-state/text-index.json`,
-keepIn), it is loaded at start instead of built: checked against the tiddlers (search/
-index-keeper.ts: fingerprints), which takes a few seconds where a build takes tens. Until then
-nothing starts a build. It is saved once ready (if it changed) and as the server stops: what
-changed after the last save is found by the check at the next start. A file that cannot be
-read is logged and the index built again.
+Where the index is kept between runs (the server edition: `agent-state/text-index.bin`,
+keepIn), it is read at start (search/saved-text-index.ts: a fraction of a second for 100,000
+tiddlers) and checked against the tiddlers in slices (search/index-keeper.ts: fingerprints); a
+search during the check finishes it at once, so answers after a restart are ranked from the
+first. It is saved once ready (if it changed) and as the server stops: what changed after the
+last save is found by the check at the next start. A file that cannot be read is logged and
+the index built again.
 \*/
 import type { Wiki } from 'tiddlywiki';
 import type { RankedSearch, RankedSearchOptions } from '../../store/wiki-port';
-import { IndexKeeper, SAVED_FORMAT, type SavedTextIndex, type TextIndexSource } from '../../search/index-keeper';
-import { TextIndex } from '../../search/text-index';
+import { IndexKeeper, type TextIndexSource } from '../../search/index-keeper';
+import { decodeTextIndex } from '../../search/saved-text-index';
 import type { TiddlerFields } from '../../store/wiki-port';
 import { documentReading, PDF_TYPE } from '../../tools/documents';
 import { isBinaryType } from '../../tools/format';
@@ -45,8 +46,9 @@ const STATUS_EVERY_MS = 500;
 export interface TextIndexStore {
   /** Where it is, for a log line. */
   where: string;
-  load(): Promise<string | undefined>;
-  save(data: string): Promise<void>;
+  /** The bytes saved last, or undefined when there are none (read at once: the first search comes right after). */
+  load(): Uint8Array | undefined;
+  save(data: Uint8Array): Promise<void>;
 }
 
 export interface KeptTextIndex {
@@ -73,9 +75,6 @@ export class TextIndexHost {
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
   private statusAt = 0;
-  /** While a saved index is read: nothing starts a build. */
-  private loading = false;
-
   constructor(private readonly wiki: Wiki) {
     const source: TextIndexSource<Tiddler> = {
       titles: () => (wiki as unknown as IndexingWiki).allTitles(),
@@ -109,7 +108,7 @@ export class TextIndexHost {
   }
 
   search(query: string, options: RankedSearchOptions = {}): RankedSearch {
-    const index = this.start();
+    const index = this.start(true);
     if (!index) return { ready: false, ...this.keeper.progress() };
     return { ready: true, hits: index.search(query, options) };
   }
@@ -125,22 +124,20 @@ export class TextIndexHost {
     const started = Date.now();
     let savedRevision = -1;
     const save = async () => {
-      const saved = this.keeper.revision === savedRevision ? undefined : this.keeper.save();
+      if (this.keeper.revision === savedRevision) return;
+      const began = Date.now();
+      const saved = this.keeper.save();
       if (!saved) return;
       savedRevision = this.keeper.revision;
       try {
-        const began = Date.now();
-        const json = await stringifyInSlices(saved);
-        await store.save(json);
-        log(`TiddlyAgent: the search index was saved in ${store.where} (${(json.length / 1e6).toFixed(1)} MB, ${((Date.now() - began) / 1000).toFixed(1)} s)`);
+        await store.save(saved);
+        log(`TiddlyAgent: the search index was saved in ${store.where} (${(saved.length / 1e6).toFixed(1)} MB, ${((Date.now() - began) / 1000).toFixed(1)} s)`);
       } catch (e) {
         log(`TiddlyAgent: the search index could not be saved in ${store.where}: ${messageOf(e)}`);
       }
     };
-    this.loading = true;
-    const ready = this.restoreFrom(store, log).then(async (restored) => {
-      this.loading = false;
-      await this.whenReady();
+    const restored = this.restoreFrom(store, log);
+    const ready = this.whenReady().then(async () => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const size = this.keeper.index.size;
       if (restored) {
@@ -155,15 +152,12 @@ export class TextIndexHost {
     return { ready, stop: () => ready.then(save) };
   }
 
-  /** True when a saved index was read and is being checked. */
-  private async restoreFrom(store: TextIndexStore, log: (line: string) => void): Promise<boolean> {
+  /** True when a saved index was read (it is then checked instead of built). */
+  private restoreFrom(store: TextIndexStore, log: (line: string) => void): boolean {
     try {
-      const text = await store.load();
-      if (text === undefined) return false;
-      const saved = JSON.parse(text) as Partial<SavedTextIndex> | null;
-      if (saved?.format !== SAVED_FORMAT || !saved.index || typeof saved.fingerprints !== 'object' || !saved.fingerprints)
-        throw new Error('it is not a saved search index of this version');
-      this.keeper.restore(await TextIndex.load(saved.index), saved.fingerprints);
+      const bytes = store.load();
+      if (bytes === undefined) return false;
+      this.keeper.restore(decodeTextIndex(bytes));
       return true;
     } catch (e) {
       log(`TiddlyAgent: the saved search index ${store.where} could not be read (${messageOf(e)}); building it again`);
@@ -177,8 +171,9 @@ export class TextIndexHost {
     this.finished();
   }
 
-  private start() {
-    if (this.loading) return undefined;
+  private start(finishCheck = false) {
+    // A restored index is all but ready: a search finishes its check rather than answering unranked.
+    if (finishCheck && this.keeper.checking && this.keeper.step()) this.finished();
     if (!this.keeper.started) {
       if (this.keeper.step(deadlineIn(FIRST_SLICE_MS))) this.finished();
       else {
@@ -220,28 +215,6 @@ export class TextIndexHost {
       }),
     );
   }
-}
-
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const TERMS_PER_SLICE = 2000;
-
-/** JSON of a saved index, written a slice of terms at a time with a macrotask between (a big index is 100 MB and more). */
-async function stringifyInSlices(saved: SavedTextIndex): Promise<string> {
-  const { index: terms, ...head } = saved.index;
-  const headJson = JSON.stringify(head);
-  const parts = [`{"format":${saved.format},"fingerprints":${JSON.stringify(saved.fingerprints)},"index":${headJson.slice(0, -1)},"index":[`];
-  for (let i = 0; i < terms.length; i += TERMS_PER_SLICE) {
-    await macrotask();
-    parts.push(
-      (i ? ',' : '') +
-        terms
-          .slice(i, i + TERMS_PER_SLICE)
-          .map((term) => JSON.stringify(term))
-          .join(','),
-    );
-  }
-  parts.push(']}}');
-  return parts.join('');
 }
 
 function messageOf(e: unknown): string {
