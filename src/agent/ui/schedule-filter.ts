@@ -1,10 +1,10 @@
 /*\
 Filter operator `aischedule`, for the background panel: what a schedule, heartbeat or chat
 says about itself, in words. The operand picks what:
-- `problem`: why a schedule tiddler (or, for an agent definition, its heartbeat) cannot run;
+- `problem`: why a schedule or trigger tiddler (or, for an agent definition, its heartbeat) cannot run;
   nothing when it can;
 - `timing`: "every 5 min", "cron 0 9 * * 1-5 (Europe/Berlin)", "once at …", in the UI's language;
-- `next`: a schedule's next run, or a chat's next heartbeat, in this browser's local time;
+- `next`: a schedule's next run, a chat's next heartbeat, or a trigger's pending run, in this browser's local time;
 - `until`: for a call waiting for the user, when it stops waiting (a turn no user started ends,
   runner/services/turn-unattended.ts; a confirmation is denied), in local time; nothing when it
   waits for as long as it takes;
@@ -33,11 +33,16 @@ export function aischedule(
   return describeEach(source, port, (fields, title) => {
     switch (operator.operand) {
       case 'problem':
+        if (L.isTriggerTiddler(fields)) return L.triggerEntry(port, title).problem ?? '';
         return L.isScheduleTiddler(fields) ? book.problem(title) : L.heartbeatProblem(port, title);
       case 'timing':
         return timing(fields, words, locale);
       case 'next': {
-        const iso = L.isScheduleTiddler(fields) ? fields['schedule-next-run'] : fields[L.CHAT_HEARTBEAT_NEXT];
+        const iso = L.isTriggerTiddler(fields)
+          ? fields['trigger-due']
+          : L.isScheduleTiddler(fields)
+            ? fields['schedule-next-run']
+            : fields[L.CHAT_HEARTBEAT_NEXT];
         return iso ? localTime(Date.parse(iso), locale) : '';
       }
       case 'until': {

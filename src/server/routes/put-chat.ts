@@ -5,7 +5,8 @@ owns (status, context usage, current tiddler, allowed tools) keep the server's v
 browser's copy can be a second old (the syncer's throttle), so without this a save that
 crossed a finished turn would put `working` back, and the chat would look stuck. Likewise a
 schedule tiddler the user pauses or edits keeps the scheduler's run count, last and next run,
-so a stale copy cannot make a schedule run more often than its max runs.
+so a stale copy cannot make a schedule run more often than its max runs; a trigger tiddler keeps the
+watch's run count, last run and pending change (schedules/trigger-watch.ts TRIGGER_RUN_FIELDS).
 
 The tiddlers that tell TiddlyWiki's file system adaptor where to save files
 ($:/config/FileSystemPaths, FileSystemExtensions, OriginalTiddlerPaths) are server
@@ -61,7 +62,7 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
     response.end(JSON.stringify({ error: 'The request body must be a JSON object (the tiddler).' }));
     return;
   }
-  const { SCHEDULE_TAG, SCHEDULER_FIELDS } = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
+  const { SCHEDULE_TAG, SCHEDULER_FIELDS, TRIGGER_TAG, TRIGGER_RUN_FIELDS } = require('$:/plugins/tiddlyagent/agent/lib.js') as typeof Agent;
   const tags = existing?.fields.tags;
   const owned = !existing
     ? []
@@ -69,7 +70,9 @@ export function handler(request: IncomingMessage, response: ServerResponse, stat
       ? RUNNER_FIELDS
       : Array.isArray(tags) && tags.includes(SCHEDULE_TAG)
         ? SCHEDULER_FIELDS
-        : [];
+        : Array.isArray(tags) && tags.includes(TRIGGER_TAG)
+          ? TRIGGER_RUN_FIELDS
+          : [];
   if (existing && owned.length) {
     const sub = (incoming.fields && typeof incoming.fields === 'object' ? incoming.fields : {}) as Record<string, unknown>;
     for (const name of owned) {
