@@ -119,6 +119,34 @@ describe('a memory the user reviews', () => {
   });
 });
 
+test('the memory section is bounded: many memories fill about 1,000 tokens, newest first, and the reply names only those sent', async () => {
+  const chat = h.newChat({}, 'Bounded');
+  for (let i = 0; i < 200; i++)
+    h.$tw.wiki.addTiddler({
+      title: `$:/ai/memory/m${i}`,
+      tags: TAG,
+      text: `Memory number ${i}: the user likes long and detailed facts about topic ${i}.`,
+      'memory-status': 'accepted',
+      modified: `2026${String(100000000000 + i).padStart(13, '0')}`,
+    });
+  const { runner, requests } = runnerAt([reply('ok')], { now: MAY_2026 });
+  const preview = await runner.query({ kind: 'preview', chat });
+  const section = preview.sections.find((s) => s.id === 'memories')!;
+  expect(section.tokens).toBeLessThanOrEqual(1010);
+  expect(section.tokens).toBeGreaterThan(800);
+  await runner.submit({ kind: 'send', chat, text: 'Hi' });
+  const system = systemText(requests[0]!);
+  expect(system).toContain('Memory number 199:');
+  expect(system).not.toContain('Memory number 0:');
+  const given = h
+    .messages(chat)
+    .find((m) => m.role === 'assistant')!
+    ['agent-memories']!.split(' ');
+  expect(given[0]).toBe('$:/ai/memory/m199');
+  expect(given.length).toBeLessThan(200);
+  expect(given.every((title) => system.includes(`Memory number ${title.slice('$:/ai/memory/m'.length)}:`))).toBe(true);
+});
+
 describe('a hostile model', () => {
   test('cannot write a memory with the wiki tools, nor accept, read or change one', async () => {
     const chat = h.newChat(

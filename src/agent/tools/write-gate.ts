@@ -202,7 +202,7 @@ export function resultProblem(title: string, fields: TiddlerFields): string | un
   if (fields.title !== title) return `the fields of "${title}" carry another title ("${fields.title ?? ''}").`;
   const field = Object.keys(fields).find((name) => FORBIDDEN_FIELD.test(name));
   if (field)
-    return `the field "${field}" is reserved (it marks chats, messages, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
+    return `the field "${field}" is reserved (it marks chats, messages, memories, drafts or code, or loads content from elsewhere); the agent may not set it on "${title}".`;
   return tiddlerProblem(title, fields) ?? scriptProblem(title, fields);
 }
 
