@@ -1,12 +1,14 @@
 // Memory you review (issue 27, item 2) in a real browser: the mock model proposes a fact with
 // `remember`; it waits under the chat in a review list, where the user edits it and accepts it;
 // a new chat of the same agent sends it to the model as data, lists it under the reply and in
-// Show prompt with its tokens; once it expires, it is no longer sent.
-import { navigate, until, useServedWiki } from '../helpers/e2e';
+// Show prompt with its tokens; once it expires, it is no longer sent. In a browser-only wiki, and
+// in the server edition (turns run on the server; the proposal reaches the page by push, the
+// user's review reaches the server by the syncer).
+import { navigate, until, useServedWiki, waitForSync, type Edition, type ServedWikiSession } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
 
-const served = useServedWiki({ mockDelayMs: 1 });
+let served: ServedWikiSession;
 const AGENT = '$:/demo/agents/offline-demo';
 const chatBox = (title: string) => served.page.locator(`.tc-ai-chat[data-chat="${title}"]`);
 const systemOf = (request: any): string =>
@@ -26,11 +28,28 @@ async function send(title: string, text: string): Promise<any> {
 
 async function newChat(title: string): Promise<void> {
   await served.page.evaluate(([t, agent]) => (window as any).$tw.wiki.addTiddler({ title: t, agent, 'agent-status': 'idle', text: '' }), [title, AGENT]);
+  await waitForSync(served.page);
   await navigate(served.page, title);
   await chatBox(title).waitFor();
 }
 
-test('a proposed memory is edited and accepted under the chat, then given to the next chat as data, shown under its reply and in Show prompt, until it expires', async () => {
+function walk(edition: Edition): void {
+  describe(`the ${edition} edition`, () => {
+    const session = useServedWiki({ mockDelayMs: 1, edition });
+    beforeAll(() => {
+      served = session;
+    });
+    test(
+      'a proposed memory is edited and accepted under the chat, then given to the next chat as data, shown under its reply and in Show prompt, until it expires',
+      proposeAcceptUseExpire,
+    );
+  });
+}
+
+walk('browser');
+walk('server');
+
+async function proposeAcceptUseExpire(): Promise<void> {
   await navigate(served.page, 'Demo chat');
   served.wiki.mock.queue([{ toolCalls: [{ name: 'remember', arguments: { fact: 'The user keeps bees.' } }] }]);
   await send('Demo chat', 'I keep bees in the garden.');
@@ -49,6 +68,7 @@ test('a proposed memory is edited and accepted under the chat, then given to the
   await text.fill('The user keeps two hives of bees.');
   await card.locator('button.tc-ai-memory-accept').click();
   await review.waitFor({ state: 'detached' });
+  await waitForSync(served.page);
   expect(await served.page.evaluate((m) => (window as any).$tw.wiki.getTiddler(m).getFieldStrings(), memory)).toMatchObject({
     text: 'The user keeps two hives of bees.',
     'memory-status': 'accepted',
@@ -72,9 +92,10 @@ test('a proposed memory is edited and accepted under the chat, then given to the
     const tw = (window as any).$tw;
     tw.wiki.addTiddler(new tw.Tiddler(tw.wiki.getTiddler(m), { 'memory-expires': '2020-01-01' }));
   }, memory);
+  await waitForSync(served.page);
   await newChat('Bee chat two');
   const later = await send('Bee chat two', 'And now?');
   expect(systemOf(later)).not.toContain('bees');
   expect(await chatBox('Bee chat two').locator('.tc-ai-message-memories').count()).toBe(0);
   expect(served.errors).toEqual([]);
-});
+}
