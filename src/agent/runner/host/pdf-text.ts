@@ -44,8 +44,17 @@ export function keepPdfTextIn(kept: PdfTextStore | undefined): void {
 
 /** The key of a PDF's text: a fingerprint of its bytes, whatever its title or other fields. */
 export function pdfKey(fields: TiddlerFields): string {
-  return `${fingerprint('application/pdf', fields.text ?? '')}.${(fields.text ?? '').length.toString(36)}`;
+  const text = fields.text ?? '';
+  // Hashing a PDF's base64 takes ~100 ms a MB here; the same text (usually the same string) is not hashed again.
+  const known = keys.get(fields.title ?? '');
+  if (known?.text === text) return known.key;
+  const key = `${fingerprint('application/pdf', text)}.${text.length.toString(36)}`;
+  keys.set(fields.title ?? '', { text, key });
+  while (keys.size > MEMORY_ENTRIES) keys.delete(keys.keys().next().value as string);
+  return key;
 }
+
+const keys = new Map<string, { text: string; key: string }>();
 
 /** The text of a PDF tiddler, extracting it if need be. */
 export function documentText(fields: TiddlerFields): Promise<DocumentText> {
