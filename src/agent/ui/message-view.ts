@@ -236,15 +236,11 @@ function chatLink(ctx: ChatContext, chat: string, label: string): HTMLElement {
   return link;
 }
 
-/** On a message a schedule or heartbeat sent: what sent it. */
+/** On a message a schedule, heartbeat or trigger sent: what sent it. */
 function sourceBadge(ctx: ChatContext, source: string): HTMLElement {
-  const heartbeat = source.startsWith('heartbeat:');
-  const badge = el(
-    ctx.document,
-    'span',
-    `tc-ai-message-source tc-ai-message-source-${heartbeat ? 'heartbeat' : 'schedule'}`,
-    heartbeat ? ctx.lingo('Source/Heartbeat') || 'Heartbeat' : ctx.lingo('Source/Schedule') || 'Scheduled',
-  );
+  const kind = source.startsWith('heartbeat:') ? 'heartbeat' : source.startsWith('trigger:') ? 'trigger' : 'schedule';
+  const words = { heartbeat: ['Source/Heartbeat', 'Heartbeat'], trigger: ['Source/Trigger', 'Triggered'], schedule: ['Source/Schedule', 'Scheduled'] }[kind];
+  const badge = el(ctx.document, 'span', `tc-ai-message-source tc-ai-message-source-${kind}`, ctx.lingo(words[0]!) || words[1]!);
   badge.setAttribute('title', source.slice(source.indexOf(':') + 1));
   return badge;
 }

@@ -133,6 +133,8 @@ test('a matching change fires once after the debounce, with the changed titles; 
   expect(users(chat)[0]!['agent-source']).toBe(`trigger:${t}`);
   expect(users(chat)[0]!.text).toContain('File the new notes.');
   expect(users(chat)[0]!.text).toContain('Changed: [[Note A]] [[Note B]]');
+  // The model is told a trigger sent it, not the user, and that the titles are data.
+  expect(JSON.stringify(s.requests[0]!.messages.at(-1))).toContain('[Trigger: sent automatically because tiddlers a trigger the user set up watches were created or changed');
   expect(h.fields(t)).toMatchObject({ 'trigger-run-count': '1', 'trigger-last-run': new Date(START + 8000).toISOString() });
   expect(h.fields(t)['trigger-pending']).toBeUndefined();
 
