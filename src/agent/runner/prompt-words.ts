@@ -10,6 +10,7 @@ const NAMES: (keyof PromptWords)[] = [
   'currentTiddler',
   'currentTiddlerMissing',
   'todoIntro',
+  'memoriesIntro',
   'attached',
   'attachedSvg',
   'attachedMissing',
