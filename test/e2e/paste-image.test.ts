@@ -143,7 +143,7 @@ describe('a wiki whose page runs the turns', () => {
     expect(await notice(s, 'Refuse chat')).toBe('“image.png” is 6 MB, more than the 5 MB an image may have, so it was not attached.');
     await put(s, 'Refuse chat', 'drop', [{ name: 'notes.txt', type: 'text/plain', base64: btoa('just text') }]);
     await s.page.waitForFunction(() => /notes\.txt/.test(document.querySelector('.tc-ai-chat[data-chat="Refuse chat"] .tc-ai-chat-notice')?.textContent ?? ''));
-    expect(await notice(s, 'Refuse chat')).toBe('“notes.txt” is not a PNG, JPEG, GIF or WebP image, so it was not attached.');
+    expect(await notice(s, 'Refuse chat')).toBe('“notes.txt” is not a PNG, JPEG, GIF or WebP image or a PDF, so it was not attached.');
     expect(await chips(s, 'Refuse chat')).toEqual([]);
     expect(await count()).toBe(start);
     expect(await tiddler(s, '$:/Import')).toBeNull();

@@ -74,3 +74,6 @@ export function pdfChunks(pages: string[]): { page: number; text: string }[] {
 
 /** About 150 pages of a text PDF. */
 export const MAX_PDF_CHUNKS = 200;
+
+/** An attached PDF in the prompt: where its text is (read when needed, not put in every prompt). */
+export const PDF_ATTACHED = '(a PDF: read its text with wiki-read, each page after a [page N] line; cite it by title and page)';

@@ -8,9 +8,12 @@ Only PNG, JPEG, GIF and WebP up to tools/images.ts's MAX_IMAGE_BYTES are taken, 
 checked as every image is; anything else is refused here with a line saying why, and nothing
 is saved. A paste that carries text (a spreadsheet's cells come with a picture of them) stays
 a text paste; a dropped file that is no such image is refused with its reason, not imported. A dropped file keeps its name as the title; a pasted one is named "Pasted image"
-and the time. In the server edition the server reads the attachments from its own store, so
+and the time. A PDF (up to MAX_PDF_BYTES, starting as a PDF does) is saved the same way, as
+an application/pdf tiddler, and attached: the agent reads its text with wiki-read, page by page
+(tools/documents.ts). In the server edition the server reads the attachments from its own store, so
 a send waits until the page has saved the new tiddlers (whenSaved).
 \*/
+import { PDF_TYPE } from '../tools/documents';
 import { checkImage, IMAGE_TYPES, MAX_IMAGE_BYTES, sizeText } from '../tools/images';
 
 /** The files a paste or a drop carries (none when a paste carries text: it stays a text paste). */
@@ -46,8 +49,14 @@ export async function saveImages(files: File[], host: ImageHost): Promise<string
   const problems: string[] = [];
   for (const [i, file] of files.entries()) {
     const name = file.name || `${host.lingo('Composer/PastedImage')} ${i + 1}`;
+    if (isPdfFile(file)) {
+      const pdf = await savePdf(file, name, host);
+      if ('problem' in pdf) problems.push(pdf.problem);
+      else titles.push(pdf.title);
+      continue;
+    }
     if (!(IMAGE_TYPES as readonly string[]).includes(file.type)) {
-      problems.push(host.lingo('Composer/ImageNotSupported').replace('$name$', name));
+      problems.push(host.lingo('Composer/FileNotSupported').replace('$name$', name));
       continue;
     }
     if (file.size > MAX_IMAGE_BYTES) {
@@ -77,6 +86,28 @@ export async function saveImages(files: File[], host: ImageHost): Promise<string
   return titles;
 }
 
+/** The largest PDF taken (its base64 is kept in the wiki, as TiddlyWiki's own import keeps it). */
+export const MAX_PDF_BYTES = 20 * 1024 * 1024;
+
+const isPdfFile = (file: File) => file.type === PDF_TYPE || /\.pdf$/i.test(file.name);
+
+/**
+ * A PDF, saved as TiddlyWiki's import saves one (type application/pdf, base64): attached, its
+ * text is read by wiki-read page by page (tools/documents.ts). Only a file that starts as a PDF does.
+ */
+async function savePdf(file: File, name: string, host: ImageHost): Promise<{ title: string } | { problem: string }> {
+  if (file.size > MAX_PDF_BYTES)
+    return {
+      problem: host.lingo('Composer/PdfTooBig').replace('$name$', name).replace('$size$', sizeText(file.size)).replace('$max$', sizeText(MAX_PDF_BYTES)),
+    };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (String.fromCharCode(...bytes.subarray(0, 5)) !== '%PDF-') return { problem: host.lingo('Composer/FileNotSupported').replace('$name$', name) };
+  const title = host.wiki.generateNewTitle(imageTitle(file, PDF_TYPE, host), {});
+  host.wiki.addTiddler({ ...host.wiki.getCreationFields(), ...host.wiki.getModificationFields(), title, type: PDF_TYPE, text: toBase64(bytes) });
+  saved.add(title);
+  return { title };
+}
+
 /**
  * A dropped file's own name, made an ordinary title (never a system one such as `$:/ai/…`, which
  * the agent could not see; none of the characters links and filters use); a pasted one
@@ -88,6 +119,7 @@ function imageTitle(file: File, mediaType: string, host: ImageHost): string {
     .replace(/^(\s*\$:\/)+/, '')
     .trim();
   if (name && !/^image\.(png|jpe?g|gif|webp)$/i.test(name)) return name;
+  if (mediaType === PDF_TYPE) return `${host.lingo('Composer/PastedPdf')}.pdf`;
   const d = host.now();
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}.${two(d.getMinutes())}.${two(d.getSeconds())}`;

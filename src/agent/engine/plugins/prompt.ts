@@ -15,6 +15,7 @@ import { promptWindow } from '../prompt-assembly';
 import { evaluateApproval, parseApprovalConfig } from '../approval';
 import { CURRENT_TIDDLER_TOOLS } from '../../tools/wiki-write-tools';
 import { isBinaryType, tiddlerBlock, UNTRUSTED_NOTE } from '../../tools/format';
+import { isPdfTiddler, PDF_ATTACHED } from '../../tools/documents';
 import { buildHistory } from '../history';
 import { estimateMessageTokens, estimateTokens, selectHistory } from '../context';
 import { imageAttachment } from '../images';
@@ -119,6 +120,8 @@ function attachmentBlock(ctx: TurnContext, title: string): string {
   if (!fields) return fill(words.attachedMissing, { title });
   // An SVG renders as a picture, with no text: the model gets its source, which it can read.
   if (fields.type === 'image/svg+xml') return `${fill(words.attachedSvg, { title })} ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields)}`;
+  // A PDF's text is extracted when first read (tools/documents.ts), by the tool that shows its pages.
+  if (isPdfTiddler(fields)) return `${fill(words.attached, { title })} ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text: PDF_ATTACHED })}`;
   const text = view.renderPlainText(title);
   return `${fill(words.attached, { title })} ${UNTRUSTED_NOTE}\n${tiddlerBlock(fields, { text })}`;
 }
