@@ -166,6 +166,27 @@ test('under zh-Hans the section is introduced in Chinese, still one block of quo
   }
 });
 
+test("the settings' Memories tab lists every memory to edit, rescope, expire or forget; a chat's review list shows only its own proposals", () => {
+  const chat = h.newChat({}, 'Lists');
+  const put = (title: string, fields: Record<string, string>) => h.$tw.wiki.addTiddler({ title, tags: TAG, ...fields });
+  put('$:/ai/memory/x1', { text: 'The user <b>likes</b> tea.', 'memory-status': 'accepted' });
+  put('$:/ai/memory/x2', { text: 'Proposed here.', 'memory-status': 'proposed', 'memory-source': `$:/ai/messages/${chat}/000000` });
+  put('$:/ai/memory/x3', { text: 'Proposed elsewhere.', 'memory-status': 'proposed', 'memory-source': '$:/ai/messages/Other chat/000000' });
+  const tab = h.$tw.wiki.renderTiddler('text/html', '$:/plugins/tiddlyagent/agent/settings/memories');
+  for (const fact of ['The user &lt;b&gt;likes&lt;/b&gt; tea.', 'Proposed here.', 'Proposed elsewhere.']) expect(tab).toContain(fact);
+  expect(tab).not.toContain('<b>likes');
+  expect(tab.match(/tc-ai-memory-forget"/g)).toHaveLength(1);
+  expect(tab.match(/tc-ai-memory-accept"/g)).toHaveLength(2);
+  expect(tab).toContain('type="date"');
+  const review = h.$tw.wiki.renderText('text/html', 'text/vnd.tiddlywiki', '{{||$:/plugins/tiddlyagent/agent/ui/templates/memory-review}}', {
+    parentWidget: undefined,
+    variables: { currentTiddler: chat },
+  });
+  expect(review).toContain('Proposed here.');
+  expect(review).not.toContain('Proposed elsewhere.');
+  expect(review).not.toContain('likes');
+});
+
 describe('a hostile model', () => {
   test('cannot write a memory with the wiki tools, nor accept, read or change one', async () => {
     const chat = h.newChat(
