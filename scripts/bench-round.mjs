@@ -427,7 +427,7 @@ async function serverEdition() {
     console.log(
       `     ${batch === 1 ? 'one wiki-read' : `${batch} wiki-reads`}: ${SIZES.map((size) => `${size.toLocaleString('en')} tiddlers ${row(table, `${size}/${batch}`)}`).join(', ')}; ratio ${ratio(batch).toFixed(2)}x`,
     );
-  console.log('  The text index (agent-state/text-index.json):');
+  console.log('  The text index (agent-state/text-index.bin):');
   for (const size of SIZES) {
     const { built, during, loaded, firstRanked, answered, saved } = index[size];
     console.log(

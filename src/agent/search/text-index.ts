@@ -17,6 +17,7 @@ saved form 40 s to load. Here a word is a number, a posting one small integer (d
 count packed), and the saved form is typed arrays read as they lie.
 \*/
 import type { RankedHit, RankedSearchOptions } from '../store/wiki-port';
+import { eachWord, WordTable } from './words';
 
 /** What the index holds of a tiddler: binary tiddlers come with an empty text. */
 export interface IndexedTiddler {
@@ -37,6 +38,9 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** A posting is document × TF_SCALE + count (counts above TF_MAX are TF_MAX): one small integer. */
 export const TF_SCALE = 512;
 const TF_MAX = TF_SCALE - 1;
+// Under Node, TiddlyWiki runs a module in a vm context where every global lookup (Math too) is
+// slow: once per character of 100 MB, it cost more than the indexing itself.
+const { floor, imul, log, max, min } = Math;
 /** Removed documents are dropped from the posting lists once they are this share of the live ones. */
 const COMPACT_SHARE = 0.2;
 const COMPACT_MIN = 1000;
@@ -57,31 +61,12 @@ export interface TextIndexSnapshot {
   postings: PackedPostings;
 }
 
-let separators: Uint8Array | undefined;
-
-/** Calls `each` with every word of `text`, lower-cased, split as the class comment says. */
-export function eachWord(text: string, each: (word: string) => void): void {
-  if (!separators) {
-    separators = new Uint8Array(0x10000);
-    const separator = /[\n\r\p{Z}\p{P}]/u;
-    for (let c = 0; c < 0x10000; c++) if (separator.test(String.fromCharCode(c))) separators[c] = 1;
-  }
-  const lower = text.toLowerCase();
-  let start = -1;
-  for (let i = 0; i <= lower.length; i++) {
-    if (i === lower.length || separators[lower.charCodeAt(i)]) {
-      if (start >= 0) each(lower.slice(start, i));
-      start = -1;
-    } else if (start < 0) start = i;
-  }
-}
-
 /** FNV-1a of what the index holds of a tiddler, with its length: equal when the title, tags and text are. */
 export function fingerprint(entry: IndexedTiddler): string {
   let hash = 0x811c9dc5;
   const mix = (s: string) => {
-    for (let i = 0; i < s.length; i++) hash = Math.imul(hash ^ s.charCodeAt(i), 16777619);
-    hash = Math.imul(hash ^ 0xffff, 16777619);
+    for (let i = 0; i < s.length; i++) hash = imul(hash ^ s.charCodeAt(i), 16777619);
+    hash = imul(hash ^ 0xffff, 16777619);
   };
   mix(entry.title);
   for (const tag of entry.tags) mix(tag);
@@ -99,14 +84,13 @@ export class TextIndex {
   private lengths: number[][] = [[], [], []];
   private readonly totals = [0, 0, 0];
   private removed = 0;
-  private words: string[] = [];
-  private readonly wordIds = new Map<string, number>();
+  private table = new WordTable();
   /** Posting lists loaded or compacted (typed), then those added since (per field, per word). */
   private packed: PackedPostings | undefined;
   private added: (number[] | undefined)[][] = [[], [], []];
-  /** All words sorted (for prefixes), but for the `unsorted` ones added since. */
+  /** All words sorted (for prefixes), but for those numbered from `sortedUpTo` on, added since. */
   private sorted: string[] = [];
-  private unsorted: string[] = [];
+  private sortedUpTo = 0;
   private last: { key: string; hits: RankedHit[] } | undefined;
   /** Scratch space for one document's word counts. */
   private counts = new Int32Array(1024);
@@ -120,12 +104,10 @@ export class TextIndex {
     });
     index.lengths = s.lengths.map((l) => Array.from(l));
     for (let f = 0; f < FIELDS; f++) index.totals[f] = index.lengths[f]!.reduce((a, b) => a + b, 0);
-    index.words = s.words;
-    s.words.forEach((word, id) => {
-      index.wordIds.set(word, id);
-    });
+    index.table = new WordTable(s.words);
     // Saved words are sorted (compact).
     index.sorted = s.words.slice();
+    index.sortedUpTo = s.words.length;
     index.packed = s.postings;
     return index;
   }
@@ -167,33 +149,24 @@ export class TextIndex {
     this.docs.delete(title);
     this.titles[doc] = undefined;
     for (let f = 0; f < FIELDS; f++) this.totals[f]! -= this.lengths[f]![doc]!;
-    if (++this.removed > Math.max(COMPACT_MIN, this.docs.size * COMPACT_SHARE)) this.compact();
+    if (++this.removed > max(COMPACT_MIN, this.docs.size * COMPACT_SHARE)) this.compact();
   }
 
   private addField(field: number, doc: number, text: string): void {
     this.last = undefined;
     const seen: number[] = [];
-    let length = 0;
-    eachWord(text, (word) => {
-      length++;
-      let id = this.wordIds.get(word);
-      if (id === undefined) {
-        id = this.words.length;
-        this.words.push(word);
-        this.wordIds.set(word, id);
-        this.unsorted.push(word);
-        if (id >= this.counts.length) {
-          const grown = new Int32Array(Math.max(this.counts.length * 2, id + 1));
-          grown.set(this.counts);
-          this.counts = grown;
-        }
+    const length = this.table.eachWordId(text, (id) => {
+      if (id >= this.counts.length) {
+        const grown = new Int32Array(max(this.counts.length * 2, id + 1));
+        grown.set(this.counts);
+        this.counts = grown;
       }
       const counts = this.counts;
       if (counts[id]!++ === 0) seen.push(id);
     });
     const lists = this.added[field]!;
     for (const id of seen) {
-      const posting = doc * TF_SCALE + Math.min(TF_MAX, this.counts[id]!);
+      const posting = doc * TF_SCALE + min(TF_MAX, this.counts[id]!);
       const list = lists[id];
       if (list) list.push(posting);
       else lists[id] = [posting];
@@ -215,26 +188,25 @@ export class TextIndex {
 
   /** Every word the index holds, sorted: words added since the last look are put in place. */
   private sortedWords(): string[] {
-    if (this.unsorted.length > 1000 || this.unsorted.length * 8 > this.sorted.length) {
-      this.sorted = this.words.slice().sort();
-    } else {
-      for (const word of this.unsorted) this.sorted.splice(lowerBound(this.sorted, word), 0, word);
-    }
-    this.unsorted = [];
+    const words = this.table.words;
+    const added = words.length - this.sortedUpTo;
+    if (added > 1000 || added * 8 > this.sorted.length) this.sorted = words.slice().sort();
+    else for (let id = this.sortedUpTo; id < words.length; id++) this.sorted.splice(lowerBound(this.sorted, words[id]!), 0, words[id]!);
+    this.sortedUpTo = words.length;
     return this.sorted;
   }
 
   /** The words a query word matches, with their weights: itself, and (3+ letters) longer ones it starts. */
   private matches(query: string): [number, number][] {
     const found: [number, number][] = [];
-    const exact = this.wordIds.get(query);
+    const exact = this.table.idOf(query);
     if (exact !== undefined) found.push([exact, 1]);
     if (query.length < MIN_PREFIX) return found;
     const sorted = this.sortedWords();
     for (let i = lowerBound(sorted, query); i < sorted.length && sorted[i]!.startsWith(query); i++) {
       const word = sorted[i]!;
       if (word.length === query.length) continue;
-      found.push([this.wordIds.get(word)!, (PREFIX_WEIGHT * query.length) / (query.length + 0.3 * (word.length - query.length))]);
+      found.push([this.table.idOf(word)!, (PREFIX_WEIGHT * query.length) / (query.length + 0.3 * (word.length - query.length))]);
     }
     return found;
   }
@@ -284,24 +256,24 @@ export class TextIndex {
     for (const [word, weight] of this.matches(queryWord)) {
       for (let f = 0; f < fields; f++) {
         const lengths = this.lengths[f]!;
-        const average = this.totals[f]! / Math.max(1, total) || 1;
+        const average = this.totals[f]! / max(1, total) || 1;
         // The live postings: how many there are is the word's document frequency.
         const live: number[] = [];
         this.postings(f, word, (posting) => {
-          if (this.titles[Math.floor(posting / TF_SCALE)] !== undefined) live.push(posting);
+          if (this.titles[floor(posting / TF_SCALE)] !== undefined) live.push(posting);
         });
         if (live.length === 0) continue;
-        const idf = Math.log(1 + (total - live.length + 0.5) / (live.length + 0.5));
+        const idf = log(1 + (total - live.length + 0.5) / (live.length + 0.5));
         const factor = weight * BOOST[f]! * idf;
         for (const posting of live) {
-          const doc = Math.floor(posting / TF_SCALE);
+          const doc = floor(posting / TF_SCALE);
           const tf = posting % TF_SCALE;
           const score = factor * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * lengths[doc]!) / average)));
           const hit = hits.get(doc);
           if (hit) {
             hit.score += score;
-            hit.words.add(this.words[word]!);
-          } else hits.set(doc, { score, words: new Set([this.words[word]!]) });
+            hit.words.add(this.table.words[word]!);
+          } else hits.set(doc, { score, words: new Set([this.table.words[word]!]) });
         }
       }
     }
@@ -314,7 +286,7 @@ export class TextIndex {
     return {
       titles: this.titles as string[],
       prints: this.prints,
-      words: this.words,
+      words: this.table.words,
       lengths: this.lengths.map((l) => Uint32Array.from(l)),
       postings: this.packed!,
     };
@@ -334,7 +306,8 @@ export class TextIndex {
       titles.push(title);
       prints.push(this.prints[doc]!);
     });
-    const order = [...this.words.keys()].sort((a, b) => (this.words[a]! < this.words[b]! ? -1 : 1));
+    const all = this.table.words;
+    const order = [...all.keys()].sort((a, b) => (all[a]! < all[b]! ? -1 : 1));
     const words: string[] = [];
     const kept: number[][] = [[], [], []];
     const starts: number[][] = [[], [], []];
@@ -342,12 +315,12 @@ export class TextIndex {
       const before = kept.map((list) => list.length);
       for (let f = 0; f < FIELDS; f++) {
         this.postings(f, w, (posting) => {
-          const doc = renumber[Math.floor(posting / TF_SCALE)]!;
+          const doc = renumber[floor(posting / TF_SCALE)]!;
           if (doc >= 0) kept[f]!.push(doc * TF_SCALE + (posting % TF_SCALE));
         });
       }
       if (kept.every((list, f) => list.length === before[f])) continue;
-      words.push(this.words[w]!);
+      words.push(all[w]!);
       for (let f = 0; f < FIELDS; f++) starts[f]!.push(before[f]!);
     }
     for (let f = 0; f < FIELDS; f++) {
@@ -359,13 +332,9 @@ export class TextIndex {
     titles.forEach((title, doc) => {
       this.docs.set(title, doc);
     });
-    this.words = words;
-    this.wordIds.clear();
-    words.forEach((word, id) => {
-      this.wordIds.set(word, id);
-    });
+    this.table = new WordTable(words);
     this.sorted = words.slice();
-    this.unsorted = [];
+    this.sortedUpTo = words.length;
     this.packed = { offsets: starts.map((list) => Uint32Array.from(list)), data: kept.map((list) => Uint32Array.from(list)) };
     this.added = [[], [], []];
     this.removed = 0;
