@@ -104,7 +104,7 @@ describe('a memory the user reviews', () => {
     expect((await later.runner.query({ kind: 'preview', chat: third })).sections.some((s) => s.id === 'memories')).toBe(false);
   });
 
-  test('a memory scoped to another agent, a proposal and a draft stay out of the prompt; one for every agent is in it', async () => {
+  test('a memory scoped to another agent, a proposal and one with a mistyped expiry stay out of the prompt; one for every agent is in it', async () => {
     const chat = h.newChat({}, 'Scope');
     const put = (title: string, fields: Record<string, string>) => h.$tw.wiki.addTiddler({ title, tags: TAG, ...fields });
     put('$:/ai/memory/a', { text: 'Fact for every agent.', 'memory-status': 'accepted' });
