@@ -11,7 +11,7 @@ th-server-command-post-start), before the first request is handled:
 5. the scheduler wakes chats (schedules, alarms, heartbeats) through the runner: a past-due
    run fires once now, its writes go through the same durable, pushed port;
 6. the semantic indexer keeps its vectors in `agent-state/vectors.bin`; its progress is
-   pushed to the pages; the ranked text index is kept in `agent-state/text-index.json`,
+   pushed to the pages; the ranked text index is kept in `agent-state/text-index.bin`,
    loaded and checked at start (built in slices the first time); the text of PDF tiddlers,
    once extracted, in `agent-state/pdf-text/` (durable/pdf-text-file.ts);
 7. TiddlyWiki's syncer looks only at the tiddlers that changed (durable/syncer-changes.ts).
