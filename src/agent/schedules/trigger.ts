@@ -9,7 +9,7 @@ list) and `trigger-due` (ISO 8601: when the debounce ends). This module reads on
 fields or says exactly what is wrong with it. Pure.
 \*/
 import { TRIGGER_TAG } from '../store/tags';
-import { parseTitleList, stringifyTitleList, type TiddlerFields } from '../store/wiki-port';
+import { parseTitleList, type TiddlerFields } from '../store/wiki-port';
 import { parseIsoTime } from './schedule';
 
 export { TRIGGER_TAG };
@@ -83,5 +83,6 @@ export function parseTrigger(fields: TiddlerFields): Trigger {
 
 /** The run's message: the trigger's own, then the changed titles (as links, so a chat shows them). */
 export function triggerMessage(trigger: Pick<Trigger, 'message'>, changed: string[]): string {
-  return `${trigger.message}\n\nChanged: ${stringifyTitleList(changed.slice(0, MAX_PENDING_TITLES))}`;
+  const links = changed.slice(0, MAX_PENDING_TITLES).map((t) => (t.includes(']]') ? t : `[[${t}]]`));
+  return `${trigger.message}\n\nChanged: ${links.join(' ')}`;
 }

@@ -134,7 +134,9 @@ test('a matching change fires once after the debounce, with the changed titles; 
   expect(users(chat)[0]!.text).toContain('File the new notes.');
   expect(users(chat)[0]!.text).toContain('Changed: [[Note A]] [[Note B]]');
   // The model is told a trigger sent it, not the user, and that the titles are data.
-  expect(JSON.stringify(s.requests[0]!.messages.at(-1))).toContain('[Trigger: sent automatically because tiddlers a trigger the user set up watches were created or changed');
+  expect(JSON.stringify(s.requests[0]!.messages.at(-1))).toContain(
+    '[Trigger: sent automatically because tiddlers a trigger the user set up watches were created or changed',
+  );
   expect(h.fields(t)).toMatchObject({ 'trigger-run-count': '1', 'trigger-last-run': new Date(START + 8000).toISOString() });
   expect(h.fields(t)['trigger-pending']).toBeUndefined();
 
@@ -269,4 +271,41 @@ test('a trigger of an agent at its spending cap is held back: the chat says so, 
   expect(line.text).toContain('"agent-day-cost-budget"');
   expect(users(chat)).toHaveLength(0);
   expect(h.status(chat)).toBe('idle');
+});
+
+test('a hostile model cannot make a trigger (or turn a note into one) to wake itself: the write gate refuses the tag', async () => {
+  const clock = new TestClock();
+  const auto = {
+    'agent-tools': 'wiki-create wiki-update',
+    'agent-approval': JSON.stringify({ 'wiki-create': { mode: 'auto' }, 'wiki-update': { mode: 'auto' } }),
+  };
+  const chat = h.newChat(auto, 'Hostile');
+  h.$tw.wiki.addTiddler({ title: 'Plain hostile note', text: 'x' });
+  const s = scriptedModel([
+    toolCalls(
+      [
+        'h-1',
+        'wiki-create',
+        { title: 'Wake me', text: '', tags: ['$:/tags/AI/Trigger'], fields: { 'trigger-filter': '[all[tiddlers]]', 'trigger-message': 'Again.' } },
+      ],
+      [
+        'h-2',
+        'wiki-update',
+        { title: 'Plain hostile note', tags: ['$:/tags/AI/Trigger'], fields: { 'trigger-filter': '[all[tiddlers]]', 'trigger-message': 'Again.' } },
+      ],
+    ),
+    reply('Tried.'),
+  ]);
+  const runner = runnerOn(clock, s.model);
+  watch(clock, runner);
+  await runner.submit({ kind: 'send', chat, text: 'Hello.' });
+  expect(h.$tw.wiki.tiddlerExists('Wake me')).toBe(false);
+  expect(h.$tw.wiki.getTiddler('Plain hostile note')!.fields.tags ?? []).toEqual([]);
+  expect(h.lib.triggerTitles(h.port)).toEqual([]);
+  expect(
+    h
+      .messages(chat)
+      .filter((m) => m['tool-name'])
+      .map((m) => m['tool-status']),
+  ).toEqual(['error', 'error']);
 });
