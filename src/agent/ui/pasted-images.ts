@@ -13,7 +13,6 @@ an application/pdf tiddler, and attached: the agent reads its text with wiki-rea
 (tools/documents.ts). In the server edition the server reads the attachments from its own store, so
 a send waits until the page has saved the new tiddlers (whenSaved).
 \*/
-import { PDF_TYPE } from '../tools/documents';
 import { checkImage, IMAGE_TYPES, MAX_IMAGE_BYTES, sizeText } from '../tools/images';
 
 /** The files a paste or a drop carries (none when a paste carries text: it stays a text paste). */
@@ -88,6 +87,8 @@ export async function saveImages(files: File[], host: ImageHost): Promise<string
 
 /** The largest PDF taken (its base64 is kept in the wiki, as TiddlyWiki's own import keeps it). */
 export const MAX_PDF_BYTES = 20 * 1024 * 1024;
+/** tools/documents.ts's PDF_TYPE, not imported: that module (and the chunking it uses) stays out of the page. */
+const PDF_TYPE = 'application/pdf';
 
 const isPdfFile = (file: File) => file.type === PDF_TYPE || /\.pdf$/i.test(file.name);
 
