@@ -63,7 +63,8 @@ test('New chat creates a chat; the reply streams, renders as wikitext and is wri
   expect(await chat.getAttribute('data-status')).toBe('completed');
   // Rendered as wikitext: ''bold'' becomes <strong>, [[link]] a working tiddler link.
   expect(await reply.locator('strong').first().textContent()).toBe('Mock reply');
-  const link = reply.locator('a.tc-tiddlylink', { hasText: 'Welcome to TiddlyAgent' });
+  // In the reply's text (its sources show the cited title again, as a chip under it).
+  const link = reply.locator('.tc-ai-message-body a.tc-tiddlylink', { hasText: 'Welcome to TiddlyAgent' });
   expect(await link.count()).toBe(1);
 
   const stored = await served.page.evaluate(() => {

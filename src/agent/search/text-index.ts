@@ -186,6 +186,13 @@ export class TextIndex {
     for (const posting of this.added[field]![word] ?? []) each(posting);
   }
 
+  /** How many postings a field holds, removed documents included. */
+  private postingCount(field: number): number {
+    let count = this.packed?.data[field]?.length ?? 0;
+    for (const list of this.added[field]!) count += list?.length ?? 0;
+    return count;
+  }
+
   /** Every word the index holds, sorted: words added since the last look are put in place. */
   private sortedWords(): string[] {
     const words = this.table.words;
@@ -309,22 +316,27 @@ export class TextIndex {
     const all = this.table.words;
     const order = [...all.keys()].sort((a, b) => (all[a]! < all[b]! ? -1 : 1));
     const words: string[] = [];
-    const kept: number[][] = [[], [], []];
+    // Written straight into typed arrays of the most they can hold (a JS array per list cost seconds at 100,000 tiddlers).
+    const kept = Array.from({ length: FIELDS }, (_, f) => new Uint32Array(this.postingCount(f)));
+    const ends = [0, 0, 0];
     const starts: number[][] = [[], [], []];
     for (const w of order) {
-      const before = kept.map((list) => list.length);
+      const before = ends.slice();
       for (let f = 0; f < FIELDS; f++) {
+        const out = kept[f]!;
+        let end = ends[f]!;
         this.postings(f, w, (posting) => {
           const doc = renumber[floor(posting / TF_SCALE)]!;
-          if (doc >= 0) kept[f]!.push(doc * TF_SCALE + (posting % TF_SCALE));
+          if (doc >= 0) out[end++] = doc * TF_SCALE + (posting % TF_SCALE);
         });
+        ends[f] = end;
       }
-      if (kept.every((list, f) => list.length === before[f])) continue;
+      if (ends.every((end, f) => end === before[f])) continue;
       words.push(all[w]!);
       for (let f = 0; f < FIELDS; f++) starts[f]!.push(before[f]!);
     }
     for (let f = 0; f < FIELDS; f++) {
-      starts[f]!.push(kept[f]!.length);
+      starts[f]!.push(ends[f]!);
       this.lengths[f] = titles.map((title) => this.lengths[f]![this.docs.get(title)!]!);
     }
     this.titles = titles;
@@ -335,7 +347,7 @@ export class TextIndex {
     this.table = new WordTable(words);
     this.sorted = words.slice();
     this.sortedUpTo = words.length;
-    this.packed = { offsets: starts.map((list) => Uint32Array.from(list)), data: kept.map((list) => Uint32Array.from(list)) };
+    this.packed = { offsets: starts.map((list) => Uint32Array.from(list)), data: kept.map((list, f) => list.slice(0, ends[f])) };
     this.added = [[], [], []];
     this.removed = 0;
     this.last = undefined;
