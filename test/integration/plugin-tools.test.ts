@@ -157,6 +157,13 @@ describe('Describe', () => {
   });
 });
 
+test('an agent naming a plugin the wiki does not have (uninstalled, or the agent copied from another wiki) still runs, without its tools', async () => {
+  const { chat } = newChat({ 'agent-tools': 'wiki-read plugin-not-installed' });
+  const scripted = scriptedModel([say('ok')]);
+  expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Hello' })).toEqual({ status: 'completed' });
+  expect(scripted.requests[0]!.tools!.map((t) => t.name)).toEqual(['wiki-read']);
+});
+
 describe('DataSource', () => {
   test('lists the tiddlers its filter selects and reads one of them; nothing else, nothing hidden', async () => {
     const books = toolOf('plugin-reading-list-books');

@@ -52,6 +52,8 @@ function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, a
     // `plugin-<prefix>` enables every tool of a plugin whose names share it (tools/plugin-tools.ts).
     const server =
       !tool && (name.startsWith(MCP_PREFIX) || name.startsWith(PLUGIN_TOOL_PREFIX)) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
+    // A plugin can be uninstalled (or an agent copied to a wiki without it): its tools are just absent.
+    if (!tool && !server.length && name.startsWith(PLUGIN_TOOL_PREFIX)) continue;
     if (!tool && !server.length)
       throw new ConfigError(
         agent,
