@@ -9,6 +9,8 @@ const common = {
   transform,
   moduleNameMapper: {
     '^\\$:/plugins/tiddlyagent/agent/lib\\.js$': '<rootDir>/src/agent/lib.ts',
+    // UI library modules required on first use (ui/reply-extras.ts, ui/add-trigger-form.ts).
+    '^\\$:/plugins/tiddlyagent/agent/ui/(.*)\\.js$': '<rootDir>/src/agent/ui/$1.ts',
     // zod's English words (store/schemas.ts): the ES module is bundled; jest, which runs CommonJS, takes its twin.
     '^zod/v4/locales/en\\.js$': '<rootDir>/node_modules/zod/v4/locales/en.cjs',
   },

@@ -12,9 +12,9 @@ import { offeredChoices } from '../store/approval-choices';
 import { editableOf, renderApproval, renderQuestion } from './cards';
 import { errorHintText } from './error-hint';
 import { renderToolStep } from './tool-step-view';
-import { renderMemoriesUsed } from './memory-view';
 import { RuleNote } from './rule-note';
-import { ReplySources } from './reply-sources';
+import type * as ReplyExtras from '$:/plugins/tiddlyagent/agent/ui/reply-extras.js';
+import type { ReplySources } from './reply-sources';
 
 /** Replies longer than this (characters) show as plain text, not formatted wikitext. */
 export const LARGE_REPLY = 500_000;
@@ -112,9 +112,12 @@ export class MessageView {
     if (role === 'user' && fields['agent-source']) meta.appendChild(sourceBadge(ctx, String(fields['agent-source'])));
     const attachments = $tw.utils.parseStringArray(String(fields.attachments ?? '')) ?? [];
     if (attachments.length) element.appendChild(renderChips(ctx, attachments));
-    const memories = role === 'assistant' ? renderMemoriesUsed(ctx, fields) : undefined;
-    if (memories) element.appendChild(memories);
-    if (role === 'assistant') this.sources = ReplySources.of(ctx, fields);
+    if (role === 'assistant' && (fields['agent-memories'] || fields['agent-sources'])) {
+      const extras = require('$:/plugins/tiddlyagent/agent/ui/reply-extras.js') as typeof ReplyExtras;
+      const memories = extras.renderMemoriesUsed(ctx, fields);
+      if (memories) element.appendChild(memories);
+      this.sources = extras.ReplySources.of(ctx, fields);
+    }
     if (this.sources) element.appendChild(this.sources.element);
     this.element = element;
   }
