@@ -25,7 +25,7 @@ import { fingerprint } from '../store/fingerprint';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { filterError, oneLine, pageLine, runAgentFilter, showable, tiddlerBlock, tiddlerRef, UNTRUSTED_NOTE } from './format';
 import { defineTool, type ToolDefinition } from './tool';
-import { jsonSchemaParameters, type JsonSchema, runUserTool } from './user-tools';
+import { jsonSchemaParameters, type JsonSchema, runUserTool, toVariables } from './user-tools';
 import { errorText } from './write-gate';
 
 export const DATA_SOURCE_TAG = '$:/tags/AI/Prompt/DataSource';
@@ -198,15 +198,7 @@ function actionTool(view: WikiPort, title: string, name: string, fields: Tiddler
   const about = bounded(fields.description || fields.caption || '', DESCRIPTION_LIMIT);
   const source = sourceLine(view, title);
   const actions = fields.text ?? '';
-  const variables = (args: unknown) => {
-    const given = (args ?? {}) as Record<string, unknown>;
-    const out: Record<string, string> = {};
-    for (const [key, prop] of Object.entries(schema.properties ?? {})) {
-      const value = key in given ? given[key] : prop.default;
-      out[key] = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-    }
-    return out;
-  };
+  const variables = (args: unknown) => toVariables(schema, args);
   return defineTool({
     name,
     description: `An action of ${source}: ${about || '(no description)'}`,

@@ -150,7 +150,7 @@ export function runUserTool(
 }
 
 /** Declared parameters as variables: strings as they are, other values as JSON. */
-function toVariables(schema: JsonSchema, args: unknown): Record<string, string> {
+export function toVariables(schema: JsonSchema, args: unknown): Record<string, string> {
   const given = (args ?? {}) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [key, prop] of Object.entries(schema.properties ?? {})) {
