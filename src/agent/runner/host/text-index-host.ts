@@ -39,7 +39,7 @@ type Tiddler = NonNullable<ReturnType<Wiki['getTiddler']>>;
 export const TEXT_INDEX_STATUS = '$:/temp/tiddlyagent/text-index';
 const INDEXER_NAME = 'TiddlyAgentTextIndexer';
 const FIRST_SLICE_MS = 50;
-const NODE_SLICE_MS = 40;
+const NODE_SLICE_MS = 10;
 const STATUS_EVERY_MS = 500;
 
 /** Where a text index is kept between runs. */
