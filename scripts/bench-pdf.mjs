@@ -32,7 +32,7 @@ $tw.preloadTiddlerArray([{ title: 'Bench report.pdf', type: 'application/pdf', t
 await new Promise((resolve) => $tw.boot.boot(resolve));
 const lib = $tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '');
 const port = lib.createTiddlyWikiPort($tw.wiki);
-const moduleBytes = $tw.modules.titles['$:/plugins/tiddlyagent/agent/pdf.js']?.definition?.length ?? 0;
+const moduleBytes = $tw.modules.titles['$:/plugins/tiddlyagent/pdf/pdf.js']?.definition?.length ?? 0;
 
 console.log(
   `PDF of ${PAGES} pages (${(pdf.length / 1024).toFixed(0)} KB, ${pages.join('').length} characters of text); pdf.js module ${(moduleBytes / 1024).toFixed(0)} KB; Node ${process.version}`,

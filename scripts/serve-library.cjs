@@ -61,7 +61,7 @@ if (require.main === module) {
         `  Open that page and drag its box into your wiki, or in your wiki make a tiddler tagged $:/tags/PluginLibrary with the field url: ${library.libraryUrl}`,
       );
       console.log(`  Then Control Panel → Plugins → Get more plugins → TiddlyAgent → Open plugin library.`);
-      console.log(`  The plugin files themselves, to drag into a wiki: ${library.url}/plugins/agent.json (and mcp-browser.json)`);
+      console.log(`  The plugin files themselves, to drag into a wiki: ${library.url}/plugins/agent.json (and mcp-browser.json, pdf.json)`);
       const stop = () => library.close().then(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

@@ -275,7 +275,11 @@ test('installed from the plugin library through Get more plugins: the library of
   await modal.locator('button', { hasText: 'Open plugin library' }).click();
   const listing = modal.locator('.tc-plugin-library-listing');
   await listing.locator('.tc-plugin-info', { hasText: '$:/plugins/tiddlyagent/agent' }).first().waitFor();
-  expect(await listing.locator('.tc-plugin-info h2').allTextContents()).toEqual(['$:/plugins/tiddlyagent/agent', '$:/plugins/tiddlyagent/mcp-browser']);
+  expect(await listing.locator('.tc-plugin-info h2').allTextContents()).toEqual([
+    '$:/plugins/tiddlyagent/agent',
+    '$:/plugins/tiddlyagent/mcp-browser',
+    '$:/plugins/tiddlyagent/pdf',
+  ]);
   await listing.locator('.tc-plugin-info', { hasText: '$:/plugins/tiddlyagent/agent' }).first().locator('button.tc-install-plugin').click();
   await page.waitForFunction(() => (window as any).$tw.wiki.tiddlerExists('$:/plugins/tiddlyagent/agent'));
   await modal.locator('.tc-modal-footer button').click();

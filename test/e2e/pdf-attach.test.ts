@@ -44,7 +44,7 @@ describe('a wiki whose page runs the turns', () => {
     await navigate(s.page, 'PDF chat');
     await chat(s, 'PDF chat').waitFor();
     // PDF.js is not part of the page until a PDF is read.
-    expect(await s.page.evaluate(() => !!(window as any).$tw.modules.titles['$:/plugins/tiddlyagent/agent/pdf.js'].exports)).toBe(false);
+    expect(await s.page.evaluate(() => !!(window as any).$tw.modules.titles['$:/plugins/tiddlyagent/pdf/pdf.js'].exports)).toBe(false);
     expect(await drop(s, 'PDF chat', 'Garden club.pdf', PDF)).toBe(true);
     await s.page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="PDF chat"] .tc-ai-chat-composer .tc-ai-chip').length === 1);
     expect(await chat(s, 'PDF chat').locator('.tc-ai-chat-composer .tc-ai-chip').getAttribute('data-title')).toBe('Garden club.pdf');

@@ -40,7 +40,7 @@ export function demoWikiFolder(
   );
   // Without the server plugin: TiddlyWiki serves the wiki and the page runs every turn itself.
   fs.mkdirSync(path.join(dir, 'plugins'));
-  for (const name of options.edition === 'server' ? fs.readdirSync(path.join(ROOT, 'plugins')) : ['agent'])
+  for (const name of options.edition === 'server' ? fs.readdirSync(path.join(ROOT, 'plugins')) : ['agent', 'pdf'])
     fs.symlinkSync(path.join(ROOT, 'plugins', name), path.join(dir, 'plugins', name));
   // The demo's example plugins (wiki/plugins: the Reading list), as the demo wiki has them.
   for (const name of fs.readdirSync(path.join(ROOT, 'wiki', 'plugins')))

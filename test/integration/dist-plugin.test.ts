@@ -38,7 +38,11 @@ test('the JSON plugin tiddler works in an empty wiki', async () => {
 
 test('dist/library is a TiddlyWiki plugin library of the agent and MCP plugins, without the server edition', () => {
   const list = JSON.parse(fs.readFileSync(path.join(LIBRARY, 'recipes', 'library', 'tiddlers.json'), 'utf8'));
-  expect(list.map((p: { title: string }) => p.title)).toEqual(['$:/plugins/tiddlyagent/agent', '$:/plugins/tiddlyagent/mcp-browser']);
+  expect(list.map((p: { title: string }) => p.title)).toEqual([
+    '$:/plugins/tiddlyagent/agent',
+    '$:/plugins/tiddlyagent/mcp-browser',
+    '$:/plugins/tiddlyagent/pdf',
+  ]);
   for (const entry of list) {
     // The list carries what "Get more plugins" shows, never the plugin's content.
     expect(entry).toMatchObject({ 'plugin-type': 'plugin', 'requires-reload': 'yes', version: expect.any(String), description: expect.any(String) });
@@ -64,7 +68,7 @@ test("serve-library answers as TiddlyWiki's library page asks: the page, the lis
     const get = (p: string) => fetch(`${library.url}${p}`);
     expect((await get('/')).headers.get('content-type')).toContain('text/html');
     expect((await get('/index.html')).status).toBe(200);
-    expect((await (await get('/recipes/library/tiddlers.json')).json()).length).toBe(2);
+    expect((await (await get('/recipes/library/tiddlers.json')).json()).length).toBe(3);
     // libraryserver.js requests "recipes/library/tiddlers/" + encodeURIComponent(<the URL-encoded title>.json).
     const encoded = encodeURIComponent(`${encodeURIComponent('$:/plugins/tiddlyagent/agent')}.json`);
     const plugin = await get(`/recipes/library/tiddlers/${encoded}`);

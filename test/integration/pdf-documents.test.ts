@@ -104,3 +104,19 @@ test('extracted once: the same PDF under another title is not extracted again, a
   const holding = $tw.wiki.filterTiddlers('[all[tiddlers+shadows]search[axolotl]]');
   expect(holding).toEqual([]);
 });
+
+test('without the PDF reader plugin a PDF says the plugin is needed; once it is there, the same PDF is read', async () => {
+  const MODULE = '$:/plugins/tiddlyagent/pdf/pdf.js';
+  const module = $tw.modules.titles[MODULE];
+  const other = makePdf(['A note about the heron pond.']).toString('base64');
+  $tw.wiki.addTiddler({ title: 'Heron.pdf', type: 'application/pdf', text: other });
+  // As in a wiki where only the agent plugin is installed.
+  delete $tw.modules.titles[MODULE];
+  try {
+    const out = await call('wiki-read', { title: 'Heron.pdf' });
+    expect(out.content).toContain('reading PDFs needs the plugin $:/plugins/tiddlyagent/pdf');
+  } finally {
+    $tw.modules.titles[MODULE] = module;
+  }
+  expect((await call('wiki-read', { title: 'Heron.pdf' })).content).toContain('[page 1]\nA note about the heron pond.');
+});

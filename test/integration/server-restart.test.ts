@@ -433,4 +433,5 @@ test('killed at many moments of a turn whose tool writes a note, the folder is c
   expect(last.status).toBe(202);
   await page.waitFor('completed', isStatus(chat, 'completed'));
   expect(savedMessages(dir, chat).at(-1)).toMatchObject({ role: 'assistant', text: defaultReply('Still there?') });
-});
+  // Fifteen server starts: more than the file's 30 s on a busy 2-core machine.
+}, 90_000);

@@ -15,7 +15,8 @@ tiddler defines nothing; drafts are left out; shadow tiddlers count, as plugins 
   change as it would land. It always asks first unless the agent's own approval rules allow it.
 
 Every tool is named `plugin-<name>`: `name` from the field `name`, else made from the title, so
-it never collides with a built-in tool; a name already taken is reported, not offered. An agent
+it never collides with a built-in tool; a tiddler no plugin ships gets `plugin-wiki-<name>`, so
+it cannot pose as a plugin's tool; a name two tiddlers claim is reported and neither offered. An agent
 enables one by its name in `agent-tools`, or all of a plugin's with their common prefix
 (`plugin-reading-list` enables `plugin-reading-list-books` and `plugin-reading-list-add`).
 Descriptions are bounded: a plugin cannot fill the prompt through its tool list.
@@ -53,6 +54,7 @@ export function scanPluginTools(wiki: WikiPort, reserved: ReadonlySet<string>): 
   const tools: ToolDefinition[] = [];
   const problems: PluginToolProblem[] = [];
   const seen = new Map<string, string>();
+  const clashed = new Set<string>();
   for (const [tag, make] of [
     [DATA_SOURCE_TAG, dataSourceTool],
     [ACTIONS_TAG, actionTool],
@@ -60,12 +62,15 @@ export function scanPluginTools(wiki: WikiPort, reserved: ReadonlySet<string>): 
     for (const title of view.filter('[all[shadows+tiddlers]tag<tag>!has[draft.of]sort[title]]', { tag })) {
       const fields = view.getFields(title);
       if (!fields) continue;
-      const name = pluginToolName(title, fields);
+      const name = pluginToolName(title, fields, shippedByPlugin(view, title, fields));
       const refuse = (error: string) => problems.push({ title, error: `Plugin tiddler "${oneLine(title)}": ${error}` });
       if (!name) refuse('no tool name can be made from its title; set the field "name" (a-z, 0-9 and "-").');
-      else if (reserved.has(name) || seen.has(name))
-        refuse(`the tool name "${name}" is already taken${seen.has(name) ? ` by "${seen.get(name)}"` : ''}; set another in the field "name".`);
-      else {
+      else if (reserved.has(name)) refuse(`the tool name "${name}" is already taken; set another in the field "name".`);
+      else if (seen.has(name)) {
+        // Neither is offered: a tiddler must not take over another's tool (and the rules given to it).
+        refuse(`the tool name "${name}" is also claimed by "${oneLine(seen.get(name)!)}"; neither is offered.`);
+        clashed.add(name);
+      } else {
         seen.set(name, title);
         try {
           tools.push(make(view, title, name, fields));
@@ -77,6 +82,7 @@ export function scanPluginTools(wiki: WikiPort, reserved: ReadonlySet<string>): 
       }
     }
   }
+  if (clashed.size) return { tools: tools.filter((t) => !clashed.has(t.name)), problems };
   return { tools, problems };
 }
 
@@ -84,8 +90,13 @@ export function loadPluginTools(wiki: WikiPort, reserved: ReadonlySet<string>): 
   return scanPluginTools(wiki, reserved).tools;
 }
 
-/** `plugin-<name>`: the field `name` (without a `plugin-` of its own), else the title made into a name. */
-export function pluginToolName(title: string, fields: TiddlerFields): string | undefined {
+/**
+ * `plugin-<name>`: the field `name` (without a `plugin-` of its own), else the title made into a
+ * name. A tiddler no plugin ships as it is (an ordinary one, or a plugin's edited in the wiki)
+ * gets `plugin-wiki-<name>`: an imported tiddler can never take a plugin's tool name, nor be
+ * enabled by a plugin's prefix.
+ */
+export function pluginToolName(title: string, fields: TiddlerFields, shipped = true): string | undefined {
   const own = (fields.name ?? '').trim().replace(/^plugin-/, '');
   const base = own
     ? own
@@ -94,9 +105,16 @@ export function pluginToolName(title: string, fields: TiddlerFields): string | u
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '-')
         .replace(/^-+|-+$/g, '')
-        .slice(0, 57)
+        .slice(0, 52)
         .replace(/-+$/, '');
-  return NAME.test(base) ? `${PLUGIN_TOOL_PREFIX}${base}` : undefined;
+  const name = shipped ? base : `wiki-${base}`;
+  return NAME.test(name) ? `${PLUGIN_TOOL_PREFIX}${name}` : undefined;
+}
+
+/** Whether a plugin ships this tiddler, unedited. */
+export function shippedByPlugin(view: WikiPort, title: string, fields: TiddlerFields): boolean {
+  const shadow = view.shadowFields(title);
+  return shadow !== undefined && shadow.text === fields.text && shadow.name === fields.name && shadow.filter === fields.filter;
 }
 
 /** The plugin that ships a shadow tiddler (the plugin whose title begins its title), or undefined for an ordinary tiddler. */

@@ -13,7 +13,7 @@ drafts are left out; shadow tiddlers count, as plugins ship them. An agent witho
 plain chat) gets none of this: it cannot read a plugin's data or call its actions.
 \*/
 import type { WikiPort } from '../../store/wiki-port';
-import { bounded, DATA_SOURCE_TAG, pluginToolName, sourceLine } from '../../tools/plugin-tools';
+import { bounded, DATA_SOURCE_TAG, pluginToolName, shippedByPlugin, sourceLine } from '../../tools/plugin-tools';
 import type { PromptSection } from '../context';
 import type { EnginePlugin } from '../hooks';
 
@@ -69,7 +69,7 @@ export function describeSections(wiki: WikiPort, tools: ReadonlySet<string>): Pr
   if (sources.length) {
     const lines = sources.slice(0, LIST_LIMIT).map((title) => {
       const fields = wiki.getFields(title) ?? {};
-      const tool = pluginToolName(title, fields);
+      const tool = pluginToolName(title, fields, shippedByPlugin(wiki, title, fields));
       const how =
         tool && tools.has(tool) ? `read it with the tool ${tool}` : tools.has('wiki-read') ? 'read its tiddlers with wiki-read' : 'not readable by you';
       return `- ${JSON.stringify(title)} (filter: ${bounded(fields.filter ?? '', 300)}): ${how}`;

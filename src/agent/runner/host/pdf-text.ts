@@ -1,6 +1,7 @@
 /*\
-The text of PDF tiddlers (tools/documents.ts), extracted once per PDF with PDF.js (the pdf.js
-library module, required the first time a PDF is met: never at page load) and kept:
+The text of PDF tiddlers (tools/documents.ts), extracted once per PDF with PDF.js (the PDF
+reader plugin's pdf.js, src/pdf/, required the first time a PDF is met: never at page load;
+without that plugin a PDF says it is needed) and kept:
 - in memory, by a fingerprint of the PDF's bytes (its base64 text), the last MEMORY_ENTRIES
   PDFs; the same PDF under another title, or after a change of another field, is not
   extracted again;
@@ -13,11 +14,15 @@ title and tags only, extraction starts, and the index is told to look at the tit
 once the text is there.
 A PDF that cannot be read keeps its reason (it is not tried again until its bytes change).
 \*/
-import type * as PdfLibrary from '$:/plugins/tiddlyagent/agent/pdf.js';
+import type * as PdfLibrary from '$:/plugins/tiddlyagent/pdf/pdf.js';
 import { fingerprint } from '../../search/chunks';
 import { base64Bytes, type DocumentText, isPdfTiddler } from '../../tools/documents';
 import type { TiddlerFields } from '../../store/wiki-port';
 import { ensureWebGlobals } from './host';
+
+/** PDF.js is a plugin of its own (1.7 MB), which a wiki without PDFs can leave out. */
+const PDF_PLUGIN = '$:/plugins/tiddlyagent/pdf';
+const PDF_MODULE = `${PDF_PLUGIN}/pdf.js`;
 
 /** Where extracted text is kept between runs (the server edition: files beside the wiki). */
 export interface PdfTextStore {
@@ -94,7 +99,7 @@ export function cachedDocument(fields: TiddlerFields, whenKnown: () => void): Do
  */
 function loadLibrary(): typeof PdfLibrary {
   ensureWebGlobals();
-  if ($tw.browser) return require('$:/plugins/tiddlyagent/agent/pdf.js') as typeof PdfLibrary;
+  if ($tw.browser) return require(PDF_MODULE) as typeof PdfLibrary;
   const main = require('node:vm').runInThisContext('globalThis') as Record<string, unknown>;
   const lend = (name: string, value: unknown) => {
     if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
@@ -112,7 +117,7 @@ function loadLibrary(): typeof PdfLibrary {
   console.log = quiet(log);
   console.warn = quiet(warn);
   try {
-    return require('$:/plugins/tiddlyagent/agent/pdf.js') as typeof PdfLibrary;
+    return require(PDF_MODULE) as typeof PdfLibrary;
   } finally {
     console.log = log;
     console.warn = warn;
@@ -155,6 +160,9 @@ async function extract(key: string, base64: string): Promise<DocumentText> {
     remember(key, kept);
     return kept;
   }
+  // Not kept: once the plugin is installed, the same PDF is read.
+  if (!$tw.modules.titles[PDF_MODULE])
+    return { problem: `reading PDFs needs the plugin ${PDF_PLUGIN} (TiddlyAgent PDF reader); install it beside the agent plugin` };
   let pdf: DocumentText;
   try {
     library ??= loadLibrary();

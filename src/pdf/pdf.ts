@@ -1,5 +1,5 @@
 /*\
-The PDF library (pdf.js): PDF.js (Mozilla's pdfjs-dist, its legacy build, which runs in older
+The PDF reader plugin's one module (pdf.js): PDF.js (Mozilla's pdfjs-dist, its legacy build, which runs in older
 browsers and in Node) with its worker in the same module, run on the calling thread (no Worker,
 no file to fetch: it works the same in a page, a saved single-file wiki and the server). About
 1.5 MB, so it is required only when a PDF is first read or indexed (runner/host/pdf-text.ts),
