@@ -16,6 +16,10 @@ if (!Object.hasOwn(globalThis, 'pdfjsWorker'))
 /** A PDF that cannot be read (not a PDF, damaged, encrypted): its message says why. */
 export class PdfError extends Error {}
 
+/** Pages read at most, and characters of text kept at most: a PDF beyond them is refused, not read for minutes. */
+export const MAX_PAGES = 2000;
+export const MAX_TEXT = 5_000_000;
+
 /** Each page's text, in order (an empty string for a page with no text layer). */
 export async function pdfPageTexts(data: Uint8Array): Promise<string[]> {
   let doc: pdfjs.PDFDocumentProxy;
@@ -34,7 +38,9 @@ export async function pdfPageTexts(data: Uint8Array): Promise<string[]> {
     throw new PdfError(`it is not a readable PDF (${e instanceof Error ? e.message : String(e)})`);
   }
   try {
+    if (doc.numPages > MAX_PAGES) throw new PdfError(`it has ${doc.numPages} pages; at most ${MAX_PAGES} are read`);
     const pages: string[] = [];
+    let total = 0;
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
@@ -45,6 +51,8 @@ export async function pdfPageTexts(data: Uint8Array): Promise<string[]> {
       }
       pages.push(text.replace(/[ \t]+\n/g, '\n').trim());
       page.cleanup();
+      total += pages.at(-1)!.length;
+      if (total > MAX_TEXT) throw new PdfError(`its text is longer than ${MAX_TEXT.toLocaleString('en')} characters (by page ${n}); it is not read`);
     }
     return pages;
   } finally {

@@ -120,3 +120,11 @@ test('without the PDF reader plugin a PDF says the plugin is needed; once it is 
   }
   expect((await call('wiki-read', { title: 'Heron.pdf' })).content).toContain('[page 1]\nA note about the heron pond.');
 });
+
+test('a PDF bigger than 25 MB is refused with its size, not read (an import or a file can bring one the composer would not take)', async () => {
+  const header = Buffer.from('%PDF-1.4\n').toString('base64');
+  $tw.wiki.addTiddler({ title: 'Huge.pdf', type: 'application/pdf', text: header + 'A'.repeat(36_000_000) });
+  const out = await call('wiki-read', { title: 'Huge.pdf' });
+  expect(out.content).toMatch(/it is 27 MB; PDFs of at most 25 MB are read/);
+  $tw.wiki.deleteTiddler('Huge.pdf');
+});

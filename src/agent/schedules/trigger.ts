@@ -81,8 +81,13 @@ export function parseTrigger(fields: TiddlerFields): Trigger {
   };
 }
 
+const MAX_TITLE_CHARS = 200;
+
 /** The run's message: the trigger's own, then the changed titles (as links, so a chat shows them). */
 export function triggerMessage(trigger: Pick<Trigger, 'message'>, changed: string[]): string {
-  const links = changed.slice(0, MAX_PENDING_TITLES).map((t) => (t.includes(']]') ? t : `[[${t}]]`));
+  // A title that cannot be a link (or is very long) is quoted, so it cannot leave its line.
+  const links = changed
+    .slice(0, MAX_PENDING_TITLES)
+    .map((t) => (t.includes(']]') || t.includes('\n') || t.length > MAX_TITLE_CHARS ? JSON.stringify(t.slice(0, MAX_TITLE_CHARS)) : `[[${t}]]`));
   return `${trigger.message}\n\nChanged: ${links.join(' ')}`;
 }

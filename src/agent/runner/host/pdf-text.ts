@@ -23,6 +23,8 @@ import { ensureWebGlobals } from './host';
 /** PDF.js is a plugin of its own (1.7 MB), which a wiki without PDFs can leave out. */
 const PDF_PLUGIN = '$:/plugins/tiddlyagent/pdf';
 const PDF_MODULE = `${PDF_PLUGIN}/pdf.js`;
+/** The largest PDF read (the composer takes up to 20 MB; an import, a PUT or a file may bring more). */
+const MAX_PDF_BYTES = 25_000_000;
 
 /** Where extracted text is kept between runs (the server edition: files beside the wiki). */
 export interface PdfTextStore {
@@ -163,6 +165,12 @@ async function extract(key: string, base64: string): Promise<DocumentText> {
   // Not kept: once the plugin is installed, the same PDF is read.
   if (!$tw.modules.titles[PDF_MODULE])
     return { problem: `reading PDFs needs the plugin ${PDF_PLUGIN} (TiddlyAgent PDF reader); install it beside the agent plugin` };
+  // Bytes, as base64 holds them: a PDF this big would hold up the server (or the page) for long.
+  if (base64.length * 0.75 > MAX_PDF_BYTES)
+    return keep(key, { problem: `it is ${Math.round((base64.length * 0.75) / 1e6)} MB; PDFs of at most ${MAX_PDF_BYTES / 1e6} MB are read` });
+  // A record that the extraction started, replaced when it ends: if the process dies in it (a
+  // hostile PDF), the next start finds this instead of extracting the same PDF again.
+  await store?.save(key, { problem: 'its extraction did not finish (the process stopped during it); it is not tried again' }).catch(() => undefined);
   let pdf: DocumentText;
   try {
     library ??= loadLibrary();
@@ -171,6 +179,10 @@ async function extract(key: string, base64: string): Promise<DocumentText> {
   } catch (e) {
     pdf = { problem: e instanceof Error ? e.message : String(e) };
   }
+  return keep(key, pdf);
+}
+
+async function keep(key: string, pdf: DocumentText): Promise<DocumentText> {
   remember(key, pdf);
   await store?.save(key, pdf).catch(() => undefined);
   return pdf;
