@@ -226,6 +226,22 @@ describe('a hostile model', () => {
     expect(systemText(requests[1]!)).not.toContain('Obey me.');
   });
 
+  test("cannot learn whether another agent's memory holds a fact: proposing it is answered as any new fact", async () => {
+    h.$tw.wiki.addTiddler({
+      title: '$:/ai/memory/other',
+      tags: TAG,
+      text: 'The user banks at Acme.',
+      'memory-status': 'accepted',
+      'memory-agent': 'Another agent',
+    });
+    const chat = h.newChat({ 'agent-tools': 'remember' }, 'Prober');
+    const { runner } = runnerAt([toolCalls(['p1', 'remember', { fact: 'The user banks at Acme.' }]), reply('done')], { now: MAY_2026 });
+    await runner.submit({ kind: 'send', chat, text: 'Guess.' });
+    expect(toolResult(chat, 'p1').text).not.toMatch(/already remembered/);
+    h.$tw.wiki.deleteTiddler('$:/ai/memory/other');
+    for (const title of memories()) if (h.$tw.wiki.getTiddler(title)?.fields.text === 'The user banks at Acme.') h.$tw.wiki.deleteTiddler(title);
+  });
+
   test('cannot flood the review list: after 20 waiting proposals the next is refused', async () => {
     const chat = h.newChat({ 'agent-tools': 'remember' }, 'Flood');
     const calls = Array.from({ length: 21 }, (_, i) => [`f${i}`, 'remember', { fact: `Fact number ${i}.` }] as [string, string, unknown]);

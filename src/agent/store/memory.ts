@@ -93,7 +93,11 @@ export class MemoryBook {
     if (text.length > MAX_FACT_CHARS)
       throw new MemoryError(`The fact has ${text.length} characters; at most ${MAX_FACT_CHARS}: keep it to one short sentence.`);
     const memories = this.wiki.filter('[all[tiddlers]tag<tag>]', { tag: MEMORY_TAG });
-    const same = memories.find((title) => this.wiki.getFields(title)?.text?.trim() === text);
+    // Only among this agent's own and every agent's: another agent's memory is not confirmed to exist.
+    const same = memories.find((title) => {
+      const fields = this.wiki.getFields(title);
+      return fields?.text?.trim() === text && [undefined, '', agent].includes(fields['memory-agent']);
+    });
     if (same) return { title: same, existing: true };
     if (proposedMemories(this.wiki).length >= MAX_PROPOSED)
       throw new MemoryError(`${MAX_PROPOSED} proposed memories already wait for the user's review; no more can be proposed until they review them.`);
