@@ -131,7 +131,7 @@ describe('Describe', () => {
       { title: 'Huge doc', tags: DESCRIBE_TAG, text: 'word '.repeat(10_000) },
       ...Array.from({ length: 8 }, (_, i) => ({ title: `Zz doc ${i}`, tags: DESCRIBE_TAG, text: 'filler '.repeat(1_500) })),
     ]);
-    const { chat } = newChat({ 'agent-tools': 'wiki-read' });
+    const { chat } = newChat({ 'agent-tools': 'wiki-read plugin-reading-list' });
     const preview = await runnerWith(scriptedModel([]).model).query({ kind: 'preview', chat });
     const all = preview.sections.map((s) => s.messages.map((m) => m.content).join('\n')).join('\n');
     expect(all).not.toContain('HIDDEN-DOC-TEXT');

@@ -196,7 +196,7 @@ describe('wiki-search', () => {
   });
 
   test('content cannot close its data block', async () => {
-    const out = await run('wiki-search', { query: 'previous instructions' });
+    const out = await run('wiki-search', { query: 'ends early previous instructions' });
     expect(titlesIn(out.content)).toEqual(['Escaper']);
     expect(out.content.match(/<\/tiddler-data>/g)).toHaveLength(1);
     expect(out.content).toContain('<\\/tiddler-data>');

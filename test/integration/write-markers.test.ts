@@ -18,7 +18,7 @@ beforeAll(async () => {
     { title: 'Long note', text: LONG, created: M, modified: M },
     { title: 'Short note', text: 'Plant tomatoes in May.', created: M, modified: M },
     { title: 'Manual', text: MANUAL, created: M, modified: M },
-    { title: 'Scan', type: 'application/pdf', text: 'JVBERi0xLjQK'.repeat(10), created: M, modified: M },
+    { title: 'Scan', type: 'application/zip', text: 'UEsDBBQAAAAI'.repeat(10), created: M, modified: M },
   ]);
   lib = agentLib($tw);
   tools = new Map([...lib.WIKI_READ_TOOLS, ...lib.WIKI_WRITE_TOOLS].map((t) => [t.name, t]));
@@ -68,7 +68,7 @@ test('every marker a read tool writes into returned text is refused when written
   const markers = [
     (await call('wiki-read', { title: 'Long note' }, ctx)).content.match(/\[… \d+ more characters not shown[^\]]*\]/)![0],
     (await call('wiki-read', { title: 'Long note', offset: 50_000 }, ctx)).content.match(/\[… \d+ earlier characters not shown[^\]]*\]/)![0],
-    (await call('wiki-read', { title: 'Scan' }, ctx)).content.match(/\(application\/pdf content[^)]*\)/)![0],
+    (await call('wiki-read', { title: 'Scan' }, ctx)).content.match(/\(application\/zip content[^)]*\)/)![0],
     (await call('wiki-search', { query: 'Line', fullText: true }, ctx)).content.match(/\[… \d+ more characters; use wiki-read\]|\(text not shown[^)]*\)/)![0],
   ];
   await call('wiki-read', { title: 'Short note' }, ctx);

@@ -23,7 +23,6 @@ import { systemClock, type Clock } from '../clock';
 import { fingerprint } from '../store/fingerprint';
 import { JOURNAL_CHAT_FIELD } from '../store/chat-parts';
 import { isUnlistedChat } from '../store/listed-chats';
-import { isHiddenFromAgent } from '../tools/visibility';
 import { JOURNAL_TURN, parseJournal } from '../store/turn-journal';
 import { stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { isoTime, isScheduleTiddler } from './schedule';
@@ -62,8 +61,7 @@ export function triggerTitles(wiki: WikiPort): string[] {
 
 /** Whether a change of this tiddler may fire a trigger: not a chat's part, not scratch or state, not a draft, schedule or trigger. */
 function mayFire(title: string, fields: TiddlerFields): boolean {
-  // What the agent may not see never reaches its message.
-  if (/^\$:\/(ai|temp|state)\//.test(title) || isHiddenFromAgent(title, fields)) return false;
+  if (/^\$:\/(ai|temp|state)\//.test(title)) return false;
   if (fields.agent !== undefined || fields['agent-chat'] !== undefined || fields[JOURNAL_CHAT_FIELD] !== undefined || fields['draft.of'] !== undefined)
     return false;
   return !isTriggerTiddler(fields) && !isScheduleTiddler(fields);

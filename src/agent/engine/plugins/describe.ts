@@ -9,11 +9,11 @@ and all together); what does not fit is named in one more section (`describe-mor
 agent to read with wiki-read. The `$:/tags/AI/Prompt/DataSource` tiddlers are listed in a
 section of their own (`data-sources`), each with the tool that reads it where the agent has
 it. Tiddlers hidden from the agent (visibility.ts) do not exist in the agent's view this reads;
-drafts are left out; shadow tiddlers count, as plugins ship them. An agent without tools (a
-plain chat) gets none of this: it cannot read a plugin's data or call its actions.
+drafts are left out; shadow tiddlers count, as plugins ship them. Only an agent given some
+plugin's tools (`plugin-…` in agent-tools) gets them: the others cannot use what they describe.
 \*/
 import type { WikiPort } from '../../store/wiki-port';
-import { bounded, DATA_SOURCE_TAG, pluginToolName, shippedByPlugin, sourceLine } from '../../tools/plugin-tools';
+import { bounded, DATA_SOURCE_TAG, PLUGIN_TOOL_PREFIX, pluginToolName, shippedByPlugin, sourceLine } from '../../tools/plugin-tools';
 import type { PromptSection } from '../context';
 import type { EnginePlugin } from '../hooks';
 
@@ -30,7 +30,7 @@ export const describePlugin: EnginePlugin = {
   name: 'describe',
   apply(hooks) {
     hooks.processPrompts.tap('describe', (build, ctx) => {
-      if (ctx.tools.size === 0) return;
+      if (![...ctx.tools.keys()].some((name) => name.startsWith(PLUGIN_TOOL_PREFIX))) return;
       const sections = describeSections(ctx.store.wiki.agentView(), new Set(ctx.tools.keys()));
       if (!sections.length) return;
       const system = build.sections.findIndex((section) => section.id === 'system');
