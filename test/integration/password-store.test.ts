@@ -70,7 +70,7 @@ test("the emulated store holds the key, and the real wiki (the user's own view) 
 
 test('no render, filter or tool the model reaches returns the key', async () => {
   const chat = h.newChat(
-    { ...ALL, 'agent-tools': 'wiki-read wiki-get-errors wiki-list peek steal', text: `You are a test agent. ${wikified(PASSWORD)}` },
+    { ...ALL, 'agent-tools': 'wiki-read wiki-get-errors wiki-list peek steal plugin-reading-list', text: `You are a test agent. ${wikified(PASSWORD)}` },
     'Keys',
   );
   const reads = Object.keys(NOTES).map((title, i) => [`r${i}`, 'wiki-read', { title, rendered: true }] as [string, string, unknown]);
