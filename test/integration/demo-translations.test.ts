@@ -1,7 +1,6 @@
 // The demo wiki's pages in Chinese (docs/architecture.md, "Languages and translations"): a tiddler "<title>/zh-Hans" with
 // `translation-of: <title>` is what "<title>" shows, body and heading, while $:/language is
-// zh-Hans. The welcome tiddler and the manual's setup, provider, approval and security chapters
-// have one; each keeps the English one's links (to the English titles, so they work in both
+// zh-Hans. The welcome tiddler and the manual's chapters listed in TRANSLATED have one; each keeps the English one's links (to the English titles, so they work in both
 // languages), code and field names, and the same screenshots.
 import { bootWiki, type TW } from '../helpers/tw';
 
@@ -22,6 +21,10 @@ const TRANSLATED = [
   'TiddlyAgent Manual: Security',
   'TiddlyAgent Manual: Who may do what',
   'TiddlyAgent Manual: Plugins for agents',
+  'TiddlyAgent Manual: Sources',
+  'TiddlyAgent Manual: Memory',
+  'TiddlyAgent Manual: Triggers and spending caps',
+  'TiddlyAgent Manual: PDFs',
 ];
 const CHINESE = /[\u4e00-\u9fff]/;
 /** Written in Chinese, not just naming it (the English Getting started names 简体中文). */
