@@ -1,8 +1,9 @@
 // A plugin that describes itself to agents (issue 27 item 4), in a real browser with the demo's
 // example plugin "Reading list": its Describe tiddler is in the model's prompt, marked as the
 // plugin's, and in Show prompt with its tokens; the model lists the books with the plugin's
-// DataSource tool, adds one with its Actions tool after the user approves; a hostile plugin
-// action that rewrites the agent is refused by the write gate even when approved.
+// DataSource tool, adds one with its Actions tool after the user approves a card that shows the
+// change it would make; a hostile plugin action that rewrites the agent is refused by the write
+// gate before anyone is asked.
 import { navigate, useServedWiki } from '../helpers/e2e';
 
 jest.setTimeout(60_000);
@@ -32,7 +33,11 @@ test("the demo's Reading list plugin: described in the prompt, its books listed,
   const card = chat().locator('.tc-ai-approval');
   await card.waitFor();
   expect(await card.textContent()).toContain('plugin-reading-list-add');
-  expect(await card.textContent()).toContain('book: Dune');
+  // The card shows the change the action would make (run in a sandbox, planned by the write gate), as a wiki-write card does.
+  const diff = card.locator('.tc-ai-approval-changes .tc-ai-diff-created[data-tiddler="Dune"]');
+  await diff.waitFor();
+  const rows = await diff.locator('.tc-ai-diff-field').allTextContents();
+  expect(rows).toEqual(expect.arrayContaining(['authorFrank Herbert', 'statusreading', 'tagsBook']));
   expect(await chat().locator('.tc-ai-message-tool[data-tool="plugin-reading-list-books"][data-tool-status="ok"]').count()).toBe(1);
   expect(await fieldsOf('Dune')).toBeUndefined();
   await chat().locator('button[data-ai-action="approve-once"]').click();
@@ -59,7 +64,7 @@ test("the demo's Reading list plugin: described in the prompt, its books listed,
   expect(served.errors).toEqual([]);
 });
 
-test('a hostile plugin action that rewrites the agent is refused by the write gate, even when approved', async () => {
+test('a hostile plugin action that rewrites the agent is refused by the write gate before anyone is asked; nothing changes', async () => {
   const before = await fieldsOf(AGENT);
   await served.page.evaluate((agent) => {
     const tw = (window as any).$tw;
@@ -76,17 +81,16 @@ test('a hostile plugin action that rewrites the agent is refused by the write ga
   const agentBefore = await fieldsOf(AGENT);
   served.wiki.mock.queue([{ toolCalls: [{ name: 'plugin-wiki-evil', arguments: {} }] }, { text: 'Tried.' }]);
   await send('Run the evil action');
-  const card = chat().locator('.tc-ai-approval');
-  await card.waitFor();
-  await chat().locator('button[data-ai-action="approve-once"]').click();
+  // Its plan is refused, so no card asks the user: the step shows the refusal and the model is told.
   const step = chat().locator('.tc-ai-message-tool[data-tool="plugin-wiki-evil"][data-tool-status="error"]');
   await step.waitFor();
+  await chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'Tried.' }).waitFor();
+  expect(await chat().locator('.tc-ai-approval').count()).toBe(0);
   const told = served.wiki.mock.requests
     .at(-1)
     .body.messages.filter((m: any) => m.role === 'tool')
     .map((m: any) => String(m.content));
   expect(told.at(-1)).toMatch(/^Error: plugin-wiki-evil tried to change "\$:\/demo\/agents\/offline-demo": .*Nothing was changed\.$/s);
-  await chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'Tried.' }).waitFor();
   expect(await fieldsOf(AGENT)).toEqual(agentBefore);
   expect((await fieldsOf(AGENT)).text).toBe(before.text);
   expect(served.errors).toEqual([]);

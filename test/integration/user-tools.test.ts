@@ -288,6 +288,11 @@ describe('in a turn', () => {
     expect(pending.text).toContain('Run the user tool "Tool/stamp"');
     expect(pending.text).toContain('note: From a turn');
     expect($tw.wiki.getTiddlerText('Stamped')).not.toBe('From a turn #1');
+    // The card shows what it would change (its actions run in a sandbox, planned by the gate), as a wiki-write card does.
+    expect(JSON.parse(pending['tool-changes']!)).toEqual({
+      Stamped: { before: expect.anything(), after: expect.objectContaining({ title: 'Stamped', text: 'From a turn #1', stamped: 'yes' }) },
+    });
+    expect(pending['approval-targets']).toBe('Stamped');
 
     expect(await runner.submit({ kind: 'decide', chat, message: pending.title!, choice: 'once' })).toEqual({ status: 'completed' });
     expect($tw.wiki.getTiddlerText('Stamped')).toBe('From a turn #1');

@@ -26,7 +26,7 @@ import { fingerprint } from '../store/fingerprint';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { filterError, oneLine, pageLine, runAgentFilter, showable, tiddlerBlock, tiddlerRef, UNTRUSTED_NOTE } from './format';
 import { defineTool, type ToolDefinition } from './tool';
-import { jsonSchemaParameters, type JsonSchema, runUserTool, toVariables } from './user-tools';
+import { jsonSchemaParameters, type JsonSchema, planUserTool, runUserTool, toVariables, userToolTargets } from './user-tools';
 import { errorText } from './write-gate';
 
 export const DATA_SOURCE_TAG = '$:/tags/AI/Prompt/DataSource';
@@ -228,6 +228,8 @@ function actionTool(view: WikiPort, title: string, name: string, fields: Tiddler
         `Run the action of ${source} (its wikitext can change any tiddler the agent may write)`,
         ...Object.entries(variables(args)).map(([k, v]) => `${k}: ${v}`),
       ].join('\n'),
+    plan: (args, context) => planUserTool(name, actions, variables(args), context),
+    targets: (args, context) => userToolTargets(name, actions, variables(args), context),
     execute: (args, context) => runUserTool(title, name, actions, '', variables(args), context),
   });
 }

@@ -30,9 +30,10 @@ its description, and every call returns that problem; a bad or clashing name can
 offered at all, so such a tiddler is only reported by `scanUserTools`.
 \*/
 import * as z from 'zod/mini';
-import type { TiddlerFields, WikiPort } from '../store/wiki-port';
+import type { Journal } from '../store/turn-journal';
+import type { SandboxPort, TiddlerFields, WikiPort } from '../store/wiki-port';
 import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from './tool';
-import { errorText } from './write-gate';
+import { type Changes, errorText, WriteRefused } from './write-gate';
 
 export const USER_TOOL_TAG = '$:/tags/AI/Tool';
 const NAME = /^[a-z0-9-]{1,64}$/;
@@ -97,6 +98,8 @@ function userTool(title: string, name: string, fields: TiddlerFields): ToolDefin
       const lines = Object.entries(toVariables(schema, args)).map(([k, v]) => `${k}: ${v}`);
       return [`Run the user tool "${title}" (its action wikitext can change any tiddler the agent may write)`, ...lines].join('\n');
     },
+    plan: (args, context) => planUserTool(name, actions, toVariables(schema, args), context),
+    targets: (args, context) => userToolTargets(name, actions, toVariables(schema, args), context),
     execute: (args, context) => runUserTool(title, name, actions, resultTiddler, toVariables(schema, args), context),
   });
 }
@@ -120,26 +123,15 @@ export function runUserTool(
   variables: Record<string, string>,
   context: ToolContext,
 ): ToolOutput {
-  // The actions run in a sandbox of the agent's view: what they write is only a proposal
-  // until the write gate has checked all of it.
-  const sandbox = context.wiki.sandbox();
-  const { refusedMessages } = sandbox.runActions(actions, variables);
-  if (refusedMessages.length) {
-    const sent = [...new Set(refusedMessages)].join(', ');
-    return {
-      ok: false,
-      content: `${name} tried to send ${sent}: user tools may not send messages (they could make HTTP requests, read stored passwords or leave the wiki). Nothing was changed.`,
-    };
+  // Run afresh, whatever the card showed: the wiki may have changed since it was asked.
+  let sandbox: SandboxPort;
+  try {
+    sandbox = sandboxRun(name, actions, variables, context.wiki);
+    gated(name, sandbox.changes(), (changes) => context.gate.apply(changes));
+  } catch (e) {
+    return { ok: false, content: errorText(e) };
   }
-  const changes = sandbox.changes();
-  const titles = Object.keys(changes);
-  if (titles.length) {
-    try {
-      context.gate.apply(changes);
-    } catch (e) {
-      return { ok: false, content: `${name} tried to change ${titles.map((t) => `"${t}"`).join(', ')}: ${errorText(e)} Nothing was changed.` };
-    }
-  }
+  const titles = Object.keys(sandbox.changes());
   if (resultTiddler) {
     const fields = sandbox.getFields(resultTiddler);
     if (!fields) return { ok: false, content: `${name} ran, but its result tiddler "${resultTiddler}" does not exist.` };
@@ -147,6 +139,44 @@ export function runUserTool(
   }
   const text = sandbox.renderPlainText(title, variables).trim();
   return { content: text || (titles.length ? `Done; changed: ${titles.map((t) => `"${t}"`).join(', ')}.` : '(no output)') };
+}
+
+/**
+ * What the approval card shows for a user tool or a plugin action: the actions run in a fresh
+ * sandbox of the agent's view with the call's variables, and the write gate plans what they
+ * would change. A message they send, or a change the gate refuses, is a WriteRefused: the call
+ * is refused before anyone is asked (as a built-in write tool's is).
+ */
+export function planUserTool(name: string, actions: string, variables: Record<string, string>, context: ToolContext): Journal {
+  return gated(name, sandboxRun(name, actions, variables, context.wiki).changes(), (changes) => context.gate.plan(changes));
+}
+
+/** The titles the actions would change (for approval patterns and the card). */
+export function userToolTargets(name: string, actions: string, variables: Record<string, string>, context: ToolContext): string[] {
+  return Object.keys(sandboxRun(name, actions, variables, context.wiki).changes());
+}
+
+/** The actions run in a sandbox of the agent's view: what they write is only a proposal until the write gate has checked all of it. */
+function sandboxRun(name: string, actions: string, variables: Record<string, string>, wiki: WikiPort): SandboxPort {
+  const sandbox = wiki.sandbox();
+  const { refusedMessages } = sandbox.runActions(actions, variables);
+  if (refusedMessages.length) {
+    const sent = [...new Set(refusedMessages)].join(', ');
+    throw new WriteRefused(
+      `${name} tried to send ${sent}: user tools may not send messages (they could make HTTP requests, read stored passwords or leave the wiki). Nothing was changed.`,
+    );
+  }
+  return sandbox;
+}
+
+/** `check` (the gate's plan or apply) over the changes; its refusal names the titles and says nothing was changed. */
+function gated<T>(name: string, changes: Changes, check: (changes: Changes) => T): T {
+  try {
+    return check(changes);
+  } catch (e) {
+    const titles = Object.keys(changes).map((t) => `"${t}"`);
+    throw new WriteRefused(`${name} tried to change ${titles.join(', ')}: ${errorText(e)} Nothing was changed.`);
+  }
 }
 
 /** Declared parameters as variables: strings as they are, other values as JSON. */
