@@ -25,6 +25,7 @@ const TRANSLATED = [
   'TiddlyAgent Manual: Memory',
   'TiddlyAgent Manual: Triggers and spending caps',
   'TiddlyAgent Manual: PDFs',
+  'TiddlyAgent Manual: Compared with peers',
 ];
 const CHINESE = /[\u4e00-\u9fff]/;
 /** Written in Chinese, not just naming it (the English Getting started names 简体中文). */
