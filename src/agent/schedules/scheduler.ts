@@ -38,6 +38,11 @@ export interface SchedulerHost {
   wake(chat: string, text: string, source: WakeSource): void;
   /** Make the writes so far durable before a chat is woken (the server's durable store). */
   persist?(): void;
+  /**
+   * Whether the agent `agent` may see `title` (runner/host passes the agent view's rule: schedules/
+   * may not import tools/). A trigger never notes nor names a tiddler for which it says no; without it, none is named.
+   */
+  visible?(agent: string, title: string): boolean;
   clock?: Clock;
 }
 

@@ -4,8 +4,12 @@ changed (schedules/trigger.ts), where the scheduler runs (the server in the serv
 the open page in a browser-only wiki; runner/host/scheduler-host.ts starts both).
 
 - A matching change is noted on the trigger tiddler (`trigger-pending`, `trigger-due`: now
-  plus the debounce), so a change seen but not run yet survives a restart; a further change
-  within the debounce moves the run later and joins it: one run per burst of changes.
+  plus the debounce, `trigger-pending-since`), so a change seen but not run yet survives a
+  restart; a further change within the debounce moves the run later and joins it: one run per
+  burst of changes, but never later than the maximum wait after the burst's first change (a
+  tiddler that keeps changing still fires).
+- A tiddler hidden from the woken chat's agent (the host's `visible`, the agent view's rule:
+  chats, `$:/ai/`, HTTP requests, secrets) is never noted, and never named in a run's message.
 - When due and the chat is free (as for a schedule: no turn running or queued, not waiting for
   the user), the run is recorded first (`trigger-run-count`, `trigger-last-run`, the pending
   fields cleared), made durable, and only then the chat is woken with the message and the
@@ -26,12 +30,22 @@ import { isUnlistedChat } from '../store/listed-chats';
 import { JOURNAL_TURN, parseJournal } from '../store/turn-journal';
 import { stringifyTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { isoTime, isScheduleTiddler } from './schedule';
-import { isTriggerTiddler, MAX_PENDING_TITLES, parseTrigger, TRIGGER_DUE, TRIGGER_PENDING, TriggerError, triggerMessage, type Trigger } from './trigger';
+import {
+  isTriggerTiddler,
+  MAX_PENDING_TITLES,
+  parseTrigger,
+  TRIGGER_DUE,
+  TRIGGER_PENDING,
+  TRIGGER_PENDING_SINCE,
+  TriggerError,
+  triggerMessage,
+  type Trigger,
+} from './trigger';
 import type { SchedulerHost } from './scheduler';
 
 export const TRIGGER_SOURCE = 'trigger:';
 /** The fields the watch keeps up to date (a browser's stale copy must not put back old values). */
-export const TRIGGER_RUN_FIELDS = ['trigger-run-count', 'trigger-last-run', TRIGGER_PENDING, TRIGGER_DUE];
+export const TRIGGER_RUN_FIELDS = ['trigger-run-count', 'trigger-last-run', TRIGGER_PENDING, TRIGGER_DUE, TRIGGER_PENDING_SINCE];
 /** Agents' writes remembered (by title) to tell them from other changes. */
 const MAX_REMEMBERED_WRITES = 2000;
 const MAX_WAIT_MS = 6 * 3600_000;
@@ -173,6 +187,12 @@ export class TriggerWatch {
     return rootSource.startsWith(TRIGGER_SOURCE);
   }
 
+  /** Whether the woken chat's agent may see `title` (no host rule: nothing is). */
+  private visible(trigger: Trigger, title: string): boolean {
+    const agent = this.host.wiki.getFields(trigger.chat)?.agent ?? '';
+    return this.host.visible?.(agent, title) ?? false;
+  }
+
   private lastSource(chat: string): string {
     const users = this.host.wiki.filter('[field:agent-chat<chat>field:role[user]nsort[agent-seq]last[]]', { chat });
     return (users[0] && this.host.wiki.getFields(users[0])?.['agent-source']) || '';
@@ -191,24 +211,29 @@ export class TriggerWatch {
         console.warn(`TiddlyAgent: trigger "${title}": ${e instanceof Error ? e.message : String(e)}`);
         continue;
       }
-      const hits = candidates.filter((t) => selected.has(t) && !this.ownWrite(t, fieldsOf.get(t)!, trigger.chat));
+      const hits = candidates.filter((t) => selected.has(t) && this.visible(trigger, t) && !this.ownWrite(t, fieldsOf.get(t)!, trigger.chat));
       if (!hits.length) continue;
       const pending = [...new Set([...trigger.pending, ...hits])].slice(-MAX_PENDING_TITLES);
-      this.write(title, { [TRIGGER_PENDING]: stringifyTitleList(pending), [TRIGGER_DUE]: isoTime(now + trigger.debounce * 1000) });
+      // The burst began at its first change (a burst noted before this version of the watch: now).
+      const since = trigger.pending.length ? (trigger.pendingSince ?? now) : now;
+      const due = Math.min(now + trigger.debounce * 1000, since + trigger.maxWait * 1000);
+      this.write(title, { [TRIGGER_PENDING]: stringifyTitleList(pending), [TRIGGER_DUE]: isoTime(due), [TRIGGER_PENDING_SINCE]: isoTime(since) });
     }
   }
 
   /** A due trigger on a free chat: record the run, make it durable, then wake the chat. */
   private run(trigger: Trigger, now: number): void {
-    this.write(trigger.title, {
-      'trigger-run-count': String(trigger.runCount + 1),
-      'trigger-last-run': isoTime(now),
-      [TRIGGER_PENDING]: undefined,
-      [TRIGGER_DUE]: undefined,
-    });
+    // A title noted while visible may be hidden by now: it is not named (and nothing left is no run).
+    const changed = trigger.pending.filter((t) => this.visible(trigger, t));
+    const cleared = { [TRIGGER_PENDING]: undefined, [TRIGGER_DUE]: undefined, [TRIGGER_PENDING_SINCE]: undefined };
+    if (!changed.length) {
+      this.write(trigger.title, cleared);
+      return;
+    }
+    this.write(trigger.title, { 'trigger-run-count': String(trigger.runCount + 1), 'trigger-last-run': isoTime(now), ...cleared });
     try {
       this.host.persist?.();
-      this.host.wake(trigger.chat, triggerMessage(trigger, trigger.pending), `${TRIGGER_SOURCE}${trigger.title}`);
+      this.host.wake(trigger.chat, triggerMessage(trigger, changed), `${TRIGGER_SOURCE}${trigger.title}`);
     } catch (e) {
       // The chat went away between the check and the wake: the run is recorded, the panel shows the problem.
       console.warn(`TiddlyAgent: trigger could not wake "${trigger.chat}": ${e instanceof Error ? e.message : String(e)}`);

@@ -2,10 +2,13 @@
 A trigger (DESIGN 4, issue 27): a tiddler tagged `$:/tags/AI/Trigger` that wakes a chat when a
 tiddler its filter selects is created or changed. Fields: `agent-chat` (the chat it wakes),
 `trigger-filter`, `trigger-message` (the changed titles are appended), `trigger-debounce`
-(seconds, default 5: changes that come closer together are one run), `trigger-enabled`
-(yes | no), `trigger-run-count`, `trigger-last-run` (ISO 8601). Two fields of its own keep a
-change seen but not run yet across a restart: `trigger-pending` (the changed titles, a title
-list) and `trigger-due` (ISO 8601: when the debounce ends). This module reads one from its
+(seconds, default 5: changes that come closer together are one run), `trigger-max-wait`
+(seconds, default 12 times the debounce and at least 60: a tiddler that keeps changing
+still fires this long after the first change of the burst), `trigger-enabled` (yes | no),
+`trigger-run-count`, `trigger-last-run` (ISO 8601). Three fields of its own keep a change
+seen but not run yet across a restart: `trigger-pending` (the changed titles, a title list),
+`trigger-due` (ISO 8601: when the debounce ends) and `trigger-pending-since` (ISO 8601: the
+burst's first change, which the maximum wait counts from). This module reads one from its
 fields or says exactly what is wrong with it. Pure.
 \*/
 import { TRIGGER_TAG } from '../store/tags';
@@ -20,6 +23,10 @@ const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_PENDING_TITLES = 50;
 export const TRIGGER_PENDING = 'trigger-pending';
 export const TRIGGER_DUE = 'trigger-due';
+export const TRIGGER_PENDING_SINCE = 'trigger-pending-since';
+/** The maximum wait when `trigger-max-wait` is empty: this many debounces, and at least a minute. */
+export const MAX_WAIT_DEBOUNCES = 12;
+export const MIN_DEFAULT_MAX_WAIT_SECONDS = 60;
 
 export interface Trigger {
   title: string;
@@ -28,6 +35,8 @@ export interface Trigger {
   message: string;
   /** Seconds. */
   debounce: number;
+  /** Seconds from a burst's first change to its run at the latest (at least the debounce). */
+  maxWait: number;
   enabled: boolean;
   runCount: number;
   lastRun?: number;
@@ -35,6 +44,8 @@ export interface Trigger {
   pending: string[];
   /** When the pending run is due (ms). */
   due?: number;
+  /** When the pending burst began (ms). */
+  pendingSince?: number;
 }
 
 /** A trigger that cannot run, with a message that says how to fix it. */
@@ -66,6 +77,13 @@ export function parseTrigger(fields: TiddlerFields): Trigger {
   const debounce = debounceText ? Number(debounceText) : DEFAULT_DEBOUNCE_SECONDS;
   if (!Number.isFinite(debounce) || debounce < 0 || debounce > MAX_DEBOUNCE_SECONDS)
     throw new TriggerError(`Its "trigger-debounce" must be a number of seconds from 0 to ${MAX_DEBOUNCE_SECONDS}.`, 'debounce');
+  const maxWaitText = fields['trigger-max-wait']?.trim();
+  const maxWait = maxWaitText ? Number(maxWaitText) : Math.max(MIN_DEFAULT_MAX_WAIT_SECONDS, MAX_WAIT_DEBOUNCES * debounce);
+  if (!Number.isFinite(maxWait) || maxWait < debounce || maxWait > MAX_DEBOUNCE_SECONDS * MAX_WAIT_DEBOUNCES)
+    throw new TriggerError(
+      `Its "trigger-max-wait" must be a number of seconds from its debounce (${debounce}) to ${MAX_DEBOUNCE_SECONDS * MAX_WAIT_DEBOUNCES}.`,
+      'max-wait',
+    );
   const count = Number(fields['trigger-run-count'] ?? 0);
   return {
     title,
@@ -73,11 +91,13 @@ export function parseTrigger(fields: TiddlerFields): Trigger {
     filter,
     message,
     debounce,
+    maxWait,
     enabled: fields['trigger-enabled']?.trim() !== 'no',
     runCount: Number.isInteger(count) && count >= 0 ? count : 0,
     lastRun: parseIsoTime(fields['trigger-last-run'] ?? ''),
     pending: parseTitleList(fields[TRIGGER_PENDING]),
     due: parseIsoTime(fields[TRIGGER_DUE] ?? ''),
+    pendingSince: parseIsoTime(fields[TRIGGER_PENDING_SINCE] ?? ''),
   };
 }
 

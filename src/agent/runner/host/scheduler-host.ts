@@ -6,6 +6,7 @@ browser-only wiki starts one in the page, over the page's runner, while the page
 import { Scheduler, type SchedulerHost } from '../../schedules/scheduler';
 import { TriggerWatch } from '../../schedules/trigger-watch';
 import type { WikiPort } from '../../store/wiki-port';
+import { isHiddenFromAgent } from '../../tools/visibility';
 import type { LocalRunner } from '../local-runner';
 
 export interface RunningScheduler {
@@ -24,7 +25,14 @@ export function startScheduler(
   events: { addEventListener(type: 'change', fn: ChangeListener): void; removeEventListener(type: 'change', fn: ChangeListener): void },
   options: Pick<SchedulerHost, 'clock' | 'persist'> = {},
 ): RunningScheduler {
-  const host: SchedulerHost = { wiki, isFree: (chat) => runner.isFree(chat), wake: (chat, text, source) => runner.wake(chat, text, source), ...options };
+  const host: SchedulerHost = {
+    wiki,
+    isFree: (chat) => runner.isFree(chat),
+    wake: (chat, text, source) => runner.wake(chat, text, source),
+    // Every agent sees the same wiki (the agent view's rule, tools/visibility.ts): a trigger never names what it hides.
+    visible: (_agent, title) => !isHiddenFromAgent(title, wiki.getFields(title)),
+    ...options,
+  };
   const scheduler = new Scheduler(host);
   const triggers = new TriggerWatch(host);
   const changed: ChangeListener = (changes) => {
