@@ -2,7 +2,8 @@
 // tiddler and a chip; the agent (the mock LLM) reads it with wiki-read, and what the model gets
 // back is the PDF's text page by page, each after its [page N] line, extracted in the page by
 // PDF.js (the pdf.js library module, required only now); the prompt told the model where the
-// attached PDF's text is. A file that says it is a PDF but is not one is refused with a line.
+// attached PDF's text is; the reply cites the PDF by page, and its source chip says so ("Garden
+// club.pdf, p. 2") and opens the PDF when clicked. A file that says it is a PDF but is not one is refused with a line.
 import { navigate, useServedWiki, type ServedWikiSession } from '../helpers/e2e';
 
 const { makePdf } = require('../../scripts/make-pdf.cjs');
@@ -51,7 +52,7 @@ describe('a wiki whose page runs the turns', () => {
     expect(await s.page.evaluate(() => (window as any).$tw.wiki.getTiddler('Garden club.pdf')?.fields.type)).toBe('application/pdf');
 
     s.wiki.mock.queue({ toolCalls: [{ name: 'wiki-read', arguments: { title: 'Garden club.pdf' } }] });
-    s.wiki.mock.queue({ text: 'Page 2 says the heron nests by the old mill.' });
+    s.wiki.mock.queue({ text: 'Page 2 says the heron nests by the old mill ([[Garden club.pdf]] (page 2)).' });
     const before = s.wiki.mock.requests.length;
     await chat(s, 'PDF chat').locator('textarea.tc-ai-chat-input').fill('Where does the heron nest?');
     await chat(s, 'PDF chat').locator('button.tc-ai-chat-send').click();
@@ -69,6 +70,11 @@ describe('a wiki whose page runs the turns', () => {
     expect(text(result?.content)).toContain('[page 2]\nThe heron nests by the old mill.');
     expect(text(result?.content)).toContain('[page 3]\nNext meeting in May.');
     await chat(s, 'PDF chat').locator('.tc-ai-message-assistant', { hasText: 'the heron nests by the old mill' }).waitFor();
+    const source = chat(s, 'PDF chat').locator('.tc-ai-message-assistant .tc-ai-source');
+    await source.waitFor();
+    expect(await source.textContent()).toBe('Garden club.pdf, p. 2');
+    await source.click();
+    await s.page.locator('.tc-tiddler-frame[data-tiddler-title="Garden club.pdf"]').waitFor();
   });
 
   test('a file named .pdf that is no PDF is refused with a line saying so, and nothing is saved', async () => {

@@ -3,7 +3,9 @@ A reply's sources (issue 27, DESIGN 4 "Reply sources"): the tiddlers its turn's 
 and those the reply cites by title, each with the `modified` and the fingerprint
 (fingerprint.ts) of the version the agent saw. A reply carries them in `agent-sources`, JSON
 `[{"title", "modified", "fingerprint", "cited"}]`. A cited title the turn never read has no
-fingerprint: the chat shows it as unverified. Pure code: the engine records sources, the
+fingerprint: the chat shows it as unverified. A cited PDF also records the pages the reply
+names right after its link (`[[Report.pdf]] (page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`): `pages`,
+and `unverifiedPages` for those the PDF does not have (or that could not be checked). Pure code: the engine records sources, the
 chat shows them and tells when they changed, the export lists them.
 \*/
 
@@ -20,6 +22,10 @@ export interface Source {
   /** The fingerprint of the version read; '' for a cited title the turn never read (unverified). */
   fingerprint: string;
   cited: boolean;
+  /** A cited PDF: the pages the reply names that the PDF has. */
+  pages?: number[];
+  /** A cited PDF: pages the reply names that the PDF does not have (shown as unverified). */
+  unverifiedPages?: number[];
 }
 
 /** The sources a field records; a field that does not parse records none. */
@@ -35,6 +41,7 @@ export function parseSources(value: unknown): Source[] {
         modified: typeof s.modified === 'string' ? s.modified : '',
         fingerprint: typeof s.fingerprint === 'string' ? s.fingerprint : '',
         cited: s.cited === true,
+        ...pageLists(s),
       }));
   } catch {
     return [];
@@ -56,6 +63,53 @@ export function citedTitles(text: string): string[] {
     if (title) out.add(title);
   }
   return [...out];
+}
+
+/** At most this many pages are recorded for one source (a range counts each page). */
+export const MAX_CITED_PAGES = 20;
+
+/** Right after a link: `(page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`, `page 7 to 9`, `第 7 页`. */
+const PAGE_AFTER_LINK =
+  /^\s{0,3}[,([，（【]?\s{0,3}(?:(?:pages?|pp?\.?)\s{0,3}(\d{1,5})(?:\s{0,3}(?:-|–|—|to)\s{0,3}(\d{1,5}))?|第\s{0,3}(\d{1,5})\s{0,3}页)/iu;
+
+/**
+ * The pages a reply names right after each `[[Title]]` link, by title (merged over its links,
+ * in ascending order, at most MAX_CITED_PAGES a title). A title cited without a page has none.
+ */
+export function citedPages(text: string): Map<string, number[]> {
+  const out = new Map<string, Set<number>>();
+  for (const match of text.matchAll(/\[\[([^\]\n]+?)\]\]/g)) {
+    const inner = match[1]!;
+    const title = inner.slice(inner.lastIndexOf('|') + 1).trim();
+    const after = PAGE_AFTER_LINK.exec(text.slice(match.index! + match[0].length, match.index! + match[0].length + 40));
+    if (!title || !after) continue;
+    const first = Number(after[1] ?? after[3]);
+    const last = Math.max(first, Number(after[2] ?? first));
+    const pages = out.get(title) ?? new Set<number>();
+    for (let p = first; p <= last && pages.size < MAX_CITED_PAGES; p++) if (p > 0) pages.add(p);
+    out.set(title, pages);
+  }
+  return new Map([...out].filter(([, pages]) => pages.size).map(([title, pages]) => [title, [...pages].sort((a, b) => a - b)]));
+}
+
+/** Pages as a reader writes them: `7`, `7–9`, `3, 7–8`. */
+export function pagesLabel(pages: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < pages.length; ) {
+    let j = i;
+    while (j + 1 < pages.length && pages[j + 1] === pages[j]! + 1) j++;
+    runs.push(j > i ? `${pages[i]}–${pages[j]}` : String(pages[i]));
+    i = j + 1;
+  }
+  return runs.join(', ');
+}
+
+/** A record's page lists, when it has valid ones (older records have none). */
+function pageLists(s: Record<string, unknown>): Pick<Source, 'pages' | 'unverifiedPages'> {
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((p): p is number => Number.isInteger(p) && (p as number) > 0).slice(0, MAX_CITED_PAGES) : []);
+  const pages = list(s.pages);
+  const unverifiedPages = list(s.unverifiedPages);
+  return { ...(pages.length ? { pages } : {}), ...(unverifiedPages.length ? { unverifiedPages } : {}) };
 }
 
 /**

@@ -1,6 +1,7 @@
 /*\
 A reply's sources under it (store/sources.ts): a chip per tiddler (a real link; a click opens
-the tiddler), cited ones first, a cited title the turn never read marked "unverified". When
+the tiddler), cited ones first, a cited title the turn never read marked "unverified"; a cited
+PDF's chip names the pages cited ("Report.pdf, p. 7"), a page the PDF lacks marked. When
 a source it relies on (watchedSources) changed or was deleted since, a line says "Sources
 changed since" with a "Check again" button that sends a message asking the agent to read
 them again and say what changed. The message list checks a reply when it renders it and
@@ -8,7 +9,7 @@ then only when a wiki change touches one of its sources (source-watch.ts).
 \*/
 import type { Tiddler } from 'tiddlywiki';
 import { fingerprint } from '../store/fingerprint';
-import { parseSources, watchedSources, type Source } from '../store/sources';
+import { pagesLabel, parseSources, watchedSources, type Source } from '../store/sources';
 import { isHiddenFromAgent } from '../tools/visibility';
 import { actionButton, el, ShownWhen, type ChatContext } from './chat-context';
 
@@ -78,11 +79,22 @@ export class ReplySources {
     const doc = this.ctx.document;
     const unverified = source.cited && !source.fingerprint;
     const kind = unverified ? 'unverified' : source.cited ? 'cited' : 'read';
-    const chip = el(doc, 'a', `tc-ai-chip tc-tiddlylink tc-ai-source tc-ai-source-${kind}`, source.title);
+    const label = source.pages
+      ? this.ctx
+          .lingo('Sources/Pages')
+          .replace('$pages$', pagesLabel(source.pages))
+          .replace('$title$', () => source.title)
+      : source.title;
+    const chip = el(doc, 'a', `tc-ai-chip tc-tiddlylink tc-ai-source tc-ai-source-${kind}`, label);
     chip.setAttribute('data-title', source.title);
     chip.setAttribute('href', `#${encodeURIComponent(source.title)}`);
     chip.setAttribute('title', this.ctx.lingo(`Sources/Hint/${kind}`));
     if (unverified) chip.appendChild(el(doc, 'span', 'tc-ai-source-note', ` ${this.ctx.lingo('Sources/Unverified')}`));
+    if (source.unverifiedPages) {
+      const note = this.ctx.lingo('Sources/PagesUnverified').replace('$pages$', pagesLabel(source.unverifiedPages));
+      chip.appendChild(el(doc, 'span', 'tc-ai-source-note tc-ai-source-page-unverified', ` ${note}`));
+      chip.setAttribute('title', this.ctx.lingo('Sources/Hint/pagesUnverified'));
+    }
     chip.addEventListener?.('click', (event: Event) => {
       event.preventDefault();
       this.ctx.navigate(source.title);

@@ -6,19 +6,22 @@ later versions winning) and the titles the reply cites become its sources, set o
 response for the persistence plugin to write with the reply. The Current tiddler its prompt
 showed counts only when cited. A cited title the turn never read is recorded without a
 fingerprint (unverified). Hidden tiddlers (tools/visibility.ts) are never recorded, read or
-cited.
+cited. A cited PDF records the pages named after its link (store/sources.ts citedPages); a
+page beyond the PDF's page count (or in a PDF that cannot be read) is recorded as unverified.
 \*/
 import { fingerprint } from '../../store/fingerprint';
 import { parseReads, READ_FIELD } from '../../store/read-ledger';
 import type { Message } from '../../store/schemas';
-import { citedTitles, MAX_SOURCES, type Source } from '../../store/sources';
+import { citedPages, citedTitles, MAX_SOURCES, type Source } from '../../store/sources';
+import type { WikiPort } from '../../store/wiki-port';
+import { isPdfTiddler } from '../../tools/documents';
 import { isHiddenFromAgent } from '../../tools/visibility';
 import { liveHistory } from '../compaction';
 import type { EnginePlugin, ModelResponse, TurnContext } from '../hooks';
 
 /** The request to cite, in the prompt of an agent that can read tiddlers. */
 export const CITE_REQUEST =
-  'When your answer uses what you read in tiddlers, cite each one by its exact title as a link, like [[Title]], so the user can check it. Cite only tiddlers you actually read.';
+  'When your answer uses what you read in tiddlers, cite each one by its exact title as a link, like [[Title]], so the user can check it. Cite only tiddlers you actually read. For a PDF, name the page right after the link, like [[Report.pdf]] (page 7).';
 
 export const sourcesPlugin: EnginePlugin = {
   name: 'sources',
@@ -28,10 +31,10 @@ export const sourcesPlugin: EnginePlugin = {
       const system = build.sections.findIndex((section) => section.id === 'system');
       build.sections.splice(system + 1, 0, { id: 'cite', kind: 'system', protected: true, messages: [{ role: 'system', content: CITE_REQUEST }] });
     });
-    hooks.responseComplete.tap('sources', (response, ctx) => {
+    hooks.responseComplete.tap('sources', async (response, ctx) => {
       if (!response.text.trim()) return;
       const sources = replySources(ctx, response);
-      if (sources.length) response.sources = sources;
+      if (sources.length) response.sources = await withPages(ctx.store.wiki, sources, response.text);
     });
   },
 };
@@ -56,6 +59,26 @@ export function replySources(ctx: TurnContext, response: ModelResponse): Source[
   }
   // Cited ones first, so a cap never drops what the reply relies on.
   return [...sources.filter((s) => s.cited), ...sources.filter((s) => !s.cited)].slice(0, MAX_SOURCES);
+}
+
+/** The cited PDFs' pages the reply names, each checked against the PDF's page count. */
+async function withPages(wiki: WikiPort, sources: Source[], text: string): Promise<Source[]> {
+  const named = citedPages(text);
+  if (!named.size) return sources;
+  const out: Source[] = [];
+  for (const source of sources) {
+    const pages = source.cited ? named.get(source.title) : undefined;
+    if (!pages || !isPdfTiddler(wiki.getFields(source.title))) {
+      out.push(source);
+      continue;
+    }
+    const pdf = await wiki.documentText?.(source.title).catch(() => undefined);
+    const count = pdf && 'pages' in pdf ? pdf.pages.length : 0;
+    const has = pages.filter((p) => p <= count);
+    const lacks = pages.filter((p) => p > count);
+    out.push({ ...source, ...(has.length ? { pages: has } : {}), ...(lacks.length ? { unverifiedPages: lacks } : {}) });
+  }
+  return out;
 }
 
 /** Title -> version the current turn's tool results showed (after the last user message; later wins, first read keeps its place). */

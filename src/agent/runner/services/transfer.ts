@@ -45,6 +45,8 @@ function words(wiki: Wiki): ExportWords {
     attachment: w('Attachment'),
     sources: w('Sources'),
     unverified: w('Unverified'),
+    pages: w('Pages'),
+    pagesUnverified: w('PagesUnverified'),
   };
 }
 

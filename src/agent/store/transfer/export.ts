@@ -6,7 +6,7 @@ Only finished messages are tiddlers, so a reply still streaming is never in an e
 `running` flag adds a line that says so.
 \*/
 import { REPLY_TYPE } from '../chat-store';
-import { parseSources } from '../sources';
+import { pagesLabel, parseSources, type Source } from '../sources';
 import { parseTitleList, type TiddlerFields } from '../wiki-port';
 import { wikitextToMarkdown } from './wikitext-markdown';
 
@@ -40,6 +40,10 @@ export interface ExportWords {
   /** A reply's sources (store/sources.ts) and the mark of a cited title it never read. */
   sources?: string;
   unverified?: string;
+  /** A cited PDF's pages ("p. $pages$"). */
+  pages?: string;
+  /** Pages a cited PDF lacks ("no page $pages$ in the PDF"). */
+  pagesUnverified?: string;
 }
 
 /** The bundle: chat first, then messages, images and journals, each with every field. */
@@ -138,6 +142,13 @@ function sourcesLine(m: TiddlerFields, words: ExportWords, title: (t: string) =>
   const sources = m.role === 'assistant' ? parseSources(m['agent-sources']) : [];
   if (!sources.length) return '';
   const unverified = words.unverified || '(unverified)';
-  const list = sources.map((s) => `${title(s.title)}${s.cited && !s.fingerprint ? ` ${unverified}` : ''}`);
+  const pages = (s: Source) => {
+    const parts = [
+      ...(s.pages ? [(words.pages || 'p. $pages$').replace('$pages$', pagesLabel(s.pages))] : []),
+      ...(s.unverifiedPages ? [(words.pagesUnverified || 'no page $pages$ in the PDF').replace('$pages$', pagesLabel(s.unverifiedPages))] : []),
+    ];
+    return parts.length ? ` (${parts.join('; ')})` : '';
+  };
+  const list = sources.map((s) => `${title(s.title)}${pages(s)}${s.cited && !s.fingerprint ? ` ${unverified}` : ''}`);
   return `${words.sources || 'Sources'}: ${list.join(', ')}`;
 }

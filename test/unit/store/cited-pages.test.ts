@@ -1,0 +1,46 @@
+// The pages a reply names after a PDF's link (store/sources.ts): the usual ways of writing
+// them, bounded, and a reply's sources recorded before pages existed still parse.
+import { citedPages, MAX_CITED_PAGES, pagesLabel, parseSources } from '../../../src/agent/store/sources';
+
+test('the usual ways of naming a page right after a link', () => {
+  const text = [
+    '[[A.pdf]] (page 7)',
+    '[[B.pdf]], p. 3',
+    '[[C.pdf]] p. 7-8',
+    '[[D.pdf]] [page 2]',
+    '[[label|E.pdf]] pp. 4–6',
+    '[[F.pdf]] (pages 9 to 10)',
+    '[[G.pdf]]，第 5 页',
+    '[[H.pdf]] says page 3', // not right after the link
+    '[[I.pdf]] people 3',
+  ].join('\n');
+  expect(Object.fromEntries(citedPages(text))).toEqual({
+    'A.pdf': [7],
+    'B.pdf': [3],
+    'C.pdf': [7, 8],
+    'D.pdf': [2],
+    'E.pdf': [4, 5, 6],
+    'F.pdf': [9, 10],
+    'G.pdf': [5],
+  });
+});
+
+test('pages of a title cited twice are merged; a huge range or page 0 is bounded', () => {
+  expect(citedPages('[[A.pdf]] (p. 9) and [[A.pdf]] (p. 2) and [[A.pdf]] (p. 9)').get('A.pdf')).toEqual([2, 9]);
+  expect(citedPages('[[A.pdf]] pages 1-99999').get('A.pdf')).toHaveLength(MAX_CITED_PAGES);
+  expect(citedPages('[[A.pdf]] page 0').has('A.pdf')).toBe(false);
+  expect(citedPages(`[[A.pdf]] ${'p. 1 '.repeat(10_000)}`).get('A.pdf')).toEqual([1]);
+});
+
+test('pages are written as a reader would', () => {
+  expect(pagesLabel([7])).toBe('7');
+  expect(pagesLabel([2, 7, 8])).toBe('2, 7–8');
+  expect(pagesLabel([1, 2, 3, 5])).toBe('1–3, 5');
+});
+
+test('old records without pages still parse; bad page lists are dropped', () => {
+  const old = JSON.stringify([{ title: 'A', modified: '', fingerprint: 'f', cited: true }]);
+  expect(parseSources(old)).toEqual([{ title: 'A', modified: '', fingerprint: 'f', cited: true }]);
+  const paged = JSON.stringify([{ title: 'A.pdf', modified: '', fingerprint: 'f', cited: true, pages: [7, 'x', -1, 2.5], unverifiedPages: 'no' }]);
+  expect(parseSources(paged)).toEqual([{ title: 'A.pdf', modified: '', fingerprint: 'f', cited: true, pages: [7] }]);
+});
