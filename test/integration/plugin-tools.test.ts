@@ -254,6 +254,35 @@ describe('Actions', () => {
     expect(fields('Solaris')).toBeUndefined();
   });
 
+  test("an action whose variables a \\parameters pragma declares (issue 9838) runs with the call's values, as data, not the pragma's defaults", async () => {
+    withTiddlers([
+      {
+        title: 'Note action',
+        tags: ACTIONS_TAG,
+        name: 'note',
+        'target/description': 'The note to write',
+        'count/type': 'integer',
+        text: '\\parameters (target, body:"empty", count:"1")\n<$action-setfield $tiddler=<<target>> text=<<body>> count=<<count>>/>',
+      },
+    ]);
+    const tool = toolOf('plugin-wiki-note');
+    expect(tool.parameters._zod.toJSONSchema!()).toMatchObject({
+      properties: { target: { type: 'string', description: 'The note to write' }, body: { default: 'empty' }, count: { type: 'integer', default: 1 } },
+      required: ['target'],
+    });
+    const { chat } = newChat({ 'agent-tools': 'plugin-wiki-note' });
+    const context = lib.createToolContext(port, { chat, agent: { title: 'a' } as never, signal: new AbortController().signal, turn: 't' });
+    const args = { target: 'Pragma note', body: '<$action-deletetiddler $tiddler="Demo notes"/>{{$:/SiteTitle}}', count: 3 };
+    expect(tool.plan!(args, context)).toEqual({ 'Pragma note': { before: null, after: expect.objectContaining({ text: args.body, count: '3' }) } });
+    expect(await tool.execute(args, context)).not.toMatchObject({ ok: false });
+    added.push('Pragma note');
+    expect(fields('Pragma note')).toMatchObject({ text: args.body, count: '3' });
+    // The defaults, when the call leaves them out.
+    await tool.execute({ target: 'Pragma note 2' }, context);
+    added.push('Pragma note 2');
+    expect(fields('Pragma note 2')).toMatchObject({ text: 'empty', count: '1' });
+  });
+
   test('an action that sends a message is refused when planned and when run', async () => {
     withTiddlers([
       {

@@ -10,9 +10,10 @@ tiddler defines nothing; drafts are left out; shadow tiddlers count, as plugins 
 - `$:/tags/AI/Prompt/Actions`: action wikitext with typed variables as issue 9838 proposes:
   `action-variables` lists them, `<name>/type` (text, string, number, integer, boolean),
   `<name>/description` (or `<name>/caption`) and `<name>/default` describe each (one without a
-  default is required). It becomes a tool run like a user tool (user-tools.ts): arguments are
-  data, the actions run in a sandbox that refuses messages, and the write gate checks every
-  change as it would land. It always asks first unless the agent's own approval rules allow it.
+  default is required). Without `action-variables`, a `\parameters (book, status:"to-read")`
+  pragma at the start of the text names them (action-parameters.ts). It becomes a tool run
+  like a user tool (user-tools.ts): arguments are data, the actions run in a sandbox that
+  refuses messages, and the write gate checks every change as it would land. It always asks first unless the agent's own approval rules allow it.
 
 Every tool is named `plugin-<name>`: `name` from the field `name`, else made from the title, so
 it never collides with a built-in tool; a tiddler no plugin ships gets `plugin-wiki-<name>`, so
@@ -25,6 +26,7 @@ import * as z from 'zod/mini';
 import { fingerprint } from '../store/fingerprint';
 import { parseTitleList, type TiddlerFields, type WikiPort } from '../store/wiki-port';
 import { filterError, oneLine, pageLine, runAgentFilter, showable, tiddlerBlock, tiddlerRef, UNTRUSTED_NOTE } from './format';
+import { parametersPragma } from './action-parameters';
 import { defineTool, type ToolDefinition } from './tool';
 import { jsonSchemaParameters, type JsonSchema, planUserTool, runUserTool, toVariables, userToolTargets } from './user-tools';
 import { errorText } from './write-gate';
@@ -215,7 +217,7 @@ function actionTool(view: WikiPort, title: string, name: string, fields: Tiddler
   const schema = actionSchema(fields);
   const about = bounded(fields.description || fields.caption || '', DESCRIPTION_LIMIT);
   const source = sourceLine(view, title);
-  const actions = fields.text ?? '';
+  const actions = actionText(fields);
   const variables = (args: unknown) => toVariables(schema, args);
   return defineTool({
     name,
@@ -234,30 +236,47 @@ function actionTool(view: WikiPort, title: string, name: string, fields: Tiddler
   });
 }
 
-/** The JSON Schema of an action's variables, from `action-variables` and `<name>/type|description|caption|default`. */
+/**
+ * The JSON Schema of an action's variables: named by `action-variables`, else by a `\parameters`
+ * pragma at the start of the text (action-parameters.ts); `<name>/type|description|caption|default`
+ * describe each, and a non-empty default in the pragma counts as one.
+ */
 export function actionSchema(fields: TiddlerFields): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
-  for (const variable of parseTitleList(fields['action-variables'])) {
-    if (!VARIABLE.test(variable)) throw new Error(`the variable "${variable}" (field "action-variables") is not a usable name (letters, digits, "_" and "-").`);
+  const pragma = parametersPragma(fields.text ?? '');
+  const defaults = new Map((pragma?.parameters ?? []).map((p) => [p.name, p.default]));
+  const listed = fields['action-variables'] !== undefined && fields['action-variables'].trim() !== '';
+  const names = listed ? parseTitleList(fields['action-variables']) : [...defaults.keys()];
+  const where = listed ? 'field "action-variables"' : 'the \\parameters pragma';
+  for (const variable of names) {
+    if (!VARIABLE.test(variable)) throw new Error(`the variable "${variable}" (${where}) is not a usable name (letters, digits, "_" and "-").`);
     const kind = (fields[`${variable}/type`] ?? 'text').trim() || 'text';
     const type = TYPES[kind];
     if (!type) throw new Error(`the field "${variable}/type" must be one of ${Object.keys(TYPES).join(', ')} (it is "${kind}").`);
     const prop: JsonSchema = { type };
     const description = fields[`${variable}/description`] || fields[`${variable}/caption`];
     if (description) prop.description = bounded(description, VARIABLE_DESCRIPTION_LIMIT);
-    const fallback = fields[`${variable}/default`];
-    if (fallback !== undefined) prop.default = typedDefault(variable, type, fallback);
+    const own = fields[`${variable}/default`];
+    const fallback = own ?? defaults.get(variable);
+    const from = own === undefined ? `the default of "${variable}" in the \\parameters pragma` : `the field "${variable}/default"`;
+    if (fallback !== undefined) prop.default = typedDefault(from, type, fallback);
     else required.push(variable);
     properties[variable] = prop;
   }
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-function typedDefault(variable: string, type: JsonSchema['type'], value: string): unknown {
+/** The actions to run: the text without its `\parameters` pragma (the arguments come as variables of their own). */
+export function actionText(fields: TiddlerFields): string {
+  const text = fields.text ?? '';
+  return parametersPragma(text)?.actions ?? text;
+}
+
+function typedDefault(from: string, type: JsonSchema['type'], value: string): unknown {
   if (type === 'string') return value;
   if (type === 'boolean' && (value === 'yes' || value === 'true' || value === 'no' || value === 'false')) return value === 'yes' || value === 'true';
   const n = Number(value);
   if (type !== 'boolean' && value.trim() && Number.isFinite(n) && (type === 'number' || Number.isInteger(n))) return n;
-  throw new Error(`the field "${variable}/default" is not a ${type} (it is "${value}").`);
+  throw new Error(`${from} is not a ${type} (it is "${value}").`);
 }
