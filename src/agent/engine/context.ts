@@ -21,6 +21,7 @@ The context window: token estimates, `agent-duration` expiry and trimming to its
 Pure functions: no TiddlyWiki globals, DOM or Node APIs.
 \*/
 import type { ModelMessage, ToolCall } from '../providers/types';
+import { estimateTokens } from '../store/token-estimate';
 
 export interface PromptSection {
   /** e.g. 'system', 'tools', 'current-tiddler', 'history' */
@@ -75,17 +76,7 @@ const MESSAGE_OVERHEAD = 4;
  * so trimming errs on the side of room.
  */
 export const IMAGE_TOKENS = 1_600;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
-
-export function estimateTokens(text: string): number {
-  let cjk = 0;
-  let other = 0;
-  for (const ch of text) {
-    if (CJK.test(ch)) cjk++;
-    else other++;
-  }
-  return cjk + Math.ceil(other / 4);
-}
+export { estimateTokens };
 
 function argsText(call: ToolCall): string {
   try {

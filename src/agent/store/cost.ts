@@ -2,7 +2,8 @@
 What replies cost, in US dollars: a reply's `tokens-in` and `tokens-out` (DESIGN 4) at the
 price of its `model` (store/model-facts.ts), summed per turn and per chat. A price nobody
 knows stays unknown, never 0: a sum with unknown replies says so. Replies whose provider
-reported no usage carry no tokens and add nothing, as for the token budgets. List prices
+reported no usage carry no tokens and add nothing here, as for the token budgets (spending
+caps estimate them: store/spend.ts). List prices
 only (no cache or batch discounts), so this is what the provider would bill at most.
 The automatic title's side request writes no message: its model and tokens are kept on the
 chat tiddler (TITLE_COST_FIELDS) and priced the same way, at that model's price.

@@ -3,16 +3,23 @@ Spending caps: what an agent's chats cost today and this month (local calendar d
 of the injected clock's time), and whether its `agent-day-cost-budget` or
 `agent-month-cost-budget` (DESIGN 4; money in the currency of the model's prices, US dollars
 for the presets) is reached. Every reply of every chat of the agent counts, whoever started
-its turn, priced as store/cost.ts prices it (the profile the agent names, at each reply's
-model); a reply counts in the day and month it was written (`created`). Only unattended runs
+its turn, priced as store/cost.ts prices it (the profile the chat's agent names, at each reply's
+model); a reply counts in the day and month it was written (`created`).
+- A sub-agent's chat counts under its own agent and under the agent of every chat above it
+  (`agent-parent`): what a run spends through sub-agents, even ones with another definition,
+  counts toward the cap of the agent whose chat spawned them.
+- A reply whose provider reported no usage is not free: its tokens are estimated
+  (store/token-estimate.ts), the prompt as the agent's system prompt plus the chat's messages
+  before it (at most the model's context window), the reply from its text and calls. Only unattended runs
 (a schedule's, a heartbeat's, a trigger's) are held back at the cap: a user's own turn is not.
 A cap that cannot be priced (a reply whose model has no known price) counts as reached: a
 cap that cannot be checked never lets runs spend unchecked.
 \*/
 import type { ChatStore } from './chat-store';
-import { formatUsd, replyCost, totalCost, type CostTotal } from './cost';
+import { formatUsd, replyCost, totalCost, type CostTotal, type ReplyCost } from './cost';
 import { modelFacts, type ModelFacts } from './model-facts';
-import type { WikiPort } from './wiki-port';
+import { estimateTokens } from './token-estimate';
+import type { TiddlerFields, WikiPort } from './wiki-port';
 
 export const DAY_CAP_FIELD = 'agent-day-cost-budget';
 export const MONTH_CAP_FIELD = 'agent-month-cost-budget';
@@ -43,28 +50,91 @@ const numberField = (v: string | undefined) => {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 };
 
-/** What the chats of `agent` cost today and this month, at `now` (ms since 1970). */
+/** A chain of `agent-parent` longer than this is a loop someone made by hand. */
+const MAX_CHAIN = 50;
+/** What every message adds to a prompt besides its words (as engine/context.ts counts). */
+const MESSAGE_OVERHEAD = 4;
+
+/** The chats whose replies count toward `agent`'s caps: its own, and every sub-agent chat below one of them. */
+export function spendingChats(wiki: WikiPort, agent: string): string[] {
+  const chats = new Set(wiki.filter('[field:agent<agent>]', { agent }));
+  for (const child of wiki.filter('[has[agent-parent]has[agent]]')) {
+    if (chats.has(child)) continue;
+    for (let i = 0, parent = wiki.getFields(child)?.['agent-parent']; parent && i < MAX_CHAIN; i++) {
+      const fields = wiki.getFields(parent);
+      if (fields?.agent === agent) {
+        chats.add(child);
+        break;
+      }
+      parent = fields?.['agent-parent'];
+    }
+  }
+  return [...chats];
+}
+
+/** A message's share of a later prompt: its words, calls and results. */
+function promptTokens(fields: TiddlerFields): number {
+  if (fields.role !== 'user' && fields.role !== 'assistant' && fields.role !== 'tool') return 0;
+  return MESSAGE_OVERHEAD + estimateTokens(fields.text ?? '') + estimateTokens(fields['tool-calls'] ?? '') + estimateTokens(fields['tool-name'] ?? '');
+}
+
+const hasUsage = (fields: TiddlerFields) => fields['tokens-in'] !== undefined || fields['tokens-out'] !== undefined;
+
+/** Each reply of `chat` written since `since` (ms), with its time and cost; a reply without usage at an estimate. */
+function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number, factsOf: (model: string) => ModelFacts): { at: number; cost: ReplyCost }[] {
+  const messages = store
+    .messageTitles(chat)
+    .map((title) => wiki.getFields(title))
+    .filter((fields): fields is TiddlerFields => !!fields)
+    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  const agent = wiki.getFields(chat)?.agent;
+  const system = MESSAGE_OVERHEAD + estimateTokens((agent && wiki.getFields(agent)?.text) || '');
+  const costs: { at: number; cost: ReplyCost }[] = [];
+  let history = 0;
+  for (const fields of messages) {
+    const at = twTime(fields.created);
+    const estimated = fields.role === 'assistant' && !hasUsage(fields);
+    if (at >= since && (estimated || hasUsage(fields))) {
+      const reply = estimated
+        ? {
+            model: fields.model,
+            tokensIn: Math.min(system + history, factsOf(fields.model ?? '').contextWindow ?? Infinity),
+            tokensOut: promptTokens(fields) + estimateTokens(fields.reasoning ?? ''),
+          }
+        : { model: fields.model, tokensIn: numberField(fields['tokens-in']), tokensOut: numberField(fields['tokens-out']) };
+      const cost = replyCost(reply, factsOf);
+      if (cost) costs.push({ at, cost });
+    }
+    history += promptTokens(fields);
+  }
+  return costs;
+}
+
+/** What the chats of `agent` (and the sub-agents they spawned) cost today and this month, at `now` (ms since 1970). */
 export function agentSpend(store: ChatStore, wiki: WikiPort, agent: string, now: number): AgentSpend {
   const date = new Date(now);
   const dayStart = new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
   const monthStart = new Date(date.getFullYear(), date.getMonth(), 1).getTime();
-  let profile: Parameters<typeof modelFacts>[0];
-  try {
-    profile = store.readProvider(store.readAgent(agent)['agent-provider']);
-  } catch {
-    profile = undefined; // the presets' prices still apply
-  }
-  const facts = new Map<string, ModelFacts>();
-  const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(profile, model)).get(model)!;
+  // Per agent (a sub-agent's chat may run another definition, with its own provider's prices), per model.
+  const pricing = new Map<string, (model: string) => ModelFacts>();
+  const factsFor = (chatAgent: string) => {
+    const known = pricing.get(chatAgent);
+    if (known) return known;
+    let profile: Parameters<typeof modelFacts>[0];
+    try {
+      profile = store.readProvider(store.readAgent(chatAgent)['agent-provider']);
+    } catch {
+      profile = undefined; // the presets' prices still apply
+    }
+    const facts = new Map<string, ModelFacts>();
+    const factsOf = (model: string) => facts.get(model) ?? facts.set(model, modelFacts(profile, model)).get(model)!;
+    pricing.set(chatAgent, factsOf);
+    return factsOf;
+  };
   const day = [];
   const month = [];
-  for (const chat of wiki.filter('[field:agent<agent>]', { agent })) {
-    for (const title of store.messageTitles(chat)) {
-      const fields = wiki.getFields(title);
-      if (!fields || (fields['tokens-in'] === undefined && fields['tokens-out'] === undefined)) continue;
-      const at = twTime(fields.created);
-      if (!(at >= monthStart)) continue;
-      const cost = replyCost({ model: fields.model, tokensIn: numberField(fields['tokens-in']), tokensOut: numberField(fields['tokens-out']) }, factsOf);
+  for (const chat of spendingChats(wiki, agent)) {
+    for (const { at, cost } of chatCosts(wiki, store, chat, monthStart, factsFor(wiki.getFields(chat)?.agent ?? agent))) {
       month.push(cost);
       if (at >= dayStart) day.push(cost);
     }
