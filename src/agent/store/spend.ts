@@ -85,10 +85,12 @@ function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number
   const messages = store
     .messageTitles(chat)
     .map((title) => wiki.getFields(title))
-    .filter((fields): fields is TiddlerFields => !!fields)
-    .sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
-  const agent = wiki.getFields(chat)?.agent;
-  const system = MESSAGE_OVERHEAD + estimateTokens((agent && wiki.getFields(agent)?.text) || '');
+    .filter((fields): fields is TiddlerFields => !!fields);
+  // Most chats have usage on every reply: then no text is measured at all.
+  const estimating = messages.some((fields) => fields.role === 'assistant' && !hasUsage(fields) && twTime(fields.created) >= since);
+  if (estimating) messages.sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
+  const agent = estimating ? wiki.getFields(chat)?.agent : undefined;
+  const system = estimating ? MESSAGE_OVERHEAD + estimateTokens((agent && wiki.getFields(agent)?.text) || '') : 0;
   const costs: { at: number; cost: ReplyCost }[] = [];
   let history = 0;
   for (const fields of messages) {
@@ -105,7 +107,7 @@ function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number
       const cost = replyCost(reply, factsOf);
       if (cost) costs.push({ at, cost });
     }
-    history += promptTokens(fields);
+    if (estimating) history += promptTokens(fields);
   }
   return costs;
 }
