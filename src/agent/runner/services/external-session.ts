@@ -1,7 +1,7 @@
 /*\
 ExternalToolSession: tool calls that come from outside a turn (an MCP client of the server
-edition, server/mcp/) run exactly as a turn's calls do: the agent's enabled wiki tools, its
-approval rules (engine/approval.ts), its view of the wiki and the write gate, journaled.
+edition, server/mcp/) run exactly as a turn's calls do: the agent's enabled wiki tools and
+plugin tools (a plugin's DataSource and Actions, tools/plugin-tools.ts), its approval rules (engine/approval.ts), its view of the wiki and the write gate, journaled.
 
 A writer's session is shown as a chat (`MCP: <client>`, field `agent-mcp-session`): one user
 message opens it and is the turn of every call, so the journal of the whole session hangs on
@@ -33,7 +33,9 @@ import { NEW_CHAT_STATUS } from '../../store/new-chat';
 import { canTransition } from '../../store/status';
 import type { AgentDefinition, ChatStatus } from '../../store/schemas';
 import { parseTitleList } from '../../store/wiki-port';
+import { loadPluginTools, PLUGIN_TOOL_PREFIX } from '../../tools/plugin-tools';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../../tools/tool';
+import { loadUserTools } from '../../tools/user-tools';
 import { WIKI_READ_TOOLS } from '../../tools/wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from '../../tools/wiki-write-tools';
 import type { LocalRunner } from '../local-runner';
@@ -231,12 +233,21 @@ export class ExternalToolSession {
     return this.runner.store.readAgent(this.agentTitle);
   }
 
-  /** The agent's enabled wiki tools; a reader's session lists only the read tools (`all`: every enabled one). */
+  /**
+   * The agent's enabled wiki tools and plugin tools (read afresh, as a turn's are: a plugin's
+   * DataSource and Actions, by name or by a `plugin-` prefix); a reader's session lists only the
+   * read tools (`all`: every enabled one).
+   */
   private tools(agent: AgentDefinition, all = false): Map<string, ToolDefinition> {
+    const wiki = this.runner.store.wiki;
+    const plugins = agent['agent-tools'].some((name) => name.startsWith(PLUGIN_TOOL_PREFIX))
+      ? loadPluginTools(wiki, new Set([...EXTERNAL_TOOLS.keys(), ...loadUserTools(wiki, new Set(EXTERNAL_TOOLS.keys())).map((t) => t.name)]))
+      : [];
     const tools = new Map<string, ToolDefinition>();
     for (const name of agent['agent-tools']) {
-      const tool = EXTERNAL_TOOLS.get(name);
-      if (tool && (all || this.record || tool.access === 'read')) tools.set(name, tool);
+      const own = EXTERNAL_TOOLS.get(name) ?? plugins.find((t) => t.name === name);
+      const named = own ? [own] : name.startsWith(PLUGIN_TOOL_PREFIX) ? plugins.filter((t) => t.name.startsWith(`${name}-`)) : [];
+      for (const tool of named) if (all || this.record || tool.access === 'read') tools.set(tool.name, tool);
     }
     return tools;
   }
