@@ -86,8 +86,8 @@ export function startServerEdition(server: TiddlyWikiServer): ServerEdition {
   const semantic = stateDir
     ? agent.startSemanticIndexer(createVectorFileStore(stateDir), { onStatus: () => hub.publishTiddlers([agent.SEMANTIC_STATUS]) })
     : undefined;
-  // A PDF's text is extracted once, and kept beside the wiki across restarts.
-  if (stateDir) agent.keepPdfTextIn(createPdfTextFileStore(stateDir));
+  // A PDF's text is extracted once, and kept beside the wiki across restarts (that of PDFs gone from the wiki is removed).
+  if (stateDir) agent.keepPdfTextIn(createPdfTextFileStore(stateDir), $tw.wiki);
   // Ranked search is ready at start: the text index is loaded from beside the wiki (or built, in slices).
   const textIndex = stateDir ? agent.keepTextIndexIn($tw.wiki, createTextIndexFileStore(stateDir), (line) => console.log(line)) : undefined;
   const prefix = `${server.get('path-prefix') ?? ''}/`;

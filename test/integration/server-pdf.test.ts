@@ -65,3 +65,26 @@ test('a PDF in the wiki folder is read page by page, its text kept in agent-stat
   const again = await agentRead(server, 'Report.pdf');
   expect(again).toContain('[page 7]\nThe kept text, read back.');
 });
+
+test("kept text of PDFs no longer in the wiki goes: another PDF's file at start, and a PDF's file when it is deleted", async () => {
+  const dir = serverWikiFolder(mock.url);
+  fs.writeFileSync(path.join(dir, 'tiddlers', `${CHAT}.tid`), `title: ${CHAT}\nagent: $:/demo/agents/offline-demo\nagent-status: idle\n\n`);
+  fs.writeFileSync(path.join(dir, 'tiddlers', 'Minutes.pdf'), makePdf(['The wombat committee met on a Tuesday.']));
+  fs.writeFileSync(path.join(dir, 'tiddlers', 'Minutes.pdf.meta'), 'title: Minutes.pdf\ntype: application/pdf\n');
+  // Text kept for a PDF deleted while the server was down (its key is nobody's now).
+  const kept = path.join(dir, 'agent-state', 'pdf-text');
+  fs.mkdirSync(kept, { recursive: true });
+  const orphan = path.join(kept, '1abc.2de.3f.json');
+  fs.writeFileSync(orphan, JSON.stringify({ pages: ['A PDF long gone.'] }));
+  const server = await serve(dir);
+  expect(await agentRead(server, 'Minutes.pdf')).toContain('[page 1]\nThe wombat committee met on a Tuesday.');
+  await until('the gone PDF’s text to be removed', () => !fs.existsSync(orphan));
+  const files = () => fs.readdirSync(kept).filter((f) => f.endsWith('.json'));
+  expect(files()).toHaveLength(1);
+  const res = await fetch(`${server.url}/bags/default/tiddlers/${encodeURIComponent('Minutes.pdf')}`, {
+    method: 'DELETE',
+    headers: { 'X-Requested-With': 'TiddlyWiki' },
+  });
+  expect(res.status).toBeLessThan(300);
+  await until('the deleted PDF’s text to be removed', () => files().length === 0);
+});

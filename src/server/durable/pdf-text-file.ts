@@ -4,6 +4,8 @@ PDF tiddler, in `agent-state/pdf-text/<key>.json` beside the wiki (git-ignored w
 agent-state/), keyed by a fingerprint of the PDF's bytes, written atomically. So a restart reads
 the text back instead of extracting every PDF again; it is never a tiddler, so never served,
 synced or saved into HTML. A file that cannot be read is ignored (the PDF is extracted again).
+The files of PDFs no longer in the wiki are removed (pdf-text.ts: at start, and when a PDF is
+deleted or changed).
 \*/
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +34,13 @@ export function createPdfTextFileStore(stateDir: string): Agent.PdfTextStore {
     },
     async save(key, document) {
       writeFileAtomic(fileOf(key), JSON.stringify(document));
+    },
+    async keys() {
+      const names = await fs.promises.readdir(folder).catch(() => [] as string[]);
+      return names.filter((name) => /^[a-z0-9.]{1,64}\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
+    },
+    async remove(key) {
+      await fs.promises.rm(fileOf(key), { force: true });
     },
   };
 }

@@ -5,8 +5,12 @@ without that plugin a PDF says it is needed) and kept:
 - in memory, by a fingerprint of the PDF's bytes (its base64 text), the last MEMORY_ENTRIES
   PDFs; the same PDF under another title, or after a change of another field, is not
   extracted again;
-- where a store is set (the server edition: agent-state/pdf-text/, keepPdfTextIn), on disk
-  too, so a restart does not extract again.
+- where a store is set, outside the wiki too, so a restart or a reload does not extract again:
+  the server edition's agent-state/pdf-text/ (keepPdfTextIn), or in a browser IndexedDB
+  (pdf-text-idb.ts, chosen when the page first meets a PDF).
+Kept text of a PDF no longer in the wiki goes: a PDF tiddler deleted or changed takes its
+text with it, and once a store is set, what it keeps for PDFs the wiki no longer has is
+removed (pruneKept, in the background).
 The extracted text is no tiddler: the user never sees it in the wiki, nothing saves it in a
 wiki file, and it leaves with the PDF it was taken from.
 The indexes ask synchronously (cachedDocument): a PDF not extracted yet is indexed by its
@@ -15,10 +19,12 @@ once the text is there.
 A PDF that cannot be read keeps its reason (it is not tried again until its bytes change).
 \*/
 import type * as PdfLibrary from '$:/plugins/tiddlyagent/pdf/pdf.js';
+import type { Wiki } from 'tiddlywiki';
 import { fingerprint } from '../../search/chunks';
-import { base64Bytes, type DocumentText, isPdfTiddler } from '../../tools/documents';
+import { base64Bytes, type DocumentText, isPdfTiddler, PDF_TYPE } from '../../tools/documents';
 import type { TiddlerFields } from '../../store/wiki-port';
 import { ensureWebGlobals } from './host';
+import { createIndexedDbPdfTextStore } from './pdf-text-idb';
 
 /** PDF.js is a plugin of its own (1.7 MB), which a wiki without PDFs can leave out. */
 const PDF_PLUGIN = '$:/plugins/tiddlyagent/pdf';
@@ -30,12 +36,18 @@ const MAX_PDF_BYTES = 25_000_000;
 export interface PdfTextStore {
   load(key: string): Promise<DocumentText | undefined>;
   save(key: string, pdf: DocumentText): Promise<void>;
+  /** The keys it keeps text for (to remove those of PDFs no longer in the wiki). */
+  keys?(): Promise<string[]>;
+  remove?(key: string): Promise<void>;
 }
 
 const MEMORY_ENTRIES = 64;
 const memory = new Map<string, DocumentText>();
 const pending = new Map<string, Promise<DocumentText>>();
 let store: PdfTextStore | undefined;
+/** Whether a store was chosen (by keepPdfTextIn, or the browser's default on first use). */
+let chosen = false;
+let unwatch: (() => void) | undefined;
 let library: typeof PdfLibrary | undefined;
 let extracted = 0;
 
@@ -44,9 +56,78 @@ export function pdfTextStats(): { extracted: number; remembered: number } {
   return { extracted, remembered: memory.size };
 }
 
-/** Keep extracted text in `kept` as well as in memory (the server edition). */
-export function keepPdfTextIn(kept: PdfTextStore | undefined): void {
+/**
+ * Keep extracted text in `kept` as well as in memory. With `wiki`, what `kept` holds for PDFs
+ * no longer in it is removed (`pruned` says how many, once done), and a PDF tiddler deleted or
+ * changed from now on takes its kept text with it.
+ */
+export function keepPdfTextIn(kept: PdfTextStore | undefined, wiki?: PdfWiki): { pruned: Promise<number> } {
   store = kept;
+  chosen = true;
+  unwatch?.();
+  unwatch = kept && wiki ? watchPdfs(wiki, kept) : undefined;
+  return { pruned: kept && wiki ? pruneKept(wiki, kept).catch(() => 0) : Promise.resolve(0) };
+}
+
+/** The wiki as pruning sees it: TiddlyWiki's $tw.wiki. */
+type PdfWiki = Pick<Wiki, 'filterTiddlers' | 'getTiddler' | 'addEventListener' | 'removeEventListener'>;
+
+/** The store, choosing the browser's (IndexedDB) the first time a PDF is met in a page where none was set. */
+function keptStore(): PdfTextStore | undefined {
+  if (!chosen && $tw.browser) keepPdfTextIn(createIndexedDbPdfTextStore(), $tw.wiki);
+  return store;
+}
+
+/** Remove what `kept` holds for PDFs not in `wiki` (hashing only PDFs whose size matches a kept key); how many went. */
+async function pruneKept(wiki: PdfWiki, kept: PdfTextStore): Promise<number> {
+  if (!kept.keys || !kept.remove) return 0;
+  const stored = await kept.keys();
+  if (!stored.length) return 0;
+  const sizes = new Set(stored.map((key) => key.slice(key.lastIndexOf('.') + 1)));
+  const live = new Set<string>();
+  for (const title of wiki.filterTiddlers(`[all[tiddlers+shadows]field:type[${PDF_TYPE}]]`)) {
+    const fields = wiki.getTiddler(title)?.fields;
+    const text = typeof fields?.text === 'string' ? fields.text : '';
+    if (!sizes.has(text.length.toString(36))) continue;
+    live.add(pdfKey({ title, text }));
+    // Hashing is ~100 ms a MB: one PDF at a time, the page or the server answering in between.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  let removed = 0;
+  for (const key of stored) {
+    if (live.has(key) || memory.has(key) || pending.has(key)) continue;
+    await kept.remove(key);
+    removed++;
+  }
+  return removed;
+}
+
+/** A PDF tiddler deleted or changed takes its kept text with it (unless another PDF has the same bytes). */
+function watchPdfs(wiki: PdfWiki, kept: PdfTextStore): () => void {
+  const listener = (event: unknown) => {
+    const changes = (event ?? {}) as Record<string, unknown>;
+    const gone = new Map<string, string>();
+    for (const title of Object.keys(changes)) {
+      const known = keys.get(title);
+      const now = wiki.getTiddler(title)?.fields;
+      if (!known || (now?.type === PDF_TYPE && now.text === known.text)) continue;
+      keys.delete(title);
+      gone.set(known.key, known.text);
+    }
+    if (!gone.size) return;
+    for (const known of keys.values()) gone.delete(known.key);
+    // A rename: the same bytes under a new title keep their text.
+    for (const title of Object.keys(changes)) {
+      const now = wiki.getTiddler(title)?.fields;
+      for (const [key, text] of gone) if (now?.type === PDF_TYPE && now.text === text && gone.delete(key)) keys.set(title, { text, key });
+    }
+    for (const key of gone.keys()) {
+      memory.delete(key);
+      void kept.remove?.(key).catch(() => undefined);
+    }
+  };
+  wiki.addEventListener('change', listener);
+  return () => wiki.removeEventListener('change', listener);
 }
 
 /** The key of a PDF's text: a fingerprint of its bytes, whatever its title or other fields. */
@@ -157,6 +238,7 @@ function remember(key: string, pdf: DocumentText): void {
 }
 
 async function extract(key: string, base64: string): Promise<DocumentText> {
+  const store = keptStore();
   const kept = await store?.load(key).catch(() => undefined);
   if (kept) {
     remember(key, kept);
@@ -184,6 +266,7 @@ async function extract(key: string, base64: string): Promise<DocumentText> {
 
 async function keep(key: string, pdf: DocumentText): Promise<DocumentText> {
   remember(key, pdf);
+  const store = keptStore();
   await store?.save(key, pdf).catch(() => undefined);
   return pdf;
 }
