@@ -1,8 +1,8 @@
 /*\
 /mcp: the server edition as an MCP server (Streamable HTTP), off unless
 `$:/config/tiddlyagent/mcp-server/enabled` is `yes`. External agents (Claude Desktop, Claude
-Code, Cursor) get the wiki tools of the agent named in `$:/config/tiddlyagent/mcp-server/agent`,
-run by ExternalToolSession (agent plugin) exactly like a turn's calls: the agent's view of the
+Code, Cursor) get the wiki tools (and the plugin tools, a plugin's DataSource and Actions) of
+the agent named in `$:/config/tiddlyagent/mcp-server/agent`, run by ExternalToolSession (agent plugin) exactly like a turn's calls: the agent's view of the
 wiki, its approval rules, the write gate and the journal.
 
 Access: TiddlyWiki's own. startup.ts has the server authenticate /mcp requests as reads, so
