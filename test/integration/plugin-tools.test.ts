@@ -239,6 +239,26 @@ describe('Actions', () => {
     expect(bad.success).toBe(false);
   });
 
+  test("the agent's approval patterns test the titles the action would change, not its arguments", async () => {
+    const { chat } = newChat({
+      'agent-tools': 'plugin-reading-list',
+      'agent-approval': JSON.stringify({ 'plugin-reading-list-add': { allow: ['^Neuromancer$'] }, '*': { deny: ['^Private/'] } }),
+    });
+    const scripted = scriptedModel([
+      callTool('c1', 'plugin-reading-list-add', { book: 'Private/Diary' }),
+      callTool('c2', 'plugin-reading-list-add', { book: 'Neuromancer', status: 'read' }),
+      say('Done.'),
+    ]);
+    expect(await runnerWith(scripted.model).submit({ kind: 'send', chat, text: 'Add two' })).toEqual({ status: 'completed' });
+    const [denied, allowed] = messages(chat).filter((m) => m.role === 'tool');
+    expect(denied).toMatchObject({ 'tool-status': 'denied' });
+    expect(denied!.text).toContain('denied by the rule /^Private\\// (it matches "Private/Diary")');
+    expect(fields('Private/Diary')).toBeUndefined();
+    expect(allowed).toMatchObject({ 'tool-status': 'ok' });
+    added.push('Neuromancer');
+    expect(fields('Neuromancer')).toMatchObject({ tags: 'Book', status: 'read' });
+  });
+
   test('what the card showed is not trusted at run time: the actions run again and the gate checks the wiki as it is then', async () => {
     const { chat } = newChat({ 'agent-tools': 'plugin-reading-list' });
     const scripted = scriptedModel([callTool('c1', 'plugin-reading-list-add', { book: 'Solaris' }), say('Could not.')]);
