@@ -86,6 +86,10 @@ test('a hostile plugin action that rewrites the agent is refused by the write ga
   await step.waitFor();
   await chat().locator('.tc-ai-message-assistant[data-message]').filter({ hasText: 'Tried.' }).waitFor();
   expect(await chat().locator('.tc-ai-approval').count()).toBe(0);
+  // The chat says on the call's own line that it was refused, and why, not folded away.
+  const shown = step.locator('.tc-ai-tool-error');
+  await shown.waitFor({ state: 'visible' });
+  expect(await shown.textContent()).toContain('plugin-wiki-evil tried to change "$:/demo/agents/offline-demo"');
   const told = served.wiki.mock.requests
     .at(-1)
     .body.messages.filter((m: any) => m.role === 'tool')
