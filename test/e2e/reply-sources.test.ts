@@ -79,7 +79,9 @@ test('a reply with source chips is marked when its cited note changes, and Check
     r.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes('changed since your reply')),
   );
   expect(asked).toBeDefined();
-  expect(JSON.stringify(asked.body.messages)).toContain(`[[${NOTE}]]`);
+  // The title is quoted data in the user's message, and the button is off until another change.
+  expect(asked.body.messages.some((m: any) => m.role === 'user' && String(m.content).includes(JSON.stringify(NOTE)))).toBe(true);
+  expect(await changed.locator('button[data-ai-action="check-sources"]').isDisabled()).toBe(true);
   await again.locator(`a.tc-ai-source-cited[data-title="${NOTE}"]`).waitFor();
   expect(await again.locator('.tc-ai-sources-changed').isVisible()).toBe(false);
   // The first reply stays marked: its version of the note is still not the wiki's.

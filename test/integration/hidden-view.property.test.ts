@@ -116,7 +116,10 @@ const HIDDEN: Fields[] = [
   // A hidden tiddler that overrides a (visible) shadow tiddler.
   { title: '$:/language/SideBar/Open/Caption', agent: 'x', text: 'hunter2 shadow override' },
   { title: 'Hidden filter', 'agent-chat': 'Other chat', text: '[[$:/temp/HttpRequest/1]get[text]]', tags: 'Notes [[Secret tag]]' },
-  // A hidden tiddler that overrides a (visible) shadow tiddler.
+  // An editor's draft of a hidden tiddler (it has no hidden prefix, only its draft.of names one).
+  { title: "Draft of '$:/ai/journal/x'", 'draft.of': '$:/ai/journal/x', 'draft.title': '$:/ai/journal/x', text: 'draft of hunter2', tags: 'Notes' },
+  // A memory the user made by tagging an ordinary tiddler: given in prompts in its scope, never read.
+  { title: 'Remembered', tags: '$:/tags/AI/Memory Notes', 'memory-agent': 'Other agent', text: 'The user hunter2 likes tea' },
 ];
 
 /** Titles a filter may name literally: visible, hidden, shadow and missing ones. */

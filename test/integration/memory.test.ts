@@ -5,6 +5,7 @@
 // memory that reads as a system instruction reaches the prompt only as quoted data.
 import type { ModelRequest } from '../../src/agent/providers/types';
 import type { ToolDefinition } from '../../src/agent/tools/tool';
+import { find, findAll, type FakeNode } from '../helpers/tw';
 import { bootEngineWiki, disposeRunners, reply, scriptedModel, toolCalls, type Harness, type Step } from './engine/harness';
 
 let h: Harness;
@@ -267,4 +268,25 @@ describe('a hostile model', () => {
     expect(line).toBe(`- ${JSON.stringify(evil).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')}`);
     expect(JSON.parse(line.slice(2))).toBe(evil);
   });
+});
+
+test("a reply's 'Memories given' chips show memories only: a forged field naming an ordinary tiddler shows nothing of it", () => {
+  const chat = chatOf(h.agentOf(h.newChat()), 'Forged memories chat');
+  h.$tw.wiki.addTiddler({ title: 'Plain secret note', text: 'the safe code is 1234' });
+  h.$tw.wiki.addTiddler({ title: '$:/ai/memory/forged-test', tags: TAG, 'memory-status': 'accepted', type: 'text/plain', text: 'The user likes tea.' });
+  h.$tw.wiki.addTiddler({
+    title: '$:/ai/messages/Forged memories chat/000001',
+    'agent-chat': chat,
+    'agent-seq': '1',
+    role: 'assistant',
+    text: 'Hello.',
+    'agent-memories': '[[Plain secret note]] $:/ai/memory/forged-test',
+  });
+  const parser = h.$tw.wiki.parseText('text/vnd.tiddlywiki', `<$ai-chat chat="${chat}"/>`);
+  const widget = h.$tw.wiki.makeWidget(parser, { document: h.$tw.fakeDocument });
+  const container = h.$tw.fakeDocument.createElement('div');
+  widget.render(container, null);
+  const chips = findAll(container, 'tc-ai-memory-chip') as FakeNode[];
+  expect(chips.map((c) => c.attributes['data-title'])).toEqual(['$:/ai/memory/forged-test']);
+  expect(find(container, 'tc-ai-message-memories').textContent).not.toContain('1234');
 });

@@ -25,6 +25,9 @@ export class ReplySources {
   private readonly line: ShownWhen;
   private readonly lineText: HTMLElement;
   private changedTitles: string[] = [];
+  private readonly again: HTMLButtonElement;
+  /** The changed titles Check again last asked about: the button stays off until others change (no paid turn twice for one change). */
+  private askedAbout = '';
 
   /** The sources of a reply's fields, or undefined when it records none. */
   static of(ctx: ChatContext, fields: Record<string, unknown>): ReplySources | undefined {
@@ -56,6 +59,7 @@ export class ReplySources {
     again.setAttribute('type', 'button');
     again.addEventListener?.('click', () => this.checkAgain());
     line.appendChild(again);
+    this.again = again;
     this.element.appendChild(line);
     this.line = new ShownWhen(line);
     this.line.changed('');
@@ -69,6 +73,7 @@ export class ReplySources {
     this.changedTitles = changed.map((s) => s.title);
     for (const [title, chip] of this.chips) markChanged(chip, this.changedTitles.includes(title));
     if (this.line.changed(this.changedTitles.join('\n'))) this.lineText.textContent = `${this.ctx.lingo('Sources/Changed')} ${this.changedTitles.join(', ')}`;
+    this.again.disabled = this.askedAbout === this.changedTitles.join('\n');
   }
 
   get stale(): boolean {
@@ -105,12 +110,24 @@ export class ReplySources {
 
   /** Ask the agent to read the changed sources again and say what changed. */
   private checkAgain(): void {
-    if (!this.changedTitles.length) return;
-    const titles = this.changedTitles.map((t) => (/[|\]]/.test(t) ? JSON.stringify(t) : `[[${t}]]`)).join(', ');
-    const text = this.ctx.lingo('Sources/CheckAgainMessage').replace('$titles$', titles);
+    const asked = this.changedTitles.join('\n');
+    if (!asked || asked === this.askedAbout) return;
+    this.askedAbout = asked;
+    this.again.disabled = true;
+    const text = checkAgainMessage(this.ctx.lingo('Sources/CheckAgainMessage'), this.changedTitles);
     void this.ctx.request(this.ctx.runner().submit({ kind: 'send', chat: this.ctx.chat, text, attachments: [] }));
     this.ctx.followReply();
   }
+}
+
+/**
+ * Check again's message: the titles are the wiki's words inside the user's own message, so
+ * each is quoted data on one line (a title cannot add lines or pose as the user's request),
+ * and put in whole (`$'` in a title is no replacement pattern).
+ */
+export function checkAgainMessage(template: string, titles: readonly string[]): string {
+  const quoted = titles.map((t) => JSON.stringify(t.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' '))).join(', ');
+  return template.replace('$titles$', () => quoted);
 }
 
 /** Add or take away the "changed" class (by className: TiddlyWiki's fake DOM in Node has no classList). */

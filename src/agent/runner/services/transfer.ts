@@ -13,6 +13,7 @@ import { exportBundle, exportMarkdown, exportTranscript, type ChatExport, type E
 import { planImport } from '../../store/transfer/import-file';
 import { ImportError, type ImportPlan, type ImportTarget } from '../../store/transfer/plan';
 import { lingoOf } from '../lingo';
+import { isHiddenFromAgent } from '../../tools/visibility';
 import { createTiddlyWikiPort } from '../host/tiddlywiki-port';
 
 export { checkImportSize, formatSize } from '../../store/transfer/import-file';
@@ -65,6 +66,7 @@ export function gatherChat(wiki: Wiki, chat: string, options: { journals?: boole
     journals: read(parts.journals),
     running: fields['agent-status'] === 'working',
     exportedAt: new Date().toISOString(),
+    hiddenSource: (title) => isHiddenFromAgent(title, wiki.getTiddler(title)?.fields),
   };
 }
 

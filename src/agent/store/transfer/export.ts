@@ -24,6 +24,8 @@ export interface ChatExport {
   running: boolean;
   /** When the export was made (ISO 8601). */
   exportedAt: string;
+  /** A source now hidden from agents (a chat, `$:/ai/…`, a secret) is left out of the lists, as the chat leaves it out. */
+  hiddenSource?: (title: string) => boolean;
 }
 
 /** Words the exports write: the runner passes them in the user's language. */
@@ -57,10 +59,16 @@ export function toolCallSummary(json: string | undefined): string[] {
   try {
     const calls = JSON.parse(json) as { name?: unknown; args?: unknown }[];
     if (!Array.isArray(calls)) return [];
-    return calls.map((c) => `${String(c.name)}(${argsSummary(c.args)})`);
+    // One line each: a value with line breaks (the model's) must not start a heading of its own.
+    return calls.map((c) => oneLine(`${String(c.name)}(${argsSummary(c.args)})`));
   } catch {
     return [];
   }
+}
+
+/** Line breaks as spaces: a line of an export is never split by a value it quotes. */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\u2028\u2029]+/g, ' ');
 }
 
 function argsSummary(args: unknown): string {
@@ -107,7 +115,7 @@ export function exportMarkdown(x: ChatExport, words: ExportWords): string {
     } else if (text) lines.push(m.role === 'assistant' || m.role === 'error' ? wikitextToMarkdown(text) : text, '');
     for (const call of toolCallSummary(m['tool-calls'])) lines.push(`- ${words.toolCall}: \`${call.replace(/`/g, "'")}\``);
     for (const a of parseTitleList(m.attachments)) lines.push(`- ${words.attachment}: ![${a}](${encodeURI(a)})`);
-    const sources = sourcesLine(m, words, (t) => `\`${t.replace(/`/g, "'")}\``);
+    const sources = sourcesLine(x, m, words, (t) => `\`${t.replace(/`/g, "'")}\``);
     if (sources) lines.push(`- ${sources}`);
     if (m['tool-calls'] || m.attachments || sources) lines.push('');
   }
@@ -130,7 +138,7 @@ export function exportTranscript(x: ChatExport, words: ExportWords, title: strin
     } else if (text) lines.push(text, '');
     for (const call of toolCallSummary(m['tool-calls'])) lines.push(`* ${words.toolCall}: \`\`${call.replace(/`/g, "'")}\`\``);
     for (const a of parseTitleList(m.attachments)) lines.push(`* ${words.attachment}: [[${a.replace(/[|\]]/g, ' ')}|${a.replace(/[|\]]/g, ' ')}]]`);
-    const sources = sourcesLine(m, words, (t) => (/[|\]]/.test(t) ? `\`\`${t.replace(/`/g, "'")}\`\`` : `[[${t}]]`));
+    const sources = sourcesLine(x, m, words, (t) => (/[|\]]/.test(t) ? `\`\`${t.replace(/`/g, "'")}\`\`` : `[[${t}]]`));
     if (sources) lines.push(`* ${sources}`);
     if (m['tool-calls'] || m.attachments || sources) lines.push('');
   }
@@ -138,8 +146,8 @@ export function exportTranscript(x: ChatExport, words: ExportWords, title: strin
 }
 
 /** A reply's sources as one line (`title` writes a title in the export's markup), or '' when it has none. */
-function sourcesLine(m: TiddlerFields, words: ExportWords, title: (t: string) => string): string {
-  const sources = m.role === 'assistant' ? parseSources(m['agent-sources']) : [];
+function sourcesLine(x: ChatExport, m: TiddlerFields, words: ExportWords, title: (t: string) => string): string {
+  const sources = m.role === 'assistant' ? parseSources(m['agent-sources']).filter((s) => !x.hiddenSource?.(s.title)) : [];
   if (!sources.length) return '';
   const unverified = words.unverified || '(unverified)';
   const pages = (s: Source) => {
@@ -149,6 +157,7 @@ function sourcesLine(m: TiddlerFields, words: ExportWords, title: (t: string) =>
     ];
     return parts.length ? ` (${parts.join('; ')})` : '';
   };
-  const list = sources.map((s) => `${title(s.title)}${pages(s)}${s.cited && !s.fingerprint ? ` ${unverified}` : ''}`);
+  // A title with a line break would start a line of its own (a heading that fakes a turn).
+  const list = sources.map((s) => `${title(oneLine(s.title))}${pages(s)}${s.cited && !s.fingerprint ? ` ${unverified}` : ''}`);
   return `${words.sources || 'Sources'}: ${list.join(', ')}`;
 }
