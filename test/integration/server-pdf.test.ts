@@ -1,7 +1,8 @@
 // The server edition reads a PDF dropped into the wiki folder (TiddlyWiki loads `Report.pdf`,
 // with its .meta, as an application/pdf tiddler) in a real `tiddlywiki --listen`: the agent's
 // wiki-read gets its pages with [page N] markers, the text extracted is kept in
-// agent-state/pdf-text/, and after a restart it is read back from there, not extracted again.
+// agent-state/pdf-text/ (under the PDF's SHA-256), and after a restart it is read back from there, not extracted again.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chatStatus, post, serverWikiFolder, startMockLlm, startServer, until, type MockLlm, type TwServer } from '../helpers/server';
@@ -55,6 +56,9 @@ test('a PDF in the wiki folder is read page by page, its text kept in agent-stat
   const kept = path.join(dir, 'agent-state', 'pdf-text');
   await until('the text to be kept', async () => fs.existsSync(kept) && fs.readdirSync(kept).some((f) => f.endsWith('.json')));
   const [file] = fs.readdirSync(kept).filter((f) => f.endsWith('.json'));
+  // Kept under the SHA-256 of the PDF (its base64, as TiddlyWiki holds it) and its length: two PDFs cannot share a file.
+  const base64 = fs.readFileSync(path.join(dir, 'tiddlers', 'Report.pdf')).toString('base64');
+  expect(file).toBe(`${crypto.createHash('sha256').update(base64).digest('hex')}.${base64.length.toString(36)}.json`);
   expect(JSON.parse(fs.readFileSync(path.join(kept, file!), 'utf8')).pages[6]).toBe('The capybara census is on page seven.');
   await server.stop();
   servers.length = 0;

@@ -1,7 +1,7 @@
 /*\
 The server edition's store of PDF text (runner/host/pdf-text.ts): the text extracted from each
 PDF tiddler, in `agent-state/pdf-text/<key>.json` beside the wiki (git-ignored with the rest of
-agent-state/), keyed by a fingerprint of the PDF's bytes, written atomically. So a restart reads
+agent-state/), keyed by the SHA-256 of the PDF's bytes (pdf-text.ts pdfKey), written atomically. So a restart reads
 the text back instead of extracting every PDF again; it is never a tiddler, so never served,
 synced or saved into HTML. A file that cannot be read is ignored (the PDF is extracted again).
 The files of PDFs no longer in the wiki are removed (pdf-text.ts: at start, and when a PDF is
@@ -17,7 +17,7 @@ export const PDF_TEXT_FOLDER = 'pdf-text';
 export function createPdfTextFileStore(stateDir: string): Agent.PdfTextStore {
   const folder = path.join(stateDir, PDF_TEXT_FOLDER);
   const fileOf = (key: string) => {
-    if (!/^[a-z0-9.]{1,64}$/.test(key)) throw new Error(`not a PDF text key: ${key}`);
+    if (!/^[a-z0-9.]{1,80}$/.test(key)) throw new Error(`not a PDF text key: ${key}`);
     return path.join(folder, `${key}.json`);
   };
   return {
@@ -37,7 +37,7 @@ export function createPdfTextFileStore(stateDir: string): Agent.PdfTextStore {
     },
     async keys() {
       const names = await fs.promises.readdir(folder).catch(() => [] as string[]);
-      return names.filter((name) => /^[a-z0-9.]{1,64}\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
+      return names.filter((name) => /^[a-z0-9.]{1,80}\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
     },
     async remove(key) {
       await fs.promises.rm(fileOf(key), { force: true });

@@ -2,7 +2,7 @@
 The text of PDF tiddlers (tools/documents.ts), extracted once per PDF with PDF.js (the PDF
 reader plugin's pdf.js, src/pdf/, required the first time a PDF is met: never at page load;
 without that plugin a PDF says it is needed) and kept:
-- in memory, by a fingerprint of the PDF's bytes (its base64 text), the last MEMORY_ENTRIES
+- in memory, by the SHA-256 of the PDF's bytes (its base64 text: pdfKey), the last MEMORY_ENTRIES
   PDFs; the same PDF under another title, or after a change of another field, is not
   extracted again;
 - where a store is set, outside the wiki too, so a restart or a reload does not extract again:
@@ -89,9 +89,7 @@ async function pruneKept(wiki: PdfWiki, kept: PdfTextStore): Promise<number> {
     const fields = wiki.getTiddler(title)?.fields;
     const text = typeof fields?.text === 'string' ? fields.text : '';
     if (!sizes.has(text.length.toString(36))) continue;
-    live.add(pdfKey({ title, text }));
-    // Hashing is ~100 ms a MB: one PDF at a time, the page or the server answering in between.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    live.add(await pdfKey({ title, text }));
   }
   let removed = 0;
   for (const key of stored) {
@@ -130,26 +128,46 @@ function watchPdfs(wiki: PdfWiki, kept: PdfTextStore): () => void {
   return () => wiki.removeEventListener('change', listener);
 }
 
-/** The key of a PDF's text: a fingerprint of its bytes, whatever its title or other fields. */
-export function pdfKey(fields: TiddlerFields): string {
+/**
+ * The key of a PDF's text, whatever its title or other fields: the SHA-256 of its text (the
+ * base64 of its bytes; crypto.subtle, native and off the main work) and the text's length. Where
+ * crypto.subtle is missing (a page served over plain http from another machine) a 53-bit
+ * fingerprint stands in, marked `f`. The same text under the same title is not hashed again.
+ */
+export async function pdfKey(fields: TiddlerFields): Promise<string> {
   const text = fields.text ?? '';
-  // Hashing a PDF's base64 takes ~100 ms a MB here; the same text (usually the same string) is not hashed again.
-  const known = keys.get(fields.title ?? '');
-  if (known?.text === text) return known.key;
-  const key = `${fingerprint('application/pdf', text)}.${text.length.toString(36)}`;
+  const known = knownKey(fields);
+  if (known) return known;
+  const key = `${await digest(text)}.${text.length.toString(36)}`;
   keys.set(fields.title ?? '', { text, key });
-  while (keys.size > MEMORY_ENTRIES) keys.delete(keys.keys().next().value as string);
+  while (keys.size > KEY_ENTRIES) keys.delete(keys.keys().next().value as string);
   return key;
 }
 
+/** The key of this version of a PDF tiddler when it was worked out already. */
+function knownKey(fields: TiddlerFields): string | undefined {
+  const known = keys.get(fields.title ?? '');
+  return known && known.text === (fields.text ?? '') ? known.key : undefined;
+}
+
+async function digest(text: string): Promise<string> {
+  ensureWebGlobals();
+  const subtle = (globalThis as { crypto?: Crypto }).crypto?.subtle;
+  if (!subtle) return `f${fingerprint(PDF_TYPE, text)}`;
+  const hash = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(hash, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Keys by title: more than the texts kept in memory, so an index asking again finds its PDF's key. */
+const KEY_ENTRIES = 4 * MEMORY_ENTRIES;
 const keys = new Map<string, { text: string; key: string }>();
 
 /** The text of a PDF tiddler, extracting it if need be. */
-export function documentText(fields: TiddlerFields): Promise<DocumentText> {
-  if (fields._canonical_uri) return Promise.resolve({ problem: 'it is stored outside the wiki (at its _canonical_uri), which is not fetched' });
-  const key = pdfKey(fields);
+export async function documentText(fields: TiddlerFields): Promise<DocumentText> {
+  if (fields._canonical_uri) return { problem: 'it is stored outside the wiki (at its _canonical_uri), which is not fetched' };
+  const key = await pdfKey(fields);
   const known = remembered(key);
-  if (known) return Promise.resolve(known);
+  if (known) return known;
   let running = pending.get(key);
   if (!running) {
     running = extract(key, fields.text ?? '').finally(() => pending.delete(key));
@@ -165,7 +183,8 @@ export function documentText(fields: TiddlerFields): Promise<DocumentText> {
 export function cachedDocument(fields: TiddlerFields, whenKnown: () => void): DocumentText | undefined {
   if (!isPdfTiddler(fields)) return undefined;
   if (fields._canonical_uri) return undefined;
-  const known = remembered(pdfKey(fields));
+  const key = knownKey(fields);
+  const known = key ? remembered(key) : undefined;
   if (known) return known;
   documentText(fields).then(whenKnown, whenKnown);
   return undefined;
