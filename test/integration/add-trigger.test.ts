@@ -90,3 +90,22 @@ test("the estimate prices the agent's prompt now at its model's input price, and
   // No model was asked: the chat has no messages.
   expect($tw.wiki.filterTiddlers('[field:agent-chat[Garden chat]has[role]]')).toEqual([]);
 });
+
+test('the longest wait is kept on the trigger, and one shorter than the wait is refused in plain words', () => {
+  const good = { chat: 'Garden chat', filter: '[tag[Busy]]', message: 'Summarise the log.', debounce: '10' };
+  expect(press({ ...good, 'max-wait': '5' }).error).toBe('Write the longest wait as a number of seconds, no shorter than the wait.');
+  $tw.wiki.addTiddler({ title: '$:/language', text: '$:/languages/zh-Hans' });
+  try {
+    expect(press({ ...good, 'max-wait': 'never' }).error).toBe('请将最长等待写成秒数，且不短于等待时长。');
+  } finally {
+    $tw.wiki.deleteTiddler('$:/language');
+  }
+  const made = press({ ...good, 'max-wait': '300' });
+  expect(made.error).toBeUndefined();
+  expect($tw.wiki.getTiddler(made.added!)?.fields['trigger-max-wait']).toBe('300');
+  // The open form shows the field, with its hint.
+  $tw.wiki.addTiddler({ title: STATE, open: 'yes' });
+  const html = $tw.wiki.renderTiddler('text/html', '$:/plugins/tiddlyagent/agent/ui/background/add-trigger');
+  expect(html).toContain('class="tc-ai-bg-trigger-max-wait"');
+  expect(html).toContain('Longest wait (seconds)');
+});

@@ -56,6 +56,7 @@ export class TriggerForm {
       ['trigger-filter', 'filter'],
       ['trigger-message', 'message'],
       ['trigger-debounce', 'debounce'],
+      ['trigger-max-wait', 'max-wait'],
       ['caption', 'caption'],
     ] as const)
       if (value(name)) trigger[field] = value(name);
