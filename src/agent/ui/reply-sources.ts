@@ -126,7 +126,7 @@ export class ReplySources {
  * and put in whole (`$'` in a title is no replacement pattern).
  */
 export function checkAgainMessage(template: string, titles: readonly string[]): string {
-  const quoted = titles.map((t) => JSON.stringify(t.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' '))).join(', ');
+  const quoted = titles.map((t) => JSON.stringify(t.replace(/[\p{Cc}\u2028\u2029]+/gu, ' '))).join(', ');
   return template.replace('$titles$', () => quoted);
 }
 
