@@ -17,6 +17,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await bootEngineWiki();
   h.$tw.wiki.addTiddler({ title: TITLE, type: 'application/pdf', text: REPORT });
+  h.$tw.wiki.addTiddler({ title: 'Unread.pdf', type: 'application/pdf', text: makePdf(['Nothing about marshes.']).toString('base64') });
   // The PDF's text is extracted and in the ranked index before the turns search it.
   await h.lib.documentText(h.fields(TITLE));
   const found = () => {
@@ -89,6 +90,19 @@ test('the ways of naming pages after a link are read; a page beyond the PDF is u
   expect(chip.attributes.title).toContain('the PDF has no such page');
   const md = h.lib.exportChat(h.$tw.wiki, chat, 'markdown').file!.text;
   expect(md).toContain(`- Sources: \`${TITLE}\` (p. 2, 7–8; no page 42 in the PDF)`);
+});
+
+test('a PDF cited by page that the turn never read is unverified as a whole, its page kept as named', async () => {
+  const { chat } = await turn(`Also [[Unread.pdf]] (page 3).`);
+  expect(sourcesOf(chat).find((source: { title: string }) => source.title === 'Unread.pdf')).toEqual({
+    title: 'Unread.pdf',
+    modified: '',
+    fingerprint: '',
+    cited: true,
+    pages: [3],
+  });
+  const chip = findAll(render(chat).container, 'tc-ai-source-unverified')[0];
+  expect(chip.textContent).toBe('Unread.pdf, p. 3 (unverified)');
 });
 
 test('a PDF cited by page is still watched: replacing the PDF marks the reply', async () => {

@@ -72,6 +72,11 @@ async function withPages(wiki: WikiPort, sources: Source[], text: string): Promi
       out.push(source);
       continue;
     }
+    // A PDF the turn never read is unverified as a whole: its pages are kept as named, nothing is extracted for it.
+    if (!source.fingerprint) {
+      out.push({ ...source, pages });
+      continue;
+    }
     const pdf = await wiki.documentText?.(source.title).catch(() => undefined);
     const count = pdf && 'pages' in pdf ? pdf.pages.length : 0;
     const has = pages.filter((p) => p <= count);
