@@ -193,6 +193,11 @@ describe('wiki-search', () => {
     const big = await run('wiki-search', { filter: '[prefix[Paging note]]', fullText: true, limit: 50 });
     expect(titlesIn(big.content)).toHaveLength(25);
     expect(big.content.length).toBeLessThan(12_000 + 25 * 200);
+    // What the budget left out was not read: no write may land on it, no reply cites it as verified.
+    const notShown = [...big.content.matchAll(/<tiddler-data title="([^"]+)"[^>]*>\n?\(text not shown: result budget reached/g)].map((m) => m[1]);
+    expect(notShown.length).toBeGreaterThan(0);
+    for (const title of notShown) expect(big.read).not.toHaveProperty([title!]);
+    expect(Object.keys(big.read ?? {}).length).toBe(25 - notShown.length);
   });
 
   test('content cannot close its data block', async () => {

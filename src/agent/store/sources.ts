@@ -57,12 +57,16 @@ export function stringifySources(sources: readonly Source[] | undefined): string
 export function citedTitles(text: string): string[] {
   const out = new Set<string>();
   for (const match of text.matchAll(/\[\[([^\]\n]+?)\]\]/g)) {
-    const inner = match[1]!;
-    const bar = inner.lastIndexOf('|');
-    const title = (bar >= 0 ? inner.slice(bar + 1) : inner).trim();
+    const title = linkTarget(match[1]!);
     if (title) out.add(title);
   }
   return [...out];
+}
+
+/** The tiddler a `[[…]]` link goes to: as TiddlyWiki reads it, everything after the first `|`. */
+function linkTarget(inner: string): string {
+  const bar = inner.indexOf('|');
+  return (bar >= 0 ? inner.slice(bar + 1) : inner).trim();
 }
 
 /** At most this many pages are recorded for one source (a range counts each page). */
@@ -79,8 +83,7 @@ const PAGE_AFTER_LINK =
 export function citedPages(text: string): Map<string, number[]> {
   const out = new Map<string, Set<number>>();
   for (const match of text.matchAll(/\[\[([^\]\n]+?)\]\]/g)) {
-    const inner = match[1]!;
-    const title = inner.slice(inner.lastIndexOf('|') + 1).trim();
+    const title = linkTarget(match[1]!);
     const after = PAGE_AFTER_LINK.exec(text.slice(match.index! + match[0].length, match.index! + match[0].length + 40));
     if (!title || !after) continue;
     const first = Number(after[1] ?? after[3]);

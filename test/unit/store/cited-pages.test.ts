@@ -1,6 +1,6 @@
 // The pages a reply names after a PDF's link (store/sources.ts): the usual ways of writing
 // them, bounded, and a reply's sources recorded before pages existed still parse.
-import { citedPages, MAX_CITED_PAGES, pagesLabel, parseSources } from '../../../src/agent/store/sources';
+import { citedPages, citedTitles, MAX_CITED_PAGES, pagesLabel, parseSources } from '../../../src/agent/store/sources';
 
 test('the usual ways of naming a page right after a link', () => {
   const text = [
@@ -43,4 +43,9 @@ test('old records without pages still parse; bad page lists are dropped', () => 
   expect(parseSources(old)).toEqual([{ title: 'A', modified: '', fingerprint: 'f', cited: true }]);
   const paged = JSON.stringify([{ title: 'A.pdf', modified: '', fingerprint: 'f', cited: true, pages: [7, 'x', -1, 2.5], unverifiedPages: 'no' }]);
   expect(parseSources(paged)).toEqual([{ title: 'A.pdf', modified: '', fingerprint: 'f', cited: true, pages: [7] }]);
+});
+
+test('a link goes where TiddlyWiki sends it: everything after the first |, so the chip names the tiddler the link opens', () => {
+  expect(citedTitles('See [[Budget|Notes|Evil]] and [[Plain]].')).toEqual(['Notes|Evil', 'Plain']);
+  expect([...citedPages('[[the report|Report.pdf]] (page 3)')]).toEqual([['Report.pdf', [3]]]);
 });
