@@ -55,19 +55,19 @@ const MAX_CHAIN = 50;
 /** What every message adds to a prompt besides its words (as engine/context.ts counts). */
 const MESSAGE_OVERHEAD = 4;
 
-/** The chats whose replies count toward `agent`'s caps: its own, and every sub-agent chat below one of them. */
+/** The chats whose replies count toward `agent`'s caps: its own, and every sub-agent chat below one of them (found down the field index). */
 export function spendingChats(wiki: WikiPort, agent: string): string[] {
   const chats = new Set(wiki.filter('[field:agent<agent>]', { agent }));
-  for (const child of wiki.filter('[has[agent-parent]has[agent]]')) {
-    if (chats.has(child)) continue;
-    for (let i = 0, parent = wiki.getFields(child)?.['agent-parent']; parent && i < MAX_CHAIN; i++) {
-      const fields = wiki.getFields(parent);
-      if (fields?.agent === agent) {
-        chats.add(child);
-        break;
-      }
-      parent = fields?.['agent-parent'];
-    }
+  let level = [...chats];
+  for (let depth = 0; level.length && depth < MAX_CHAIN; depth++) {
+    const next: string[] = [];
+    for (const chat of level)
+      for (const child of wiki.filter('[field:agent-parent<chat>has[agent]]', { chat }))
+        if (!chats.has(child)) {
+          chats.add(child);
+          next.push(child);
+        }
+    level = next;
   }
   return [...chats];
 }
