@@ -250,6 +250,47 @@ describe('a hostile model', () => {
     await runner.submit({ kind: 'send', chat, text: 'Remember everything.' });
     expect(memories()).toHaveLength(20);
     expect(toolResult(chat, 'f20').text).toMatch(/wait for the user's review/);
+    // The cap is this chat's: another chat (the user's own) can still propose.
+    const other = h.newChat({ 'agent-tools': 'remember' }, 'Not flooded');
+    const next = runnerAt([toolCalls(['n1', 'remember', { fact: 'The user likes figs.' }]), reply('done')], { now: MAY_2026 });
+    await next.runner.submit({ kind: 'send', chat: other, text: 'Remember figs.' });
+    expect(toolResult(other, 'n1').text).toMatch(/^Proposed/);
+    expect(memories()).toHaveLength(21);
+  });
+
+  test("cannot learn of an expired memory, another chat's proposal or a draft: each is answered as a new fact", async () => {
+    const chat = h.newChat({ 'agent-tools': 'remember' }, 'Prober two');
+    const agent = h.agentOf(chat);
+    h.$tw.wiki.addTiddler({
+      title: '$:/ai/memory/expired',
+      tags: TAG,
+      text: 'The user lived in Oslo.',
+      'memory-status': 'accepted',
+      'memory-expires': '20260101',
+    });
+    h.$tw.wiki.addTiddler({
+      title: '$:/ai/memory/elsewhere',
+      tags: TAG,
+      text: 'The user owns a boat.',
+      'memory-status': 'proposed',
+      'memory-source': 'Some other chat',
+      'memory-agent': agent,
+    });
+    h.$tw.wiki.addTiddler({
+      title: "Draft of '$:/ai/memory/x'",
+      'draft.of': '$:/ai/memory/x',
+      tags: TAG,
+      text: 'The user plays chess.',
+      'memory-status': 'accepted',
+    });
+    h.$tw.wiki.addTiddler({ title: '$:/ai/memory/known', tags: TAG, text: 'The user drinks tea.', 'memory-status': 'accepted', 'memory-agent': agent });
+    const facts = ['The user lived in Oslo.', 'The user owns a boat.', 'The user plays chess.', 'The user drinks tea.'];
+    const { runner } = runnerAt([toolCalls(...facts.map((fact, i): [string, string, unknown] => [`q${i}`, 'remember', { fact }])), reply('done')], {
+      now: MAY_2026,
+    });
+    await runner.submit({ kind: 'send', chat, text: 'Guess.' });
+    expect(facts.map((_, i) => /already remembered/.test(toolResult(chat, `q${i}`).text!))).toEqual([false, false, false, true]);
+    h.$tw.wiki.deleteTiddler("Draft of '$:/ai/memory/x'");
   });
 
   test('a memory that reads as a system instruction reaches the prompt only as quoted data inside its block', async () => {

@@ -22,7 +22,7 @@ export const MEMORY_EXPIRES = 'memory-expires';
 export const REPLY_MEMORIES = 'agent-memories';
 /** The longest fact `remember` proposes (characters). */
 export const MAX_FACT_CHARS = 300;
-/** Proposals that may wait for review at once: a model cannot flood the review list. */
+/** Proposals of one chat that may wait for review at once: a model cannot flood the review list. */
 export const MAX_PROPOSED = 20;
 
 export class MemoryError extends Error {}
@@ -76,7 +76,7 @@ export function quotedFact(text: string): string {
 
 /** The proposals waiting for review, in the whole wiki. */
 export function proposedMemories(wiki: WikiPort): string[] {
-  return wiki.filter('[all[tiddlers]tag<tag>field:memory-status[proposed]]', { tag: MEMORY_TAG });
+  return wiki.filter('[all[tiddlers]tag<tag>field:memory-status[proposed]!has[draft.of]]', { tag: MEMORY_TAG });
 }
 
 /**
@@ -86,21 +86,26 @@ export function proposedMemories(wiki: WikiPort): string[] {
 export class MemoryBook {
   constructor(private readonly wiki: WikiPort) {}
 
-  /** Propose `fact` (from message `source`, scoped to `agent`); the title of the proposal. */
-  propose(fact: string, source: string, agent: string): { title: string; existing: boolean } {
+  /**
+   * Propose `fact` (from message `source` of `chat`, scoped to `agent`); the title of the
+   * proposal. "Already there" is said only of what this chat can know: an accepted memory its
+   * prompt may carry (in scope, unexpired) or this chat's own proposal; never of an expired
+   * memory, another chat's proposal or an editor's draft (a model could probe for them). The
+   * cap on waiting proposals is per chat, so one chat cannot block `remember` in the others.
+   */
+  propose(fact: string, source: string, agent: string, chat: string, nowMs: number): { title: string; existing: boolean } {
     const text = fact.replace(/\s+/g, ' ').trim();
     if (!text) throw new MemoryError('The fact is empty.');
     if (text.length > MAX_FACT_CHARS)
       throw new MemoryError(`The fact has ${text.length} characters; at most ${MAX_FACT_CHARS}: keep it to one short sentence.`);
-    const memories = this.wiki.filter('[all[tiddlers]tag<tag>]', { tag: MEMORY_TAG });
-    // Only among this agent's own and every agent's: another agent's memory is not confirmed to exist.
-    const same = memories.find((title) => {
-      const fields = this.wiki.getFields(title);
-      return fields?.text?.trim() === text && [undefined, '', agent].includes(fields['memory-agent']);
-    });
+    const own = proposedMemories(this.wiki).filter((title) => this.chatOf(this.wiki.getFields(title)?.[MEMORY_SOURCE]) === chat);
+    const same =
+      memoriesInScope(this.wiki, agent, nowMs).find((m) => m.text === text)?.title ?? own.find((title) => this.wiki.getFields(title)?.text?.trim() === text);
     if (same) return { title: same, existing: true };
-    if (proposedMemories(this.wiki).length >= MAX_PROPOSED)
-      throw new MemoryError(`${MAX_PROPOSED} proposed memories already wait for the user's review; no more can be proposed until they review them.`);
+    if (own.length >= MAX_PROPOSED)
+      throw new MemoryError(
+        `${MAX_PROPOSED} proposed memories of this chat already wait for the user's review; no more can be proposed until they review them.`,
+      );
     const now = this.wiki.now();
     let title = `${MEMORY_PREFIX}${now}`;
     for (let n = 2; this.wiki.getFields(title); n++) title = `${MEMORY_PREFIX}${now}-${n}`;
@@ -116,5 +121,10 @@ export class MemoryBook {
       [MEMORY_AGENT]: agent,
     });
     return { title, existing: false };
+  }
+
+  /** The chat a proposal came from: its source message's chat, or the chat itself. */
+  private chatOf(source: string | undefined): string | undefined {
+    return source ? (this.wiki.getFields(source)?.['agent-chat'] ?? source) : undefined;
   }
 }

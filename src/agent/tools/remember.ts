@@ -25,7 +25,7 @@ export const rememberTool = defineTool({
   execute({ fact }, context): ToolOutput {
     if (context.signal.aborted) return { ok: false, content: 'Nothing was proposed: the call was stopped.' };
     try {
-      const { existing } = context.memories.propose(fact, context.turn || context.chat, context.agent.title);
+      const { existing } = context.memories.propose(fact, context.turn || context.chat, context.agent.title, context.chat, context.now());
       return {
         content: existing
           ? 'This fact is already remembered or waiting for review; nothing new was proposed.'

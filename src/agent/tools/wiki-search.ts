@@ -127,8 +127,7 @@ export const wikiSearchTool = defineTool({
       } else if (args.fullText) {
         if (budget <= 0) {
           blocks.push(tiddlerBlock(fields, { text: '(text not shown: result budget reached; use wiki-read)' }));
-          // Not shown, so not read: no write lands on it, nor is it a verified source, until wiki-read.
-          delete read[title];
+          delete read[title]; // not shown, so not read (no write lands on it, no citation of it is verified)
           cut = true;
         } else if (text.length > budget) {
           blocks.push(tiddlerBlock(fields, { text: `${text.slice(0, budget)}\n[… ${text.length - budget} more characters; use wiki-read]` }));
