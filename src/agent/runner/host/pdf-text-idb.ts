@@ -7,6 +7,7 @@ keeps nothing beyond the page's memory (pdf-text.ts's own).
 \*/
 import type { DocumentText } from '../../store/wiki-port';
 import type { PdfTextStore } from './pdf-text';
+import { indexedDbStore } from './indexed-db';
 
 const DB = 'tiddlyagent-pdf-text';
 const STORE = 'texts';
@@ -14,25 +15,7 @@ const STORE = 'texts';
 export function createIndexedDbPdfTextStore(wiki = `${location.origin}${location.pathname}`): PdfTextStore | undefined {
   if (typeof indexedDB === 'undefined') return undefined;
   const prefix = `${wiki}\n`;
-  const open = (): Promise<IDBDatabase> =>
-    new Promise((resolve, reject) => {
-      const request = indexedDB.open(DB, 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error ?? new Error('IndexedDB refused to open'));
-    });
-  const run = async <T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> => {
-    const db = await open();
-    try {
-      return await new Promise<T>((resolve, reject) => {
-        const request = act(db.transaction(STORE, mode).objectStore(STORE));
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error ?? new Error('IndexedDB request failed'));
-      });
-    } finally {
-      db.close();
-    }
-  };
+  const run = indexedDbStore(DB, STORE);
   return {
     async load(key) {
       return asDocument(await run<unknown>('readonly', (s) => s.get(prefix + key)));

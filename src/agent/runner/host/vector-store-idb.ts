@@ -5,31 +5,14 @@ never in the saved HTML. A browser without IndexedDB (or a private window that r
 keeps the index in memory for the page's life.
 \*/
 import type { VectorStore } from './semantic-indexer';
+import { indexedDbStore } from './indexed-db';
 
 const DB = 'tiddlyagent-vectors';
 const STORE = 'indexes';
 
 export function createIndexedDbVectorStore(key = `${location.origin}${location.pathname}`): VectorStore {
   let memory: Uint8Array | undefined;
-  const open = (): Promise<IDBDatabase> =>
-    new Promise((resolve, reject) => {
-      const request = indexedDB.open(DB, 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error ?? new Error('IndexedDB refused to open'));
-    });
-  const run = async <T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> => {
-    const db = await open();
-    try {
-      return await new Promise<T>((resolve, reject) => {
-        const request = act(db.transaction(STORE, mode).objectStore(STORE));
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error ?? new Error('IndexedDB request failed'));
-      });
-    } finally {
-      db.close();
-    }
-  };
+  const run = indexedDbStore(DB, STORE);
   const available = typeof indexedDB !== 'undefined';
   return {
     where: available ? 'IndexedDB in this browser' : 'memory (this browser has no IndexedDB)',
