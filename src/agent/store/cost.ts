@@ -65,7 +65,7 @@ export function totalCost(costs: Iterable<ReplyCost | undefined>): CostTotal {
 }
 
 /** Thousands separators without Intl (its first use in a page loads locale data). */
-function group(digits: string): string {
+export function group(digits: string): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 

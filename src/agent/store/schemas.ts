@@ -146,6 +146,9 @@ export const AgentDefinitionSchema = z.object({
   /** Spending caps (store/spend.ts): what all its chats may cost per calendar day and month before its unattended runs pause. */
   'agent-day-cost-budget': blankable(decimal(0, 1_000_000)),
   'agent-month-cost-budget': blankable(decimal(0, 1_000_000)),
+  /** The same caps in tokens (in + out): for models without prices, or a cap that should not follow them. */
+  'agent-day-token-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
+  'agent-month-token-budget': blankable(wholeNumber(1, Number.MAX_SAFE_INTEGER)),
   /** Sub-agents (spawn-agent): how deep children may nest, how many run at once per turn, seconds each may take. */
   'agent-spawn-depth': blankable(wholeNumber(1, 5)),
   'agent-spawn-concurrency': blankable(wholeNumber(1, 10)),

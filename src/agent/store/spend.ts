@@ -1,8 +1,9 @@
 /*\
 Spending caps: what an agent's chats cost today and this month (local calendar day and month
-of the injected clock's time), and whether its `agent-day-cost-budget` or
-`agent-month-cost-budget` (DESIGN 4; money in the currency of the model's prices, US dollars
-for the presets) is reached. Every reply of every chat of the agent counts, whoever started
+of the injected clock's time), and whether one of its caps is reached: `agent-day-cost-budget`
+and `agent-month-cost-budget` (DESIGN 4; money in the currency of the model's prices, US
+dollars for the presets), or `agent-day-token-budget` and `agent-month-token-budget` (tokens
+in and out, for a model without prices or a cap that should not follow them). Every reply of every chat of the agent counts, whoever started
 its turn, priced as store/cost.ts prices it (the profile the chat's agent names, at each reply's
 model); a reply counts in the day and month it was written (`created`).
 - A sub-agent's chat counts under its own agent and under the agent of every chat above it
@@ -16,24 +17,30 @@ A cap that cannot be priced (a reply whose model has no known price) counts as r
 cap that cannot be checked never lets runs spend unchecked.
 \*/
 import type { ChatStore } from './chat-store';
-import { formatUsd, replyCost, totalCost, type CostTotal, type ReplyCost } from './cost';
+import { formatUsd, group, replyCost, totalCost, type CostTotal, type ReplyCost } from './cost';
 import { modelFacts, type ModelFacts } from './model-facts';
 import { estimateTokens } from './token-estimate';
 import type { TiddlerFields, WikiPort } from './wiki-port';
 
 export const DAY_CAP_FIELD = 'agent-day-cost-budget';
 export const MONTH_CAP_FIELD = 'agent-month-cost-budget';
+export const DAY_TOKEN_CAP_FIELD = 'agent-day-token-budget';
+export const MONTH_TOKEN_CAP_FIELD = 'agent-month-token-budget';
 
 export interface AgentSpend {
   day: CostTotal;
   month: CostTotal;
+  /** Tokens in and out (reported, or estimated where a reply reported none). */
+  dayTokens: number;
+  monthTokens: number;
 }
 
 export interface CapReached {
-  field: typeof DAY_CAP_FIELD | typeof MONTH_CAP_FIELD;
+  field: typeof DAY_CAP_FIELD | typeof MONTH_CAP_FIELD | typeof DAY_TOKEN_CAP_FIELD | typeof MONTH_TOKEN_CAP_FIELD;
   period: 'day' | 'month';
   cap: number;
   spent: CostTotal;
+  tokens: number;
   /** The line the chat gets, in English (the UI adds a headline in the user's language). */
   text: string;
 }
@@ -81,7 +88,13 @@ function promptTokens(fields: TiddlerFields): number {
 const hasUsage = (fields: TiddlerFields) => fields['tokens-in'] !== undefined || fields['tokens-out'] !== undefined;
 
 /** Each reply of `chat` written since `since` (ms), with its time and cost; a reply without usage at an estimate. */
-function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number, factsOf: (model: string) => ModelFacts): { at: number; cost: ReplyCost }[] {
+function chatCosts(
+  wiki: WikiPort,
+  store: ChatStore,
+  chat: string,
+  since: number,
+  factsOf: (model: string) => ModelFacts,
+): { at: number; cost: ReplyCost | undefined; tokens: number }[] {
   const messages = store
     .messageTitles(chat)
     .map((title) => wiki.getFields(title))
@@ -91,7 +104,7 @@ function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number
   if (estimating) messages.sort((a, b) => Number(a['agent-seq']) - Number(b['agent-seq']));
   const agent = estimating ? wiki.getFields(chat)?.agent : undefined;
   const system = estimating ? MESSAGE_OVERHEAD + estimateTokens((agent && wiki.getFields(agent)?.text) || '') : 0;
-  const costs: { at: number; cost: ReplyCost }[] = [];
+  const costs: { at: number; cost: ReplyCost | undefined; tokens: number }[] = [];
   let history = 0;
   for (const fields of messages) {
     const at = twTime(fields.created);
@@ -104,8 +117,7 @@ function chatCosts(wiki: WikiPort, store: ChatStore, chat: string, since: number
             tokensOut: promptTokens(fields) + estimateTokens(fields.reasoning ?? ''),
           }
         : { model: fields.model, tokensIn: numberField(fields['tokens-in']), tokensOut: numberField(fields['tokens-out']) };
-      const cost = replyCost(reply, factsOf);
-      if (cost) costs.push({ at, cost });
+      costs.push({ at, cost: replyCost(reply, factsOf), tokens: (reply.tokensIn ?? 0) + (reply.tokensOut ?? 0) });
     }
     if (estimating) history += promptTokens(fields);
   }
@@ -135,27 +147,40 @@ export function agentSpend(store: ChatStore, wiki: WikiPort, agent: string, now:
   };
   const day = [];
   const month = [];
+  let dayTokens = 0;
+  let monthTokens = 0;
   for (const chat of spendingChats(wiki, agent)) {
-    for (const { at, cost } of chatCosts(wiki, store, chat, monthStart, factsFor(wiki.getFields(chat)?.agent ?? agent))) {
+    for (const { at, cost, tokens } of chatCosts(wiki, store, chat, monthStart, factsFor(wiki.getFields(chat)?.agent ?? agent))) {
       month.push(cost);
-      if (at >= dayStart) day.push(cost);
+      monthTokens += tokens;
+      if (at < dayStart) continue;
+      day.push(cost);
+      dayTokens += tokens;
     }
   }
-  return { day: totalCost(day), month: totalCost(month) };
+  return { day: totalCost(day), month: totalCost(month), dayTokens, monthTokens };
 }
 
 /** The first cap of `agent` reached at `now`, or undefined (no cap set, or none reached). */
 export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string, now: number): CapReached | undefined {
   const fields = wiki.getFields(agent);
+  const cap = (field: string) => numberField(fields?.[field]?.trim());
   const caps = [
-    { field: DAY_CAP_FIELD, period: 'day', cap: numberField(fields?.[DAY_CAP_FIELD]?.trim()) },
-    { field: MONTH_CAP_FIELD, period: 'month', cap: numberField(fields?.[MONTH_CAP_FIELD]?.trim()) },
+    { field: DAY_CAP_FIELD, period: 'day', cap: cap(DAY_CAP_FIELD) },
+    { field: MONTH_CAP_FIELD, period: 'month', cap: cap(MONTH_CAP_FIELD) },
   ] as const;
-  if (caps.every((c) => c.cap === undefined)) return undefined;
+  const tokenCaps = [
+    { field: DAY_TOKEN_CAP_FIELD, period: 'day', cap: cap(DAY_TOKEN_CAP_FIELD) },
+    { field: MONTH_TOKEN_CAP_FIELD, period: 'month', cap: cap(MONTH_TOKEN_CAP_FIELD) },
+  ] as const;
+  if ([...caps, ...tokenCaps].every((c) => c.cap === undefined)) return undefined;
   const spend = agentSpend(store, wiki, agent, now);
+  const later = (period: 'day' | 'month') =>
+    `Unattended runs (schedules, heartbeats, triggers) wait until ${period === 'day' ? 'tomorrow' : 'next month'} or until the cap is raised; runs you start yourself are not held back.`;
   for (const { field, period, cap } of caps) {
     if (cap === undefined) continue;
     const spent = spend[period];
+    const tokens = period === 'day' ? spend.dayTokens : spend.monthTokens;
     const when = period === 'day' ? 'today' : 'this month';
     if (spent.unpriced.length)
       return {
@@ -163,6 +188,7 @@ export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string,
         period,
         cap,
         spent,
+        tokens,
         text: `This run did not start: the spending cap "${field}" of "${agent}" cannot be checked, because no price is known for the model "${spent.unpriced[0]}". Set its price in the provider profile's "model-facts", or clear the cap. Runs you start yourself are not held back.`,
       };
     // A billionth of a dollar of leeway: sums of prices in floating point fall just short (0.6 + 0.3 + 0.1).
@@ -172,8 +198,22 @@ export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string,
         period,
         cap,
         spent,
-        text: `This run did not start: the chats of "${agent}" cost ${formatUsd(spent.usd)} ${when}, which reaches its cap of ${formatUsd(cap)} ("${field}"). Unattended runs (schedules, heartbeats, triggers) wait until ${period === 'day' ? 'tomorrow' : 'next month'} or until the cap is raised; runs you start yourself are not held back.`,
+        tokens,
+        text: `This run did not start: the chats of "${agent}" cost ${formatUsd(spent.usd)} ${when}, which reaches its cap of ${formatUsd(cap)} ("${field}"). ${later(period)}`,
       };
+  }
+  for (const { field, period, cap } of tokenCaps) {
+    const tokens = period === 'day' ? spend.dayTokens : spend.monthTokens;
+    if (cap === undefined || tokens < cap) continue;
+    const when = period === 'day' ? 'today' : 'this month';
+    return {
+      field,
+      period,
+      cap,
+      spent: spend[period],
+      tokens,
+      text: `This run did not start: the chats of "${agent}" used ${group(String(Math.round(tokens)))} tokens ${when}, which reaches its cap of ${group(String(cap))} tokens ("${field}"). ${later(period)}`,
+    };
   }
   return undefined;
 }

@@ -134,3 +134,22 @@ test('the month cap counts every reply since the 1st; a cap whose model has no p
   expect(s.requests).toHaveLength(1);
   expect(errorsOf(unpriced)[0]!.text).toContain('no price is known for the model "m"');
 });
+
+test('a token cap holds unattended runs for a model without prices: tokens in and out, today only', async () => {
+  clockTime = NOW;
+  // No price is known for "m" here: only tokens can be capped.
+  const chat = h.newChat({ 'agent-day-token-budget': '50000' }, 'Token capped');
+  spent(chat, 0.9, NOW - 48 * HOUR); // 900,000 tokens two days ago: not today
+  spent(chat, 0.03, NOW - HOUR); // 30,000 tokens today
+  const s = scriptedModel([reply('Ran.')]);
+  const runner = runnerWith(s.model);
+  await runner.submit({ kind: 'send', chat, text: 'Check.', source: 'trigger:$:/t/2' });
+  expect(s.requests).toHaveLength(1);
+  expect(errorsOf(chat)).toHaveLength(0);
+
+  spent(chat, 0.02, NOW - HOUR / 2); // 20,000 more: 50,000 today (the reply just made reported no usage: estimated, a few more)
+  await runner.submit({ kind: 'send', chat, text: 'Check.', source: 'trigger:$:/t/2' });
+  expect(s.requests).toHaveLength(1);
+  expect(errorsOf(chat)[0]!.text).toMatch(/used 50,\d{3} tokens today, which reaches its cap of 50,000 tokens \("agent-day-token-budget"\)/);
+  expect(h.lib.agentSpend(h.store, h.port, h.agentOf(chat), NOW).monthTokens).toBeGreaterThanOrEqual(950_000);
+});
