@@ -61,6 +61,7 @@ export { WIKI_READ_TOOLS } from './tools/wiki-read-tools';
 export { rankText } from './tools/wiki-search';
 export { keepTextIndexIn, textIndexOf, TEXT_INDEX_STATUS, type KeptTextIndex, type TextIndexStore } from './runner/host/text-index-host';
 export { documentText, keepPdfTextIn, pdfTextStats, type PdfTextStore } from './runner/host/pdf-text';
+export { PDF_TIME_LIMIT_MS, setPdfLimits } from './runner/host/pdf-worker';
 export { manageTodoTool } from './tools/manage-todo';
 export { editAgentDefinitionTool } from './tools/edit-agent-definition';
 export { rememberTool, REMEMBER } from './tools/remember';

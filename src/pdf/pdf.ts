@@ -1,9 +1,9 @@
 /*\
 The PDF reader plugin's one module (pdf.js): PDF.js (Mozilla's pdfjs-dist, its legacy build, which runs in older
-browsers and in Node) with its worker in the same module, run on the calling thread (no Worker,
-no file to fetch: it works the same in a page, a saved single-file wiki and the server). About
-1.5 MB, so it is required only when a PDF is first read or indexed (runner/host/pdf-text.ts),
-never when a page loads.
+browsers and in Node) with its worker in the same module, so it needs no file to fetch. The agent
+runs it in a worker made of this module's source (runner/host/pdf-worker.ts), or, in a browser that
+cannot make one, on the calling thread. About 1.5 MB, so it is read only when a PDF is first read or
+indexed (runner/host/pdf-text.ts), never when a page loads.
 \*/
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 // @ts-expect-error: the worker module ships no types; only its WorkerMessageHandler is used.

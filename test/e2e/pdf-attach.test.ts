@@ -1,7 +1,7 @@
 // A PDF dropped onto the composer, in Chromium, as a user meets it: it becomes an application/pdf
 // tiddler and a chip; the agent (the mock LLM) reads it with wiki-read, and what the model gets
-// back is the PDF's text page by page, each after its [page N] line, extracted in the page by
-// PDF.js (the pdf.js library module, required only now); the prompt told the model where the
+// back is the PDF's text page by page, each after its [page N] line, extracted by PDF.js in a Web
+// Worker made of the pdf.js module's source (never required on the page); the prompt told the model where the
 // attached PDF's text is; the reply cites the PDF by page, and its source chip says so ("Garden
 // club.pdf, p. 2") and opens the PDF when clicked. A file that says it is a PDF but is not one is refused with a line.
 import { navigate, useServedWiki, type ServedWikiSession } from '../helpers/e2e';
@@ -69,6 +69,9 @@ describe('a wiki whose page runs the turns', () => {
       .at(-1);
     expect(text(result?.content)).toContain('[page 2]\nThe heron nests by the old mill.');
     expect(text(result?.content)).toContain('[page 3]\nNext meeting in May.');
+    // Read in a Web Worker made of pdf.js's source, not on the page's thread: PDF.js was never required here.
+    expect(await s.page.evaluate(() => (window as any).$tw.modules.execute('$:/plugins/tiddlyagent/agent/lib.js', '').pdfTextStats().inWorker)).toBe(1);
+    expect(await s.page.evaluate(() => !!(window as any).$tw.modules.titles['$:/plugins/tiddlyagent/pdf/pdf.js'].exports)).toBe(false);
     await chat(s, 'PDF chat').locator('.tc-ai-message-assistant', { hasText: 'the heron nests by the old mill' }).waitFor();
     const source = chat(s, 'PDF chat').locator('.tc-ai-message-assistant .tc-ai-source');
     await source.waitFor();

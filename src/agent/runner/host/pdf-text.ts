@@ -1,7 +1,7 @@
 /*\
 The text of PDF tiddlers (tools/documents.ts), extracted once per PDF with PDF.js (the PDF
-reader plugin's pdf.js, src/pdf/, required the first time a PDF is met: never at page load;
-without that plugin a PDF says it is needed) and kept:
+reader plugin's pdf.js, src/pdf/, run in a worker made of its source, with a time and a memory
+limit (pdf-worker.ts), never at page load; without that plugin a PDF says it is needed) and kept:
 - in memory, by the SHA-256 of the PDF's bytes (its base64 text: pdfKey), the last MEMORY_ENTRIES
   PDFs; the same PDF under another title, or after a change of another field, is not
   extracted again;
@@ -25,6 +25,7 @@ import { base64Bytes, type DocumentText, isPdfTiddler, PDF_TYPE } from '../../to
 import type { TiddlerFields } from '../../store/wiki-port';
 import { ensureWebGlobals } from './host';
 import { createIndexedDbPdfTextStore } from './pdf-text-idb';
+import { readPdfInWorker } from './pdf-worker';
 
 /** PDF.js is a plugin of its own (1.7 MB), which a wiki without PDFs can leave out. */
 const PDF_PLUGIN = '$:/plugins/tiddlyagent/pdf';
@@ -50,10 +51,11 @@ let chosen = false;
 let unwatch: (() => void) | undefined;
 let library: typeof PdfLibrary | undefined;
 let extracted = 0;
+let inWorker = 0;
 
-/** How many PDFs were extracted since start (not taken from a cache): the tests and the benchmark. */
-export function pdfTextStats(): { extracted: number; remembered: number } {
-  return { extracted, remembered: memory.size };
+/** How many PDFs were extracted since start (not taken from a cache), how many of them in a worker: the tests and the benchmark. */
+export function pdfTextStats(): { extracted: number; remembered: number; inWorker: number } {
+  return { extracted, remembered: memory.size, inWorker };
 }
 
 /**
@@ -191,55 +193,23 @@ export function cachedDocument(fields: TiddlerFields, whenKnown: () => void): Do
 }
 
 /**
- * pdf.js, required once. Under Node, TiddlyWiki runs a module in a vm context without the web
- * APIs PDF.js uses (and ends the process when a module throws as it loads), so they are
- * borrowed from Node's main context first. Node has no DOMMatrix, ImageData or Path2D, which
- * PDF.js needs only to draw (it makes one DOMMatrix as it loads): stand-ins, as text is all
- * that is read here. `navigator` gets one too (PDF.js would assign one itself, a global
- * assignment TiddlyWiki warns about). PDF.js's warnings as it loads (no canvas package) are
- * not shown.
+ * The pages of a PDF: in a worker made of pdf.js's source (pdf-worker.ts), or, in a browser that
+ * cannot make one, with pdf.js required once on this thread.
  */
-function loadLibrary(): typeof PdfLibrary {
-  ensureWebGlobals();
-  if ($tw.browser) return require(PDF_MODULE) as typeof PdfLibrary;
-  const main = require('node:vm').runInThisContext('globalThis') as Record<string, unknown>;
-  const lend = (name: string, value: unknown) => {
-    if (!(name in globalThis)) Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-  };
-  for (const name of PDF_GLOBALS) lend(name, main[name]);
-  lend('DOMMatrix', StandInMatrix);
-  lend('ImageData', class ImageData {});
-  lend('Path2D', class Path2D {});
-  lend('navigator', { language: 'en-US', platform: '', userAgent: '' });
-  const { log, warn } = console;
-  const quiet =
-    (write: (...args: unknown[]) => void) =>
-    (...args: unknown[]) =>
-      typeof args[0] === 'string' && args[0].startsWith('Warning: ') ? undefined : write.apply(console, args);
-  console.log = quiet(log);
-  console.warn = quiet(warn);
-  try {
-    return require(PDF_MODULE) as typeof PdfLibrary;
-  } finally {
-    console.log = log;
-    console.warn = warn;
+async function readPages(bytes: Uint8Array): Promise<DocumentText> {
+  const definition = $tw.modules.titles[PDF_MODULE]?.definition;
+  const source = typeof definition === 'string' ? definition : $tw.wiki.getTiddlerText(PDF_MODULE);
+  if (source) {
+    const read = await readPdfInWorker(source, bytes, !!$tw.browser);
+    if (read) {
+      inWorker++;
+      return read;
+    }
+    if (!$tw.browser) return { problem: 'reading it failed (no worker could be made)' };
   }
+  library ??= require(PDF_MODULE) as typeof PdfLibrary;
+  return { pages: await library.pdfPageTexts(bytes) };
 }
-
-/** What PDF.js makes of a DOMMatrix as it loads (an identity); drawing, which needs the rest, is never done here. */
-class StandInMatrix {
-  a = 1;
-  b = 0;
-  c = 0;
-  d = 1;
-  e = 0;
-  f = 0;
-  constructor(init?: number[]) {
-    if (Array.isArray(init) && init.length === 6) [this.a, this.b, this.c, this.d, this.e, this.f] = init as [number, number, number, number, number, number];
-  }
-}
-
-const PDF_GLOBALS = ['Blob', 'structuredClone', 'queueMicrotask', 'MessageChannel', 'performance'];
 
 function remembered(key: string): DocumentText | undefined {
   const known = memory.get(key);
@@ -274,9 +244,8 @@ async function extract(key: string, base64: string): Promise<DocumentText> {
   await store?.save(key, { problem: 'its extraction did not finish (the process stopped during it); it is not tried again' }).catch(() => undefined);
   let pdf: DocumentText;
   try {
-    library ??= loadLibrary();
     extracted++;
-    pdf = { pages: await library.pdfPageTexts(base64Bytes(base64)) };
+    pdf = await readPages(base64Bytes(base64));
   } catch (e) {
     pdf = { problem: e instanceof Error ? e.message : String(e) };
   }
