@@ -7,8 +7,9 @@ made from its own source text with a small CommonJS wrapper (it requires nothing
 - in a browser, a Web Worker made from a Blob of the same script (a page, a single-file wiki opened
   from file://, the server edition's page). Where no Worker can be made (an old browser, a
   Content-Security-Policy without blob: workers), undefined: the caller reads on its own thread.
-One PDF is read at a time. Past the time limit the worker is ended and the PDF gets a problem; a
-worker that dies (out of memory) gives one too. The bytes are moved to the worker, not copied.
+One PDF is read at a time; a worker that read one well waits 30 s for the next (loading pdf.js
+again costs about half a second). Past the time limit the worker is ended and the PDF gets a
+problem; a worker that dies (out of memory) gives one too. The bytes are moved, not copied.
 \*/
 import type { DocumentText } from '../../tools/documents';
 
@@ -24,6 +25,7 @@ let queue: Promise<unknown> = Promise.resolve();
 
 /** The limits (tests set smaller ones); without an argument, back to the usual ones. */
 export function setPdfLimits(limits: { timeMs?: number; memoryMb?: number } = {}): void {
+  void takeSpare('');
   timeLimit = limits.timeMs ?? PDF_TIME_LIMIT_MS;
   memoryLimit = limits.memoryMb ?? MEMORY_LIMIT_MB;
 }
@@ -82,75 +84,117 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
  * text), or its problem; undefined where no worker could be made (read on the calling thread).
  */
 export function readPdfInWorker(source: string, bytes: Uint8Array, browser: boolean): Promise<DocumentText | undefined> {
-  const run = () => (browser ? inWebWorker(workerScript(source, 'web'), bytes) : inNodeWorker(workerScript(source, 'node'), bytes));
+  const run = () => (browser ? inWebWorker(source, bytes) : inNodeWorker(source, bytes));
   const result = queue.then(run, run);
   queue = result.catch(() => undefined);
   return result;
 }
 
+/** How long a worker that read a PDF waits for the next one (loading pdf.js again costs ~0.5 s) before it is ended. */
+const IDLE_MS = 30_000;
+
+/** The worker that read the last PDF well, kept for the next one a while; any other ending ends it. */
+let spare: { worker: { terminate(): unknown }; source: string; limit: number; idle: ReturnType<typeof setTimeout> } | undefined;
+
+function takeSpare<T>(source: string): T | undefined {
+  const kept = spare;
+  spare = undefined;
+  if (kept) clearTimeout(kept.idle);
+  if (kept && kept.source === source && kept.limit === memoryLimit) return kept.worker as T;
+  void kept?.worker.terminate();
+  return undefined;
+}
+
+function keepSpare(worker: { terminate(): unknown }, source: string): void {
+  void takeSpare(source);
+  const idle = setTimeout(() => takeSpare(''), IDLE_MS);
+  (idle as { unref?: () => void }).unref?.();
+  spare = { worker, source, limit: memoryLimit, idle };
+}
+
+type NodeWorkerType = import('node:worker_threads').Worker;
 let NodeWorker: typeof import('node:worker_threads').Worker | undefined;
 
-function inNodeWorker(script: string, bytes: Uint8Array): Promise<DocumentText> {
+function inNodeWorker(source: string, bytes: Uint8Array): Promise<DocumentText> {
   NodeWorker ??= (require('node:worker_threads') as typeof import('node:worker_threads')).Worker;
-  const Worker = NodeWorker;
+  const worker =
+    takeSpare<NodeWorkerType>(source) ?? new NodeWorker(workerScript(source, 'node'), { eval: true, resourceLimits: { maxOldGenerationSizeMb: memoryLimit } });
+  worker.ref();
   const limit = timeLimit;
   return new Promise((resolve) => {
-    const worker = new Worker(script, { eval: true, resourceLimits: { maxOldGenerationSizeMb: memoryLimit } });
-    let settled = false;
-    const done = (pdf: DocumentText) => {
-      if (settled) return;
-      settled = true;
+    const done = (pdf: DocumentText, well = false) => {
       clearTimeout(timer);
+      worker.off('message', message).off('error', error).off('exit', exit);
+      if (well) {
+        worker.unref();
+        keepSpare(worker, source);
+      } else void worker.terminate();
       resolve(pdf);
-      void worker.terminate();
     };
     const timer = setTimeout(() => done({ problem: tookTooLong(limit) }), limit);
-    worker.on('message', (data: { tiddlyagent?: string } | null) => data?.tiddlyagent === 'pages' && done(answer(data)));
-    worker.once('error', (e: Error & { code?: string }) =>
-      done({ problem: e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? NO_MEMORY : `reading it failed (${e.message})` }),
-    );
-    worker.once('exit', () => done({ problem: NO_MEMORY }));
+    const message = (data: { tiddlyagent?: string } | null) => data?.tiddlyagent === 'pages' && done(answer(data), true);
+    const error = (e: Error & { code?: string }) => done({ problem: e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? NO_MEMORY : `reading it failed (${e.message})` });
+    const exit = () => done({ problem: NO_MEMORY });
+    worker.on('message', message).on('error', error).on('exit', exit);
     const buffer = ownBuffer(bytes);
     worker.postMessage({ tiddlyagent: 'read', bytes: buffer }, [buffer]);
   });
 }
 
-function inWebWorker(script: string, bytes: Uint8Array): Promise<DocumentText | undefined> {
+/** A Web Worker made of pdf.js's source, ready (it loaded pdf.js); undefined where none can be made, null if not ready in time. */
+function webWorker(source: string, limit: number): Promise<Worker | undefined | null> {
+  const kept = takeSpare<Worker>(source);
+  if (kept) return Promise.resolve(kept);
   let url: string | undefined;
   let worker: Worker;
   try {
-    url = URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+    url = URL.createObjectURL(new Blob([workerScript(source, 'web')], { type: 'text/javascript' }));
     worker = new Worker(url);
   } catch {
     if (url) URL.revokeObjectURL(url);
     return Promise.resolve(undefined);
   }
-  const limit = timeLimit;
   return new Promise((resolve) => {
-    let ready = false;
-    let settled = false;
-    const done = (pdf: DocumentText | undefined) => {
-      if (settled) return;
-      settled = true;
+    const done = (ready: Worker | undefined | null) => {
       clearTimeout(timer);
-      worker.terminate();
       URL.revokeObjectURL(url as string);
+      worker.onmessage = null;
+      worker.onerror = null;
+      if (!ready) worker.terminate();
+      resolve(ready);
+    };
+    const timer = setTimeout(() => done(null), limit);
+    // PDF.js's own worker code, finding itself in a worker, says it is ready too: only ours are read.
+    worker.onmessage = (event: MessageEvent) => (event.data as { tiddlyagent?: string } | null)?.tiddlyagent === 'ready' && done(worker);
+    // One that cannot start (blocked by a Content-Security-Policy, or pdf.js cannot load there): the calling thread reads.
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      done(undefined);
+    };
+  });
+}
+
+async function inWebWorker(source: string, bytes: Uint8Array): Promise<DocumentText | undefined> {
+  const limit = timeLimit;
+  const worker = await webWorker(source, limit);
+  if (worker === null) return { problem: tookTooLong(limit) };
+  if (!worker) return undefined;
+  return new Promise((resolve) => {
+    const done = (pdf: DocumentText, well = false) => {
+      clearTimeout(timer);
+      worker.onmessage = null;
+      worker.onerror = null;
+      if (well) keepSpare(worker, source);
+      else worker.terminate();
       resolve(pdf);
     };
     const timer = setTimeout(() => done({ problem: tookTooLong(limit) }), limit);
-    worker.onmessage = (event: MessageEvent) => {
-      // PDF.js's own worker code, finding itself in a worker, says it is ready too: only ours are read.
-      const kind = (event.data as { tiddlyagent?: string } | null)?.tiddlyagent;
-      if (kind === 'pages') return done(answer(event.data));
-      if (kind !== 'ready' || ready) return;
-      ready = true;
-      const buffer = ownBuffer(bytes);
-      worker.postMessage({ tiddlyagent: 'read', bytes: buffer }, [buffer]);
-    };
-    // Before it is ready the worker could not be made or could not load pdf.js here: the calling thread reads.
+    worker.onmessage = (event: MessageEvent) => (event.data as { tiddlyagent?: string } | null)?.tiddlyagent === 'pages' && done(answer(event.data), true);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
-      done(ready ? { problem: `reading it failed (${event.message || 'the worker stopped'})` } : undefined);
+      done({ problem: `reading it failed (${event.message || 'the worker stopped'})` });
     };
+    const buffer = ownBuffer(bytes);
+    worker.postMessage({ tiddlyagent: 'read', bytes: buffer }, [buffer]);
   });
 }
