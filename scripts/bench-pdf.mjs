@@ -1,7 +1,8 @@
 // What a 100-page PDF costs the agent (runner/host/pdf-text.ts, tools/documents.ts): in a real
 // TiddlyWiki booted in Node with the built plugins, a PDF tiddler made here (scripts/make-pdf.cjs,
 // ~2,000 characters of text a page) is
-//   1. extracted the first time (PDF.js's module required and compiled, then every page read),
+//   1. extracted the first time (PDF.js's module loaded in a worker, then every page read; the
+//      main thread's longest stall meanwhile is shown),
 //   2. indexed: the ranked text index built with its text and searched for a word on page 77,
 //   3. found by wiki-search, whose snippet names the page,
 //   4. read again by wiki-read (its text kept in memory: nothing extracted again),
@@ -38,11 +39,30 @@ console.log(
   `PDF of ${PAGES} pages (${(pdf.length / 1024).toFixed(0)} KB, ${pages.join('').length} characters of text); pdf.js module ${(moduleBytes / 1024).toFixed(0)} KB; Node ${process.version}`,
 );
 
+// The main thread's longest stall while a PDF is read (a server answers nothing during one).
+function watchLoop() {
+  let last = performance.now();
+  let longest = 0;
+  let on = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return () => {
+    on = false;
+    return Math.max(longest, performance.now() - last);
+  };
+}
+
 let t = performance.now();
+let stall = watchLoop();
 const text = await port.documentText('Bench report.pdf');
 const extracted = performance.now() - t;
 if (!text?.pages || text.pages.length !== PAGES) throw new Error(`bench-pdf: extraction failed: ${JSON.stringify(text).slice(0, 200)}`);
-console.log(`  extract (first time: PDF.js required, ${PAGES} pages read) ${fmt(extracted)} ms`);
+console.log(`  extract (first time: PDF.js loaded, ${PAGES} pages read) ${fmt(extracted)} ms  (main thread's longest stall ${fmt(stall())} ms)`);
 
 t = performance.now();
 const index = lib.textIndexOf($tw.wiki);
@@ -72,6 +92,7 @@ console.log(`  PDFs extracted in all: ${stats.extracted} (the index and both too
 // A second PDF of the same size, PDF.js already loaded: the extraction alone.
 const second = makePdf(pages.map((page) => `${page}\nSecond copy.`)).toString('base64');
 t = performance.now();
+stall = watchLoop();
 const again = await lib.documentText({ title: 'Second.pdf', type: 'application/pdf', text: second });
 if (again.pages?.length !== PAGES) throw new Error('bench-pdf: the second extraction failed');
-console.log(`  extract another ${PAGES}-page PDF (PDF.js loaded)          ${fmt(performance.now() - t)} ms`);
+console.log(`  extract another ${PAGES}-page PDF (PDF.js loaded)          ${fmt(performance.now() - t)} ms  (main thread's longest stall ${fmt(stall())} ms)`);
