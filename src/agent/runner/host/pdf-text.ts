@@ -205,8 +205,9 @@ async function readPages(bytes: Uint8Array): Promise<DocumentText> {
       inWorker++;
       return read;
     }
-    if (!$tw.browser) return { problem: 'reading it failed (no worker could be made)' };
   }
+  // Under Node pdf.js is only ever run in a worker (on this thread it would need web APIs TiddlyWiki's sandbox lacks).
+  if (!$tw.browser) return { problem: 'reading it failed (no worker could be made)' };
   library ??= require(PDF_MODULE) as typeof PdfLibrary;
   return { pages: await library.pdfPageTexts(bytes) };
 }

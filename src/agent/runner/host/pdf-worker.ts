@@ -115,10 +115,16 @@ function keepSpare(worker: { terminate(): unknown }, source: string): void {
 type NodeWorkerType = import('node:worker_threads').Worker;
 let NodeWorker: typeof import('node:worker_threads').Worker | undefined;
 
+function newNodeWorker(NodeWorker: typeof import('node:worker_threads').Worker, source: string): NodeWorkerType {
+  const worker = new NodeWorker(workerScript(source, 'node'), { eval: true, resourceLimits: { maxOldGenerationSizeMb: memoryLimit } });
+  // Always heard (an 'error' nobody listens to would end the process): a spare that fails is dropped.
+  worker.on('error', () => spare?.worker === worker && takeSpare(''));
+  return worker;
+}
+
 function inNodeWorker(source: string, bytes: Uint8Array): Promise<DocumentText> {
   NodeWorker ??= (require('node:worker_threads') as typeof import('node:worker_threads')).Worker;
-  const worker =
-    takeSpare<NodeWorkerType>(source) ?? new NodeWorker(workerScript(source, 'node'), { eval: true, resourceLimits: { maxOldGenerationSizeMb: memoryLimit } });
+  const worker = takeSpare<NodeWorkerType>(source) ?? newNodeWorker(NodeWorker, source);
   worker.ref();
   const limit = timeLimit;
   return new Promise((resolve) => {
