@@ -23,6 +23,9 @@ beforeAll(async () => {
     { title: 'Zoo', tags: 'Animals', text: 'We saw an okapi and two zebras.' },
     ...HIDDEN,
   ]);
+  // The index is built in slices after the boot (runner/host/text-index-host.ts): until it is
+  // ready a search answers unranked, so the ranking asserted here waits for it.
+  await agentLib($tw).textIndexOf($tw.wiki).whenReady();
 });
 
 async function search(args: Record<string, unknown>): Promise<ToolOutput> {
