@@ -263,6 +263,9 @@ describe('what it can never change', () => {
     refused({ ...ownBefore, 'agent-write-filter': '[all[]]' });
     refused({ ...ownBefore, 'agent-provider': 'Evil' });
     refused({ ...ownBefore, 'agent-max-rounds': '1000' });
+    // Nor its spending caps: a model cannot lift what holds its unattended runs back.
+    refused({ ...ownBefore, 'agent-day-cost-budget': '1000' });
+    refused({ ...ownBefore, 'agent-month-token-budget': '999999999' });
     refused({ ...ownBefore, 'agent-new-field': 'x' });
     refused({ ...ownBefore, tags: '$:/tags/AI/Agent Extra' });
     refused({ ...ownBefore, tags: '' });
