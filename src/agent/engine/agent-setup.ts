@@ -6,9 +6,9 @@ is reported in the chat; "Show prompt" and "Compact now" read it the same way.
 \*/
 import type { LanguageModel } from '../providers/types';
 import { ConfigError } from '../store/schemas';
-import { MCP_PREFIX } from '../tools/mcp-tools';
 import { PLUGIN_TOOL_PREFIX } from '../tools/plugin-tools';
 import type { ToolDefinition } from '../tools/tool';
+import { toolsNamed } from '../tools/tool-names';
 import { withHint } from './error-kinds';
 import { createHooks, type EngineHooks, type EnginePlugin, type TurnContext } from './hooks';
 import type { EngineDeps } from './loop';
@@ -47,20 +47,16 @@ export function extraPlugins(deps: EngineDeps, chat: string): EnginePlugin[] {
 function agentTools(names: string[], all: ReadonlyMap<string, ToolDefinition>, agent: string): Map<string, ToolDefinition> {
   const tools = new Map<string, ToolDefinition>();
   for (const name of names) {
-    const tool = all.get(name);
-    // `mcp-<server>` enables every tool of that MCP server (tools/mcp-tools.ts).
-    // `plugin-<prefix>` enables every tool of a plugin whose names share it (tools/plugin-tools.ts).
-    const server =
-      !tool && (name.startsWith(MCP_PREFIX) || name.startsWith(PLUGIN_TOOL_PREFIX)) ? [...all.values()].filter((t) => t.name.startsWith(`${name}-`)) : [];
+    const named = toolsNamed(name, all);
     // A plugin can be uninstalled (or an agent copied to a wiki without it): its tools are just absent.
-    if (!tool && !server.length && name.startsWith(PLUGIN_TOOL_PREFIX)) continue;
-    if (!tool && !server.length)
+    if (!named.length && name.startsWith(PLUGIN_TOOL_PREFIX)) continue;
+    if (!named.length)
       throw new ConfigError(
         agent,
         'agent-tools',
         `Agent definition "${agent}": the tool "${name}" in "agent-tools" does not exist. Available: ${[...all.keys()].join(', ')}.`,
       );
-    for (const t of tool ? [tool] : server) tools.set(t.name, t);
+    for (const t of named) tools.set(t.name, t);
   }
   return tools;
 }

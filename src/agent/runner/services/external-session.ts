@@ -35,6 +35,7 @@ import type { AgentDefinition, ChatStatus } from '../../store/schemas';
 import { parseTitleList } from '../../store/wiki-port';
 import { loadPluginTools, PLUGIN_TOOL_PREFIX } from '../../tools/plugin-tools';
 import { createToolContext, type ToolContext, type ToolDefinition } from '../../tools/tool';
+import { toolsNamed } from '../../tools/tool-names';
 import { loadUserTools } from '../../tools/user-tools';
 import { WIKI_READ_TOOLS } from '../../tools/wiki-read-tools';
 import { WIKI_WRITE_TOOLS } from '../../tools/wiki-write-tools';
@@ -243,12 +244,10 @@ export class ExternalToolSession {
     const plugins = agent['agent-tools'].some((name) => name.startsWith(PLUGIN_TOOL_PREFIX))
       ? loadPluginTools(wiki, new Set([...EXTERNAL_TOOLS.keys(), ...loadUserTools(wiki, new Set(EXTERNAL_TOOLS.keys())).map((t) => t.name)]))
       : [];
+    const offered = new Map([...plugins.map((t): [string, ToolDefinition] => [t.name, t]), ...EXTERNAL_TOOLS]);
     const tools = new Map<string, ToolDefinition>();
-    for (const name of agent['agent-tools']) {
-      const own = EXTERNAL_TOOLS.get(name) ?? plugins.find((t) => t.name === name);
-      const named = own ? [own] : name.startsWith(PLUGIN_TOOL_PREFIX) ? plugins.filter((t) => t.name.startsWith(`${name}-`)) : [];
-      for (const tool of named) if (all || this.record || tool.access === 'read') tools.set(tool.name, tool);
-    }
+    for (const name of agent['agent-tools'])
+      for (const tool of toolsNamed(name, offered)) if (all || this.record || tool.access === 'read') tools.set(tool.name, tool);
     return tools;
   }
 
