@@ -82,11 +82,23 @@ async function dropAndImport(page: Page, drop: { file?: { name: string; text: st
     for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
   }, drop);
   const importer = page.locator('.tc-tiddler-frame[data-tiddler-title="$:/Import"]');
-  await importer
-    .locator('button', { hasText: /^Import$/ })
-    .first()
-    .click();
-  await importer.getByText('The following tiddlers were imported').waitFor();
+  const importButton = importer.locator('button', { hasText: /^Import$/ }).first();
+  const imported = importer.getByText('The following tiddlers were imported');
+  // A click that lands while TiddlyWiki re-renders the import list can be lost (once in a loaded
+  // CI run): press Import again while it is still offered, as a user would.
+  await importButton.waitFor();
+  for (let attempt = 1; ; attempt++) {
+    if (await importButton.isVisible()) await importButton.click();
+    try {
+      await imported.waitFor({ timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (attempt === 6) {
+        const state = await page.evaluate(() => (window as any).$tw.wiki.getTiddler('$:/Import')?.fields.status);
+        throw new Error(`the import did not finish ($:/Import status ${state}; page errors: ${errors.join('; ') || 'none'}): ${error}`);
+      }
+    }
+  }
 }
 
 /** Save the wiki (TiddlyWiki's download saver, in a page opened from disk) and open the saved file. */
