@@ -4,7 +4,7 @@ and those the reply cites by title, each with the `modified` and the fingerprint
 (fingerprint.ts) of the version the agent saw. A reply carries them in `agent-sources`, JSON
 `[{"title", "modified", "fingerprint", "cited"}]`. A cited title the turn never read has no
 fingerprint: the chat shows it as unverified. A cited PDF also records the pages the reply
-names right after its link (`[[Report.pdf]] (page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`): `pages`,
+names at its link (`[[Report.pdf]] (page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`, `page 7 of [[Report.pdf]]`): `pages`,
 and `unverifiedPages` for those the PDF does not have (or that could not be checked). Pure code: the engine records sources, the
 chat shows them and tells when they changed, the export lists them.
 \*/
@@ -72,22 +72,29 @@ function linkTarget(inner: string): string {
 /** At most this many pages are recorded for one source (a range counts each page). */
 export const MAX_CITED_PAGES = 20;
 
+/** A page phrase: `page 7`, `p. 7`, `pp. 7-8`, `pages 7 to 9` (groups 1 and 2), or `第 7 页` (group 3). */
+const PAGE = String.raw`(?:(?:pages?|pp?\.?)\s{0,3}(\d{1,5})(?:\s{0,3}(?:-|–|—|to)\s{0,3}(\d{1,5}))?|第\s{0,3}(\d{1,5})\s{0,3}页)`;
+/** A page phrase that leads into the next link (`page 7 of [[…]]`): it belongs to that link, not to the one before. */
+const LEADS_ON = String.raw`\s{0,3}(?:of|in|from)\s{0,3}\[\[`;
 /** Right after a link: `(page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`, `page 7 to 9`, `第 7 页`. */
-const PAGE_AFTER_LINK =
-  /^\s{0,3}[,([，（【]?\s{0,3}(?:(?:pages?|pp?\.?)\s{0,3}(\d{1,5})(?:\s{0,3}(?:-|–|—|to)\s{0,3}(\d{1,5}))?|第\s{0,3}(\d{1,5})\s{0,3}页)/iu;
+const PAGE_AFTER_LINK = new RegExp(String.raw`^\s{0,3}[,([，（【]?\s{0,3}${PAGE}(?!${LEADS_ON})`, 'iu');
+/** Right before a link: `page 7 of [[…]]`, `on pp. 7-8 in [[…]]`. */
+const PAGE_BEFORE_LINK = new RegExp(String.raw`${PAGE}\s{0,3}(?:of|in|from)\s{0,3}$`, 'iu');
 
 /**
- * The pages a reply names right after each `[[Title]]` link, by title (merged over its links,
- * in ascending order, at most MAX_CITED_PAGES a title). A title cited without a page has none.
+ * The pages a reply names at each `[[Title]]` link (right after it, or as `page 7 of [[Title]]`
+ * right before it), by title (merged over its links, in ascending order, at most
+ * MAX_CITED_PAGES a title). A title cited without a page has none.
  */
 export function citedPages(text: string): Map<string, number[]> {
   const out = new Map<string, Set<number>>();
   for (const match of text.matchAll(/\[\[([^\]\n]+?)\]\]/g)) {
     const title = linkTarget(match[1]!);
-    const after = PAGE_AFTER_LINK.exec(text.slice(match.index! + match[0].length, match.index! + match[0].length + 40));
-    if (!title || !after) continue;
-    const first = Number(after[1] ?? after[3]);
-    const last = Math.max(first, Number(after[2] ?? first));
+    const end = match.index! + match[0].length;
+    const page = PAGE_AFTER_LINK.exec(text.slice(end, end + 40)) ?? PAGE_BEFORE_LINK.exec(text.slice(Math.max(0, match.index! - 40), match.index!));
+    if (!title || !page) continue;
+    const first = Number(page[1] ?? page[3]);
+    const last = Math.max(first, Number(page[2] ?? first));
     const pages = out.get(title) ?? new Set<number>();
     for (let p = first; p <= last && pages.size < MAX_CITED_PAGES; p++) if (p > 0) pages.add(p);
     out.set(title, pages);

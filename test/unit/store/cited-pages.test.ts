@@ -49,3 +49,15 @@ test('a link goes where TiddlyWiki sends it: everything after the first |, so th
   expect(citedTitles('See [[Budget|Notes|Evil]] and [[Plain]].')).toEqual(['Notes|Evil', 'Plain']);
   expect([...citedPages('[[the report|Report.pdf]] (page 3)')]).toEqual([['Report.pdf', [3]]]);
 });
+
+test('a page named before the link ("page 7 of [[…]]") belongs to that link, not to the link before it', () => {
+  expect(Object.fromEntries(citedPages('As page 7 of [[Report.pdf]] says, and pp. 2-3 in [[Notes.pdf]].'))).toEqual({
+    'Report.pdf': [7],
+    'Notes.pdf': [2, 3],
+  });
+  // "[[A.pdf]] and page 4 of [[B.pdf]]": page 4 is B's; A's own page is the one right after it.
+  expect(Object.fromEntries(citedPages('[[A.pdf]] page 4 of [[B.pdf]]'))).toEqual({ 'B.pdf': [4] });
+  expect(Object.fromEntries(citedPages('[[A.pdf]] (p. 1), page 4 of [[B.pdf]]'))).toEqual({ 'A.pdf': [1], 'B.pdf': [4] });
+  // A page not leading into the link is not a citation of it.
+  expect(citedPages('page 7. Then [[Report.pdf]]').has('Report.pdf')).toBe(false);
+});
