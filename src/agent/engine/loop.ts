@@ -55,6 +55,8 @@ export interface EngineDeps {
   retry?: Pick<RetryOptions, 'sleep' | 'random' | 'maxRetries' | 'baseDelayMs'>;
   /** The prompt's fixed words in the wiki's language (engine/prompt-words.ts); English when absent. */
   words?: Partial<PromptWords>;
+  /** A run no user started whose agent reached a spending cap: the line it stops with before its next model call. */
+  capReached?(chat: string): { text: string; agent: string } | undefined;
 }
 
 export interface TurnInput {
@@ -146,7 +148,7 @@ async function nextRound(turn: Turn): Promise<TurnResult | undefined> {
   if (phase.kind === 'none' && current.at(-1)?.role === 'assistant') return end(turn, 'completed');
 
   const refusal = roundRefusal(turn, all, messages, current);
-  if (refusal) return fail(turn, refusal.message, refusal.kind);
+  if (refusal) return fail(turn, refusal.message, refusal.kind, refusal.hint, refusal.subject);
   ctx.round += 1;
   ctx.actions = {};
   const response = await modelRound(ctx, hooks, turn.model, ctx.store.listMessages(ctx.chat), deps);
@@ -154,8 +156,13 @@ async function nextRound(turn: Turn): Promise<TurnResult | undefined> {
   return afterReply(turn, response);
 }
 
-/** Why the turn may not call the model again: its rounds are used up, a budget is reached, or this model cannot take its attachments. */
-function roundRefusal(turn: Turn, all: Message[], messages: Message[], current: Message[]): { message: string; kind: ErrorKind } | undefined {
+/** Why the turn may not call the model again: its rounds are used up, a budget or (unattended) a spending cap is reached, or this model cannot take its attachments. */
+function roundRefusal(
+  turn: Turn,
+  all: Message[],
+  messages: Message[],
+  current: Message[],
+): { message: string; kind: ErrorKind; hint?: string; subject?: string } | undefined {
   const { ctx, maxRounds } = turn;
   if (ctx.round >= maxRounds)
     return {
@@ -164,6 +171,8 @@ function roundRefusal(turn: Turn, all: Message[], messages: Message[], current: 
     };
   const budget = budgetExceeded(ctx, all, current);
   if (budget) return { message: budget, kind: 'budget' };
+  const cap = turn.deps.capReached?.(ctx.chat);
+  if (cap) return { message: cap.text, kind: 'budget', hint: 'spend-cap', subject: cap.agent };
   // Before the turn's first request: its attached images must be sendable to this model.
   const refused =
     ctx.round === 0

@@ -39,7 +39,7 @@ import { RuleBook } from './services/rule-book';
 import type { RunnerHost } from './runner-host';
 import { SubAgents } from './services/sub-agents';
 import { Turns } from './services/turns';
-import { waitDeadline } from './services/turn-unattended';
+import { unattendedCapReached, waitDeadline } from './services/turn-unattended';
 import { systemClock } from '../clock';
 import { refuse } from './refusals';
 
@@ -197,10 +197,7 @@ export class LocalRunner implements ChatRunner {
     return this.bus.subscribe(chat, listener, () => this.quietState(chat));
   }
 
-  /**
-   * Whether a schedule or heartbeat may wake the chat now: no turn running or queued, and not
-   * waiting for the user's decision or answer (a woken turn would pre-empt the card).
-   */
+  /** Whether a schedule or heartbeat may wake the chat: no turn running or queued, no card waiting for the user. */
   isFree(chat: string): boolean {
     const fields = this.host.wiki.getFields(chat);
     return !!fields && !fields[CHAT_DELETED] && !this.isActive(chat) && !this.queue.waiting(chat).length && fields['agent-status'] !== 'input-required';
@@ -309,6 +306,7 @@ export class LocalRunner implements ChatRunner {
       now: this.now,
       services: { now: this.now, subAgents: this.subAgents, web: this.host.web, semantic: this.host.semantic },
       words: readPromptWords((title) => this.host.wiki.getFields(title)?.text),
+      capReached: (chat) => unattendedCapReached(this, chat),
     };
   }
 

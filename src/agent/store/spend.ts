@@ -41,7 +41,7 @@ export interface CapReached {
   cap: number;
   spent: CostTotal;
   tokens: number;
-  /** The line the chat gets, in English (the UI adds a headline in the user's language). */
+  /** Why, in English, for the chat's line after "This run did not start: " or "…stopped: " (the UI adds a headline in the user's language). */
   text: string;
 }
 
@@ -189,7 +189,7 @@ export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string,
         cap,
         spent,
         tokens,
-        text: `This run did not start: the spending cap "${field}" of "${agent}" cannot be checked, because no price is known for the model "${spent.unpriced[0]}". Set its price in the provider profile's "model-facts", or clear the cap. Runs you start yourself are not held back.`,
+        text: `the spending cap "${field}" of "${agent}" cannot be checked, because no price is known for the model "${spent.unpriced[0]}". Set its price in the provider profile's "model-facts", or clear the cap. Runs you start yourself are not held back.`,
       };
     // A billionth of a dollar of leeway: sums of prices in floating point fall just short (0.6 + 0.3 + 0.1).
     if (spent.usd >= cap - 1e-9)
@@ -199,7 +199,7 @@ export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string,
         cap,
         spent,
         tokens,
-        text: `This run did not start: the chats of "${agent}" cost ${formatUsd(spent.usd)} ${when}, which reaches its cap of ${formatUsd(cap)} ("${field}"). ${later(period)}`,
+        text: `the chats of "${agent}" cost ${formatUsd(spent.usd)} ${when}, which reaches its cap of ${formatUsd(cap)} ("${field}"). ${later(period)}`,
       };
   }
   for (const { field, period, cap } of tokenCaps) {
@@ -212,7 +212,7 @@ export function spendCapReached(store: ChatStore, wiki: WikiPort, agent: string,
       cap,
       spent: spend[period],
       tokens,
-      text: `This run did not start: the chats of "${agent}" used ${group(String(Math.round(tokens)))} tokens ${when}, which reaches its cap of ${group(String(cap))} tokens ("${field}"). ${later(period)}`,
+      text: `the chats of "${agent}" used ${group(String(Math.round(tokens)))} tokens ${when}, which reaches its cap of ${group(String(cap))} tokens ("${field}"). ${later(period)}`,
     };
   }
   return undefined;

@@ -39,13 +39,13 @@ test('a sub-agent running another definition spends toward the cap of the agent 
     reply('Should not run.'),
   ]);
   const runner = scriptedRunner(h, s.model, [spawnAgentTool]);
-  // A scheduled run: the parent's own replies cost $0.04, the child's $0.60.
-  expect(await runner.submit({ kind: 'send', chat, text: 'Delegate.', source: 'schedule:$:/test/spend/1' })).toEqual({ status: 'completed' });
+  // The user's own run (never held back): the parent's own replies cost $0.04, the child's $0.60.
+  expect(await runner.submit({ kind: 'send', chat, text: 'Delegate.' })).toEqual({ status: 'completed' });
   const [child] = childrenOf(chat);
   expect(h.fields(child!).agent).toBe(helper);
   expect(s.requests).toHaveLength(3);
 
-  // The next unattended run is held back: the child's spending counted toward the parent agent's cap.
+  // The next, scheduled run is held back: the child's spending counted toward the parent agent's cap.
   await runner.submit({ kind: 'send', chat, text: 'Delegate.', source: 'schedule:$:/test/spend/1' });
   expect(s.requests).toHaveLength(3);
   const [line] = errorsOf(chat);
@@ -71,4 +71,30 @@ test('a reply whose provider reported no usage counts at an estimate of its toke
   await runner.submit({ kind: 'send', chat, text: 'Again.', source: 'trigger:$:/test/spend/2' });
   expect(s.requests).toHaveLength(1);
   expect(errorsOf(chat)[0]!.text).toMatch(/cost \$1\.0\d today, which reaches its cap of \$0\.5000/);
+});
+
+test('a run no user started stops before its next model call once it reaches the cap, and a sub-agent it spawns then makes no call; a user-started turn goes on', async () => {
+  const chat = h.newChat({ 'agent-provider': DEAR, 'agent-tools': 'spawn-agent', 'agent-day-cost-budget': '0.5' }, 'Runaway');
+  // The first reply alone costs $0.60 (600 tokens at $1 a thousand) and asks for a sub-agent.
+  const s = scriptedModel([
+    [...toolCalls(['p1', 'spawn-agent', { task: 'Keep going' }]).slice(0, -1), part.usage(500, 100), part.finish('tool-calls')],
+    reply('The sub-agent should not get here.'),
+    reply('Nor the parent.'),
+  ]);
+  const runner = scriptedRunner(h, s.model, [spawnAgentTool]);
+  expect(await runner.submit({ kind: 'send', chat, text: 'Work all night.', source: 'heartbeat:x' })).toMatchObject({ status: 'failed' });
+  expect(s.requests).toHaveLength(1);
+  // The sub-agent's chat ends on the cap line without calling the model; so does the run.
+  const [child] = childrenOf(chat);
+  expect(errorsOf(child!)[0]).toMatchObject({ 'error-kind': 'budget', 'error-hint': 'spend-cap' });
+  const [line] = errorsOf(chat);
+  expect(line).toMatchObject({ 'error-kind': 'budget', 'error-hint': 'spend-cap', 'error-tiddler': h.agentOf(chat) });
+  expect(line!.text).toContain('cost $0.6000 today, which reaches its cap of $0.5000');
+  expect(h.fields(chat)['agent-status']).toBe('failed');
+
+  // The user's own turn is never held back by a cap: it calls the model.
+  const own = scriptedModel([reply('Here I am.')]);
+  await scriptedRunner(h, own.model, [spawnAgentTool]).submit({ kind: 'send', chat, text: 'Are you there?' });
+  expect(own.requests).toHaveLength(1);
+  expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Here I am.' });
 });

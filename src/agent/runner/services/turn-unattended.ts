@@ -22,17 +22,35 @@ export const DEFAULT_UNATTENDED_TIMEOUT_SECONDS = 600;
 /** A chain of `agent-parent` longer than this is a loop someone made by hand. */
 const MAX_CHAIN = 50;
 
-/** What started the turn the chat runs or waits in, when no user did: its source (`schedule:…`, `heartbeat:…`, `sub-agent:<root>` …), else undefined. */
-export function unattendedSource(ctx: RunnerContext, chat: string): string | undefined {
-  if (ctx.isExternal(chat)) return undefined; // an MCP client's calls: its session decides
+/** The user's chat a sub-agent's chat descends from (the chat itself when it is no sub-agent's). */
+function rootChat(ctx: RunnerContext, chat: string): string {
   let root = chat;
   for (let i = 0, parent = ctx.host.wiki.getFields(chat)?.['agent-parent']; parent && i < MAX_CHAIN; i++) {
     root = parent;
     parent = ctx.host.wiki.getFields(parent)?.['agent-parent'];
   }
+  return root;
+}
+
+/** What started the turn the chat runs or waits in, when no user did: its source (`schedule:…`, `heartbeat:…`, `sub-agent:<root>` …), else undefined. */
+export function unattendedSource(ctx: RunnerContext, chat: string): string | undefined {
+  if (ctx.isExternal(chat)) return undefined; // an MCP client's calls: its session decides
+  const root = rootChat(ctx, chat);
   const source = [...ctx.store.listMessages(root)].reverse().find((m) => m.role === 'user')?.['agent-source'];
   if (!source) return undefined;
   return root === chat ? source : `sub-agent:${root}`;
+}
+
+/**
+ * Before each model call of a turn no user started (or of a sub-agent's under one): the spending
+ * cap its user's chat's agent has reached since the run began (its own replies and its
+ * sub-agents' count), as the line the turn ends with; undefined while under every cap.
+ */
+export function unattendedCapReached(ctx: RunnerContext, chat: string): { text: string; agent: string } | undefined {
+  if (!unattendedSource(ctx, chat)) return undefined;
+  const agent = ctx.host.wiki.getFields(rootChat(ctx, chat))?.agent;
+  const reached = agent ? spendCapReached(ctx.store, ctx.host.wiki, agent, ctx.now()) : undefined;
+  return reached && agent ? { text: `This run stopped before its next model call: ${reached.text}`, agent } : undefined;
 }
 
 /** The chat's unattended time limit in milliseconds, or undefined for none (0, or an agent that cannot be read: then the default). */
@@ -147,8 +165,9 @@ export function holdAtCap(ctx: RunnerContext, chat: string, source: string | und
   if (!source) return undefined;
   const fields = ctx.host.wiki.getFields(chat);
   if (!fields?.agent) return undefined;
-  const reached = spendCapReached(ctx.store, ctx.host.wiki, fields.agent, ctx.now());
-  if (!reached) return undefined;
+  const capped = spendCapReached(ctx.store, ctx.host.wiki, fields.agent, ctx.now());
+  if (!capped) return undefined;
+  const reached = { ...capped, text: `This run did not start: ${capped.text}` };
   const last = ctx.store.messageTitles(chat).reduce<TiddlerFields | undefined>((best, title) => {
     const m = ctx.host.wiki.getFields(title);
     return m && (!best || Number(m['agent-seq']) > Number(best['agent-seq'])) ? m : best;
