@@ -83,6 +83,11 @@ const text = (result: object) => ((result as { content?: { text?: string }[] }).
 
 test("a writer's client: the plugin's DataSource is listed and called; its action waits for the user, with the change on the card; a hostile one is refused", async () => {
   const client = await connect('plugin-client', ALICE);
+  // The plugin's Describe text reaches the client's instructions, marked as the plugin's words, as a turn's prompt has it.
+  const instructions = client.getInstructions() ?? '';
+  expect(instructions).toContain('Documentation from the plugin "$:/plugins/tiddlyagent-demo/reading-list"');
+  expect(instructions).toContain('The Reading list plugin keeps the user\'s books');
+  expect(instructions).toContain('- "$:/plugins/tiddlyagent-demo/reading-list/ai/books" (filter:');
   const tools = (await client.listTools()).tools;
   expect(tools.map((t) => t.name).sort()).toEqual(['plugin-reading-list-add', 'plugin-reading-list-books', 'plugin-wiki-evil', 'wiki-read']);
   expect(tools.find((t) => t.name === 'plugin-reading-list-books')!.description).toContain('Data from the plugin "$:/plugins/tiddlyagent-demo/reading-list"');

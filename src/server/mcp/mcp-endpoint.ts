@@ -154,7 +154,13 @@ async function openSession(runner: Agent.LocalRunner, user: string | undefined, 
     { name: 'TiddlyAgent', version: '0.1.0' },
     {
       capabilities: { tools: {} },
-      instructions: `The tools of this TiddlyWiki as the agent "${agentTitle}" may use them. Writes are checked, may wait for the user's confirmation, and are journaled.`,
+      // The plugins' own words about their tools, as a turn's prompt carries them (bounded, marked as the plugins').
+      instructions: [
+        `The tools of this TiddlyWiki as the agent "${agentTitle}" may use them. Writes are checked, may wait for the user's confirmation, and are journaled.`,
+        tools.pluginDocs(),
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
     },
   );
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({

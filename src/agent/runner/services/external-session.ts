@@ -26,6 +26,7 @@ import {
   withUserVersion,
 } from '../../engine/call-review';
 import { executeToolCalls, type ToolCallRequest, type ToolCallResult } from '../../engine/tool-executor';
+import { describeSections } from '../../engine/plugins/describe';
 import { recordToolResult } from '../../engine/plugins/persistence';
 import { readLedger } from '../../store/read-ledger';
 import { changeStatus } from '../../engine/status-change';
@@ -111,6 +112,19 @@ export class ExternalToolSession {
       description: tool.description,
       inputSchema: z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>,
     }));
+  }
+
+  /**
+   * What the wiki's plugins say about themselves (their Describe tiddlers and DataSources), as a
+   * turn's prompt has it (engine/plugins/describe.ts): for the client's instructions. Empty when
+   * the agent has no plugin tools, as a turn's prompt then has none either.
+   */
+  pluginDocs(): string {
+    const tools = new Set(this.tools(this.agent()).keys());
+    if (![...tools].some((name) => name.startsWith(PLUGIN_TOOL_PREFIX))) return '';
+    return describeSections(this.runner.store.wiki.agentView(), tools)
+      .flatMap((section) => section.messages.map((m) => m.content))
+      .join('\n\n');
   }
 
   /** Run one call like a turn's call; waits for the user when it needs confirmation. */
