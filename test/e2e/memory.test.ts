@@ -64,8 +64,11 @@ async function proposeAcceptUseExpire(): Promise<void> {
   const memory = (await card.getAttribute('data-memory'))!;
   expect(await served.page.evaluate((m) => (window as any).$tw.wiki.getTiddler(m).fields['memory-status'], memory)).toBe('proposed');
 
-  // Edit before accepting, then accept: the review list is empty again.
+  // Edit before accepting, then accept: the review list is empty again. Typing changes nothing
+  // saved (no save per keystroke); Accept writes the edited fact once.
+  const fact = () => served.page.evaluate((m) => (window as any).$tw.wiki.getTiddler(m).fields.text, memory);
   await text.fill('The user keeps two hives of bees.');
+  expect(await fact()).toBe('The user keeps bees.');
   await card.locator('button.tc-ai-memory-accept').click();
   await review.waitFor({ state: 'detached' });
   await waitForSync(served.page);
@@ -86,6 +89,29 @@ async function proposeAcceptUseExpire(): Promise<void> {
   const section = chatBox('Bee chat').locator('.tc-ai-prompt-preview:not([hidden]) .tc-ai-prompt-section[data-section="memories"]');
   await section.waitFor();
   expect(await section.locator('summary').textContent()).toMatch(/^Memories · \d+ tokens · 1$/);
+
+  // In the settings' list, an accepted memory is edited the same way: Save writes it, Cancel puts the text back.
+  await navigate(served.page, '$:/plugins/tiddlyagent/agent/settings/memories');
+  const kept = served.page.locator(
+    `.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings/memories"] .tc-ai-memory-card[data-memory="${memory}"]`,
+  );
+  await kept.locator('textarea.tc-ai-memory-text').fill('The user keeps three hives of bees.');
+  expect(await fact()).toBe('The user keeps two hives of bees.');
+  await kept.locator('button.tc-ai-memory-cancel').click();
+  await served.page.waitForFunction(
+    (m) =>
+      (document.querySelector(`.tc-ai-memory-card[data-memory="${m}"] textarea.tc-ai-memory-text`) as HTMLTextAreaElement | null)?.value ===
+      'The user keeps two hives of bees.',
+    memory,
+  );
+  expect(await kept.locator('button.tc-ai-memory-save').count()).toBe(0);
+  await kept.locator('textarea.tc-ai-memory-text').fill('The user keeps three hives of bees.');
+  await kept.locator('button.tc-ai-memory-save').click();
+  await served.page.waitForFunction((m) => (window as any).$tw.wiki.getTiddler(m).fields.text === 'The user keeps three hives of bees.', memory);
+  await kept.locator('.tc-ai-memory-status').waitFor();
+  await waitForSync(served.page);
+  const next = await send('Bee chat', 'How many hives?');
+  expect(systemOf(next)).toContain('- "The user keeps three hives of bees."');
 
   // Expired (the user set a date that has passed): no longer sent.
   await served.page.evaluate((m) => {
