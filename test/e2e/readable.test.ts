@@ -360,30 +360,36 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') !== 'working', CHAT);
   await served.page.evaluate(() => window.scrollTo(0, 0));
   const long = (n: number) => Array.from({ length: n }, (_, p) => `Paragraph ${p} of a reply that keeps streaming for a while.`).join('\n\n');
-  served.wiki.mock.queue({ text: long(40), delayMs: 2 });
+  const streamed = () => served.page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
+  const completed = () =>
+    served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  // Each reply stops half way (the mock's pauseAt, a word count) until the test has looked, so
+  // what is checked mid-stream does not depend on how fast a loaded machine streams.
+  const paused = () => {
+    let resume!: () => void;
+    return { resume: new Promise<void>((r) => (resume = r)), go: () => resume() };
+  };
+
+  const first = paused();
+  served.wiki.mock.queue({ text: long(40), delayMs: 2, pauseAt: 220, resume: first.resume });
   const startY = await served.page.evaluate(() => window.scrollY);
   await chat().locator('textarea.tc-ai-chat-input').fill('A long reply please');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await served.page.locator('.tc-ai-message-streaming').waitFor();
   // The reply grows; the window scrolls with it and keeps the composer in view.
   await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1000);
   await served.page.waitForFunction((y) => window.scrollY > y, startY);
-  const composerInView = () =>
-    chat()
-      .locator('.tc-ai-chat-composer')
-      .evaluate((e) => e.getBoundingClientRect().bottom <= window.innerHeight + 2);
   await served.page.waitForFunction(
     (c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"] .tc-ai-chat-composer`)!.getBoundingClientRect().bottom <= window.innerHeight + 2,
     CHAT,
   );
-  expect(await composerInView()).toBe(true);
-  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  first.go();
+  await completed();
 
   // The user scrolls the page up while the next reply streams: the window stays where they put it.
-  served.wiki.mock.queue({ text: long(60), delayMs: 4 });
+  const second = paused();
+  served.wiki.mock.queue({ text: long(60), delayMs: 2, pauseAt: 80, resume: second.resume });
   await chat().locator('textarea.tc-ai-chat-input').fill('Another long reply');
   await chat().locator('textarea.tc-ai-chat-input').press('Control+Enter');
-  await served.page.locator('.tc-ai-message-streaming').waitFor();
   await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 300);
   const followedTo = await served.page.evaluate(() => window.scrollY);
   // The wheel over the page's margin scrolls the window, not the chat's list.
@@ -391,19 +397,23 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await served.page.mouse.wheel(0, -300);
   await served.page.waitForFunction((y) => window.scrollY < y, followedTo);
   const readingAt = await served.page.evaluate(() => window.scrollY);
-  const before = await served.page.evaluate(() => document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0);
-  await served.page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 600, before);
+  const before = await streamed();
+  second.go();
+  // The rest of the reply (over 2,000 characters) arrives and the window does not move.
+  await completed();
+  const reply = await chat().locator('.tc-ai-message-assistant[data-message]').last().textContent();
+  expect(reply!.length).toBeGreaterThan(before + 2000);
   expect(Math.abs((await served.page.evaluate(() => window.scrollY)) - readingAt)).toBeLessThan(2);
-  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
 
   // Retry asks for a new reply: the window follows it again, as after a send.
-  served.wiki.mock.queue({ text: long(60), delayMs: 2 });
+  const third = paused();
+  served.wiki.mock.queue({ text: long(60), delayMs: 2, pauseAt: 300, resume: third.resume });
   const retryFrom = await served.page.evaluate(() => window.scrollY);
   await chat().locator('[data-ai-action="retry"]').last().click();
-  await served.page.locator('.tc-ai-message-streaming').waitFor();
   await served.page.waitForFunction(() => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > 1500);
   await served.page.waitForFunction((y) => window.scrollY > y, retryFrom);
-  await served.page.waitForFunction((c) => document.querySelector(`.tc-ai-chat[data-chat="${c}"]`)?.getAttribute('data-status') === 'completed', CHAT);
+  third.go();
+  await completed();
 });
 
 test('keyboard shortcuts: focus the composer, send, stop, new chat', async () => {
