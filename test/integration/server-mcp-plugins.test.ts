@@ -86,7 +86,7 @@ test("a writer's client: the plugin's DataSource is listed and called; its actio
   // The plugin's Describe text reaches the client's instructions, marked as the plugin's words, as a turn's prompt has it.
   const instructions = client.getInstructions() ?? '';
   expect(instructions).toContain('Documentation from the plugin "$:/plugins/tiddlyagent-demo/reading-list"');
-  expect(instructions).toContain('The Reading list plugin keeps the user\'s books');
+  expect(instructions).toContain("The Reading list plugin keeps the user's books");
   expect(instructions).toContain('- "$:/plugins/tiddlyagent-demo/reading-list/ai/books" (filter:');
   const tools = (await client.listTools()).tools;
   expect(tools.map((t) => t.name).sort()).toEqual(['plugin-reading-list-add', 'plugin-reading-list-books', 'plugin-wiki-evil', 'wiki-read']);
