@@ -67,7 +67,11 @@ async function proposeAcceptUseExpire(): Promise<void> {
   // Edit before accepting, then accept: the review list is empty again. Typing changes nothing
   // saved (no save per keystroke); Accept writes the edited fact once.
   const fact = () => served.page.evaluate((m) => (window as any).$tw.wiki.getTiddler(m).fields.text, memory);
+  // An emptied box cannot be accepted (nor accepted as the old text).
+  await text.fill('   ');
+  await card.locator('button.tc-ai-memory-accept[disabled]').waitFor();
   await text.fill('The user keeps two hives of bees.');
+  expect(await card.locator('button.tc-ai-memory-accept').isEnabled()).toBe(true);
   expect(await fact()).toBe('The user keeps bees.');
   await card.locator('button.tc-ai-memory-accept').click();
   await review.waitFor({ state: 'detached' });
@@ -95,6 +99,8 @@ async function proposeAcceptUseExpire(): Promise<void> {
   const kept = served.page.locator(
     `.tc-tiddler-frame[data-tiddler-title="$:/plugins/tiddlyagent/agent/settings/memories"] .tc-ai-memory-card[data-memory="${memory}"]`,
   );
+  await kept.locator('textarea.tc-ai-memory-text').fill('');
+  await kept.locator('button.tc-ai-memory-save[disabled]').waitFor();
   await kept.locator('textarea.tc-ai-memory-text').fill('The user keeps three hives of bees.');
   expect(await fact()).toBe('The user keeps two hives of bees.');
   await kept.locator('button.tc-ai-memory-cancel').click();
