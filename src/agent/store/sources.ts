@@ -72,12 +72,15 @@ function linkTarget(inner: string): string {
 /** At most this many pages are recorded for one source (a range counts each page). */
 export const MAX_CITED_PAGES = 20;
 
-/** A page phrase: `page 7`, `p. 7`, `pp. 7-8`, `pages 7 to 9` (groups 1 and 2), or `第 7 页` (group 3). */
-const PAGE = String.raw`(?:(?:pages?|pp?\.?)\s{0,3}(\d{1,5})(?:\s{0,3}(?:-|–|—|to)\s{0,3}(\d{1,5}))?|第\s{0,3}(\d{1,5})\s{0,3}页)`;
-/** A page phrase that leads into the next link (`page 7 of [[…]]`): it belongs to that link, not to the one before. */
-const LEADS_ON = String.raw`\s{0,3}(?:of|in|from)\s{0,3}\[\[`;
+/**
+ * A page phrase: `page 7`, `p. 7`, `pp. 7-8`, `pages 7 to 9` (groups 1 and 2; a word of its own,
+ * so "Step 3" or "top 10" is none), or `第 7 页` (group 3). A number is taken whole or not at all.
+ */
+const PAGE = String.raw`(?:(?<![\p{L}\p{N}])(?:pages?|pp?\.?)\s{0,3}(\d{1,5})(?!\d)(?:\s{0,3}(?:-|–|—|to)\s{0,3}(\d{1,5})(?!\d))?|第\s{0,3}(\d{1,5})\s{0,3}页)`;
 /** Right after a link: `(page 7)`, `, p. 7`, `pp. 7-8`, `[page 7]`, `page 7 to 9`, `第 7 页`. */
-const PAGE_AFTER_LINK = new RegExp(String.raw`^\s{0,3}[,([，（【]?\s{0,3}${PAGE}(?!${LEADS_ON})`, 'iu');
+const PAGE_AFTER_LINK = new RegExp(String.raw`^\s{0,3}[,([，（【]?\s{0,3}${PAGE}`, 'iu');
+/** After a page phrase: it leads into the next link (`page 7 of [[…]]`), so it is that link's. */
+const LEADS_ON = /^\s{0,3}(?:of|in|from)\s{0,3}\[\[/iu;
 /** Right before a link: `page 7 of [[…]]`, `on pp. 7-8 in [[…]]`. */
 const PAGE_BEFORE_LINK = new RegExp(String.raw`${PAGE}\s{0,3}(?:of|in|from)\s{0,3}$`, 'iu');
 
@@ -91,7 +94,7 @@ export function citedPages(text: string): Map<string, number[]> {
   for (const match of text.matchAll(/\[\[([^\]\n]+?)\]\]/g)) {
     const title = linkTarget(match[1]!);
     const end = match.index! + match[0].length;
-    const page = PAGE_AFTER_LINK.exec(text.slice(end, end + 40)) ?? PAGE_BEFORE_LINK.exec(text.slice(Math.max(0, match.index! - 40), match.index!));
+    const page = pageAfter(text.slice(end, end + 60)) ?? PAGE_BEFORE_LINK.exec(text.slice(Math.max(0, match.index! - 40), match.index!));
     if (!title || !page) continue;
     const first = Number(page[1] ?? page[3]);
     const last = Math.max(first, Number(page[2] ?? first));
@@ -100,6 +103,12 @@ export function citedPages(text: string): Map<string, number[]> {
     out.set(title, pages);
   }
   return new Map([...out].filter(([, pages]) => pages.size).map(([title, pages]) => [title, [...pages].sort((a, b) => a - b)]));
+}
+
+/** The page phrase right after a link, unless it leads into the next link. */
+function pageAfter(after: string): RegExpExecArray | null {
+  const page = PAGE_AFTER_LINK.exec(after);
+  return page && !LEADS_ON.test(after.slice(page[0].length)) ? page : null;
 }
 
 /** Pages as a reader writes them: `7`, `7–9`, `3, 7–8`. */

@@ -61,3 +61,12 @@ test('a page named before the link ("page 7 of [[…]]") belongs to that link, n
   // A page not leading into the link is not a citation of it.
   expect(citedPages('page 7. Then [[Report.pdf]]').has('Report.pdf')).toBe(false);
 });
+
+test('a page leading into the next link is never split to fit the link before it; a page is a word of its own', () => {
+  expect(Object.fromEntries(citedPages('[[A.pdf]] page 12 of [[B.pdf]]'))).toEqual({ 'B.pdf': [12] });
+  expect(Object.fromEntries(citedPages('[[A.pdf]] pages 3-4 of [[B.pdf]]'))).toEqual({ 'B.pdf': [3, 4] });
+  expect(Object.fromEntries(citedPages('[[A.pdf]] pages 3 to 14 in [[B.pdf]]'))).toEqual({ 'B.pdf': [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] });
+  expect(citedPages('[[A.pdf]] page 123456').has('A.pdf')).toBe(false);
+  for (const text of ['Step 3 of [[Guide.pdf]]', 'the top 10 of [[List.pdf]]', 'map 2 in [[Atlas.pdf]]', '[[Atlas.pdf]] map 2'])
+    expect(Object.fromEntries(citedPages(text))).toEqual({});
+});
