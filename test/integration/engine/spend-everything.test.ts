@@ -89,12 +89,16 @@ test('a run no user started stops before its next model call once it reaches the
   expect(errorsOf(child!)[0]).toMatchObject({ 'error-kind': 'budget', 'error-hint': 'spend-cap' });
   const [line] = errorsOf(chat);
   expect(line).toMatchObject({ 'error-kind': 'budget', 'error-hint': 'spend-cap', 'error-tiddler': h.agentOf(chat) });
-  expect(line!.text).toContain('cost $0.6000 today, which reaches its cap of $0.5000');
+  expect(line!.text).toMatch(/^This run stopped before its next model call: the chats of ".*" cost \$0\.6000 today, which reaches its cap of \$0\.5000/);
   expect(h.fields(chat)['agent-status']).toBe('failed');
 
-  // The user's own turn is never held back by a cap: it calls the model.
-  const own = scriptedModel([reply('Here I am.')]);
-  await scriptedRunner(h, own.model, [spawnAgentTool]).submit({ kind: 'send', chat, text: 'Are you there?' });
-  expect(own.requests).toHaveLength(1);
+  // The user's own turns are never held back by a cap: Retry of that very run, and a new message, call the model.
+  const own = scriptedModel([reply('Retried.'), reply('Here I am.')]);
+  const mine = scriptedRunner(h, own.model, [spawnAgentTool]);
+  const scheduled = h.messages(chat).find((m) => m.role === 'user')!;
+  expect(await mine.submit({ kind: 'retry', chat, message: scheduled.title })).toMatchObject({ status: 'completed' });
+  expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Retried.' });
+  await mine.submit({ kind: 'send', chat, text: 'Are you there?' });
+  expect(own.requests).toHaveLength(2);
   expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Here I am.' });
 });

@@ -11,7 +11,7 @@ import { CHAT_DELETED, CHAT_QUEUED } from '../../store/chat-fields';
 import type { Operation } from '../operations';
 import { type ImmediateHandler, type QueuedHandler, type RunnerContext, requireChat, requireForkable, requireLastTurn } from './handler';
 import { refuse } from '../refusals';
-import { endUnattended, holdAtCap } from './turn-unattended';
+import { endUnattended, holdAtCap, runMaybeUnattended } from './turn-unattended';
 
 export const send: QueuedHandler<ValidCommand<'send'>> = {
   queued: true,
@@ -32,7 +32,9 @@ export const send: QueuedHandler<ValidCommand<'send'>> = {
     if (held) return Promise.resolve(held);
     // A new message supersedes whatever the last turn was waiting for.
     ctx.decisions.close(op.chat, 'The user sent a new message instead.', 'replaced');
-    return ctx.runTurn(op.chat, { userText: op.text, attachments: op.attachments ?? [], operation: op.id, source: op.source });
+    return runMaybeUnattended(ctx, op.chat, op.source, () =>
+      ctx.runTurn(op.chat, { userText: op.text, attachments: op.attachments ?? [], operation: op.id, source: op.source }),
+    );
   },
 };
 

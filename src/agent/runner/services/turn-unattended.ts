@@ -41,16 +41,41 @@ export function unattendedSource(ctx: RunnerContext, chat: string): string | und
   return root === chat ? source : `sub-agent:${root}`;
 }
 
+/** Per runner: the user's chats running an operation no user started (a schedule's, heartbeat's or trigger's message). */
+const unattendedRuns = new WeakMap<RunnerContext, Set<string>>();
+
 /**
- * Before each model call of a turn no user started (or of a sub-agent's under one): the spending
- * cap its user's chat's agent has reached since the run began (its own replies and its
- * sub-agents' count), as the line the turn ends with; undefined while under every cap.
+ * Run a send operation's turn; with a `source` (no user sent it) the chat counts as running
+ * unattended until it returns, for the spending caps checked before each model call. A Retry, an
+ * edit or a decision the user makes later runs without it: a user's own turn is never held.
+ */
+export async function runMaybeUnattended<T>(ctx: RunnerContext, chat: string, source: string | undefined, run: () => Promise<T>): Promise<T> {
+  if (!source) return run();
+  let chats = unattendedRuns.get(ctx);
+  if (!chats) unattendedRuns.set(ctx, (chats = new Set()));
+  chats.add(chat);
+  try {
+    return await run();
+  } finally {
+    chats.delete(chat);
+  }
+}
+
+/**
+ * Before each model call of an unattended run (or of a sub-agent's under one): the spending cap
+ * reached since the run began by the agent of its user's chat (its own replies and its
+ * sub-agents' count) or by the sub-agent's own agent, as the line the turn ends with; undefined
+ * while under every cap.
  */
 export function unattendedCapReached(ctx: RunnerContext, chat: string): { text: string; agent: string } | undefined {
-  if (!unattendedSource(ctx, chat)) return undefined;
-  const agent = ctx.host.wiki.getFields(rootChat(ctx, chat))?.agent;
-  const reached = agent ? spendCapReached(ctx.store, ctx.host.wiki, agent, ctx.now()) : undefined;
-  return reached && agent ? { text: `This run stopped before its next model call: ${reached.text}`, agent } : undefined;
+  const root = rootChat(ctx, chat);
+  if (!unattendedRuns.get(ctx)?.has(root)) return undefined;
+  const agents = new Set([ctx.host.wiki.getFields(root)?.agent, ctx.host.wiki.getFields(chat)?.agent]);
+  for (const agent of agents) {
+    const reached = agent ? spendCapReached(ctx.store, ctx.host.wiki, agent, ctx.now()) : undefined;
+    if (reached && agent) return { text: `This run stopped before its next model call: ${reached.text}`, agent };
+  }
+  return undefined;
 }
 
 /** The chat's unattended time limit in milliseconds, or undefined for none (0, or an agent that cannot be read: then the default). */
