@@ -96,7 +96,7 @@ test('a run no user started stops before its next model call once it reaches the
   const own = scriptedModel([reply('Retried.'), reply('Here I am.')]);
   const mine = scriptedRunner(h, own.model, [spawnAgentTool]);
   const scheduled = h.messages(chat).find((m) => m.role === 'user')!;
-  expect(await mine.submit({ kind: 'retry', chat, message: scheduled.title })).toMatchObject({ status: 'completed' });
+  expect(await mine.submit({ kind: 'retry', chat, message: scheduled.title! })).toMatchObject({ status: 'completed' });
   expect(h.messages(chat).at(-1)).toMatchObject({ role: 'assistant', text: 'Retried.' });
   await mine.submit({ kind: 'send', chat, text: 'Are you there?' });
   expect(own.requests).toHaveLength(2);

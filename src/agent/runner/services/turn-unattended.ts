@@ -51,9 +51,8 @@ const unattendedRuns = new WeakMap<RunnerContext, Set<string>>();
  */
 export async function runMaybeUnattended<T>(ctx: RunnerContext, chat: string, source: string | undefined, run: () => Promise<T>): Promise<T> {
   if (!source) return run();
-  let chats = unattendedRuns.get(ctx);
-  if (!chats) unattendedRuns.set(ctx, (chats = new Set()));
-  chats.add(chat);
+  const chats = unattendedRuns.get(ctx) ?? new Set<string>();
+  unattendedRuns.set(ctx, chats.add(chat));
   try {
     return await run();
   } finally {
