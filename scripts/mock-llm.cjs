@@ -52,7 +52,8 @@ A chat script (queue() or POST /__mock/queue) is an object; every field is optio
   cutMidLine: true                         with cutAfter: first write half of chunk N's line
   stallAfter: N                            stop writing before text chunk N, until the client leaves
   pauseAt: N, resume: Promise              in-process only: stop writing before text chunk N until
-                                           `resume` settles (a test acts while a reply is half done)
+                                           `resume` settles (a test acts while a reply is half done);
+                                           or lists of both, one pause each ([N1, N2], [p1, p2])
   errorInStream: 'message'                 an OpenAI error object after the text, no [DONE]
   inject: { N: 'raw text' }                written verbatim before text chunk N ('data: {oops\n\n')
   dripBytes: N                             every write goes out in pieces of N bytes, a delay after each
@@ -402,6 +403,13 @@ async function startMockLlm(options = {}) {
   }
 
   // Plays one script onto the response. `conn` tracks the client connection.
+  /** What a reply waits for before text chunk `i`: its `resume` for that `pauseAt` (one, or lists of both). */
+  function pauseBefore(script, i) {
+    const at = [].concat(script.pauseAt ?? []);
+    const k = at.indexOf(i);
+    return k >= 0 ? [].concat(script.resume ?? [])[k] : undefined;
+  }
+
   async function play(req, res, conn, record, script) {
     // In-process only: the reply waits until the test lets it go (the script is read after, so
     // the test may still change its tool calls once it has seen the request).
@@ -492,8 +500,9 @@ async function startMockLlm(options = {}) {
         return cut();
       }
       if (script.stallAfter === i) return stall();
-      if (script.pauseAt === i && script.resume) {
-        await Promise.race([script.resume, conn.closed]);
+      const pause = pauseBefore(script, i);
+      if (pause) {
+        await Promise.race([pause, conn.closed]);
         if (conn.done) return;
       }
       if (i < textChunks.length && !(await send(chunk({ content: textChunks[i] })))) return;

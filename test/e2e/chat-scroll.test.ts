@@ -84,7 +84,11 @@ test('Show older adds older messages above and keeps the reader at the message t
 
 test('a streaming reply is followed until the user scrolls up, and again once they are back at the end', async () => {
   const words = Array.from({ length: 40 }, (_, p) => `Paragraph ${p} with ''some'' words that keep the reply streaming for a while.`).join('\n\n');
-  served.wiki.mock.queue({ text: words, delayMs: 12 });
+  // The reply pauses three times (the mock's pauseAt, in words) while the test looks, so no
+  // check depends on how fast a loaded machine streams.
+  const resumes: (() => void)[] = [];
+  const pauses = [0, 1, 2].map(() => new Promise<void>((r) => resumes.push(r)));
+  served.wiki.mock.queue({ text: words, delayMs: 2, pauseAt: [60, 160, 260], resume: pauses });
   const input = served.page.locator(`.tc-ai-chat[data-chat="${CHAT}"] textarea.tc-ai-chat-input`);
   await input.fill('Write a long reply');
   await input.press('Control+Enter');
@@ -102,9 +106,17 @@ test('a streaming reply is followed until the user scrolls up, and again once th
   await served.page.waitForFunction(
     () => document.querySelector('.tc-ai-chat[data-chat="Long chat"]')!.getBoundingClientRect().bottom - window.innerHeight > 400,
   );
-  await served.page.waitForTimeout(150);
+  // Wherever the wheel left the window, it has come to rest (two frames without a change).
+  await served.page.waitForFunction(
+    () =>
+      new Promise((resolve) => {
+        const y = window.scrollY;
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(window.scrollY === y)));
+      }),
+  );
   const top = await scrollY();
   const before = await streamed();
+  resumes[0]!();
   await served.page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 200, before);
   expect(Math.abs((await scrollY()) - top)).toBeLessThan(2);
   expect(await fromEnd()).toBeGreaterThan(400);
@@ -112,8 +124,10 @@ test('a streaming reply is followed until the user scrolls up, and again once th
   await served.page.mouse.wheel(0, (await fromEnd()) + 100);
   await atEnd();
   const again = await streamed();
+  resumes[1]!();
   await served.page.waitForFunction((n) => (document.querySelector('.tc-ai-message-streaming')?.textContent?.length ?? 0) > n + 200, again);
-  expect(Math.abs(await fromEnd())).toBeLessThan(40);
+  await atEnd();
+  resumes[2]!();
   await served.page.waitForFunction((chat) => document.querySelector(`.tc-ai-chat[data-chat="${chat}"]`)?.getAttribute('data-status') === 'completed', CHAT);
   expect(served.errors).toEqual([]);
 });

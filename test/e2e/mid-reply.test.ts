@@ -10,7 +10,9 @@ test('a second view of the chat, opened mid-reply, shows the partial reply and t
   await navigate(served.page, 'Demo chat');
   const first = served.page.locator('.tc-ai-chat[data-chat="Demo chat"]').first();
   const words = Array.from({ length: 160 }, (_, i) => `word${i}`).join(' ');
-  served.wiki.mock.queue({ text: `''Long'' reply: ${words}`, delayMs: 8 });
+  // The reply pauses (the mock's pauseAt, in words) until the second view has shown it streaming.
+  let resume!: () => void;
+  served.wiki.mock.queue({ text: `''Long'' reply: ${words}`, delayMs: 8, pauseAt: 30, resume: new Promise<void>((r) => (resume = r)) });
   await first.locator('textarea.tc-ai-chat-input').fill('Write a long reply');
   await first.locator('textarea.tc-ai-chat-input').press('Control+Enter');
   await first.locator('.tc-ai-message-streaming').waitFor();
@@ -27,6 +29,7 @@ test('a second view of the chat, opened mid-reply, shows the partial reply and t
     () => (document.querySelector('[data-tiddler-title="Chat elsewhere"] .tc-ai-message-streaming')?.textContent ?? '').length > 40,
   );
   expect(await second.getAttribute('data-status')).toBe('working');
+  resume();
   // Both views end with the same saved reply.
   await served.page.waitForFunction(() => document.querySelectorAll('.tc-ai-chat[data-chat="Demo chat"][data-status="completed"]').length === 2);
   const replies = await served.page.locator('.tc-ai-chat[data-chat="Demo chat"] .tc-ai-message-assistant[data-message]').allTextContents();

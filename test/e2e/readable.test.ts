@@ -396,6 +396,14 @@ test('the page follows a streaming reply until the user scrolls it up', async ()
   await served.page.mouse.move(5, 450);
   await served.page.mouse.wheel(0, -300);
   await served.page.waitForFunction((y) => window.scrollY < y, followedTo);
+  // Wherever the wheel left the window, it has come to rest (two frames without a change).
+  await served.page.waitForFunction(
+    () =>
+      new Promise((resolve) => {
+        const y = window.scrollY;
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(window.scrollY === y)));
+      }),
+  );
   const readingAt = await served.page.evaluate(() => window.scrollY);
   const before = await streamed();
   second.go();
